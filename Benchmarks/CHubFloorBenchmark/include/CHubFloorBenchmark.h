@@ -1,0 +1,1 @@
+int c_hub_floor_dummy(void);

@@ -1,0 +1,47 @@
+// swift-tools-version:6.0
+// Amplify for server-side Swift on Linux.
+// Swift 6 language mode (the default for tools version 6.0) with complete strict concurrency.
+import PackageDescription
+
+let package = Package(
+    name: "amplify-linux",
+    products: [
+        .library(name: "Amplify", targets: ["Amplify"]),
+        .library(name: "AmplifyEventLoop", targets: ["AmplifyEventLoop"]),
+        .library(name: "AmplifyTestKit", targets: ["AmplifyTestKit"]),
+        .executable(name: "amplify", targets: ["amplify"]),
+    ],
+    targets: [
+        // MARK: C libraries from Debian, wrapped as system libraries.
+        .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
+        // Linux system calls Swift cannot reach directly (syscall(2) is variadic).
+        .target(name: "CAmplifyEventLoopShims"),
+
+        // MARK: The runtime.
+        .target(name: "AmplifyEventLoop", dependencies: ["CLibUV", "CAmplifyEventLoopShims"]),
+        .target(name: "Amplify", dependencies: ["AmplifyEventLoop"]),
+        .target(name: "AmplifyTestKit", dependencies: ["Amplify"]),
+        .executableTarget(name: "amplify", dependencies: ["Amplify"]),
+
+        // MARK: Examples.
+        .executableTarget(name: "CustomPlugin", dependencies: ["Amplify"], path: "Examples/CustomPlugin"),
+
+        // MARK: Benchmarks (build with -c release).
+        .target(name: "CHubFloorBenchmark", path: "Benchmarks/CHubFloorBenchmark", linkerSettings: [.linkedLibrary("uv")]),
+        .executableTarget(
+            name: "HubBenchmark",
+            dependencies: ["Amplify", "CHubFloorBenchmark"],
+            path: "Benchmarks/HubBenchmark"
+        ),
+
+        // MARK: Tests.
+        .testTarget(name: "AmplifyEventLoopTests", dependencies: ["AmplifyEventLoop"]),
+        .testTarget(name: "AmplifyTests", dependencies: ["Amplify", "AmplifyTestKit"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "AmplifyTestKitTests", dependencies: ["AmplifyTestKit"]),
+        .testTarget(name: "AmplifyCLITests", dependencies: ["amplify"]),
+    ]
+)

@@ -1,0 +1,7 @@
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <openssl/sha.h>
+#include <openssl/bn.h>
+#include <openssl/rand.h>
+#include <openssl/kdf.h>
+#include <openssl/err.h>
