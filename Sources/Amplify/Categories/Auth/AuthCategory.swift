@@ -1,0 +1,125 @@
+/// `Amplify.Auth`: sign-up, sign-in, sessions and user attributes, through the one Auth plugin
+/// added or named in the configuration file.
+///
+/// Every call throws ``AuthError/configuration(_:_:_:)`` if Amplify is not configured, if no
+/// Auth plugin was added, or if more than one was (use ``getPlugin(for:)`` then).
+public final class AuthCategory: AuthCategoryBehavior {
+    let plugins = CategoryPlugins<any AuthCategoryPlugin>(category: .auth)
+
+    init() {}
+
+    /// `.auth`.
+    public let categoryType: CategoryType = .auth
+
+    /// The plugin with `key`.
+    /// - Throws: ``PluginError/noSuchPlugin(_:_:_:)`` listing the keys there are.
+    public func getPlugin(for key: PluginKey) throws -> any AuthCategoryPlugin {
+        try plugins.plugin(for: key) ?? { throw noSuchPlugin(key, in: plugins) }()
+    }
+
+    /// Removes the plugin with `key` (before `configure`).
+    public func removePlugin(for key: PluginKey) { plugins.remove(key: key) }
+
+    private func selected() throws -> any AuthCategoryPlugin {
+        let selection = plugins.selectOne()
+        if case .plugin(let plugin) = selection { return plugin }
+        let (description, suggestion) = plugins.explain(selection)
+        throw AuthError.configuration(description, suggestion)
+    }
+
+    /// Creates a user. - Throws: ``AuthError``.
+    public func signUp(username: String, password: String? = nil, options: AuthSignUpRequest.Options? = nil) async throws -> AuthSignUpResult {
+        try await selected().signUp(username: username, password: password, options: options)
+    }
+
+    /// Confirms a new user with the code that was sent. - Throws: ``AuthError``.
+    public func confirmSignUp(for username: String, confirmationCode: String, options: AuthConfirmSignUpRequest.Options? = nil) async throws -> AuthSignUpResult {
+        try await selected().confirmSignUp(for: username, confirmationCode: confirmationCode, options: options)
+    }
+
+    /// Sends a new sign-up code. - Throws: ``AuthError``.
+    public func resendSignUpCode(for username: String, options: AuthResendSignUpCodeRequest.Options? = nil) async throws -> AuthCodeDeliveryDetails {
+        try await selected().resendSignUpCode(for: username, options: options)
+    }
+
+    /// Signs a user in. - Throws: ``AuthError``.
+    public func signIn(username: String? = nil, password: String? = nil, options: AuthSignInRequest.Options? = nil) async throws -> AuthSignInResult {
+        try await selected().signIn(username: username, password: password, options: options)
+    }
+
+    /// Answers a sign-in challenge. - Throws: ``AuthError``.
+    public func confirmSignIn(challengeResponse: String, options: AuthConfirmSignInRequest.Options? = nil) async throws -> AuthSignInResult {
+        try await selected().confirmSignIn(challengeResponse: challengeResponse, options: options)
+    }
+
+    /// Signs out. Never throws: without a usable plugin the result says nothing was signed out.
+    public func signOut(options: AuthSignOutRequest.Options? = nil) async -> any AuthSignOutResult {
+        do {
+            return try await selected().signOut(options: options)
+        } catch {
+            return UnavailableSignOutResult(error: error)
+        }
+    }
+
+    /// Deletes the signed-in user. - Throws: ``AuthError``.
+    public func deleteUser() async throws {
+        try await selected().deleteUser()
+    }
+
+    /// The current session. - Throws: ``AuthError``.
+    public func fetchAuthSession(options: AuthFetchSessionRequest.Options? = nil) async throws -> any AuthSession {
+        try await selected().fetchAuthSession(options: options)
+    }
+
+    /// Starts a password reset. - Throws: ``AuthError``.
+    public func resetPassword(for username: String, options: AuthResetPasswordRequest.Options? = nil) async throws -> AuthResetPasswordResult {
+        try await selected().resetPassword(for: username, options: options)
+    }
+
+    /// Finishes a password reset. - Throws: ``AuthError``.
+    public func confirmResetPassword(for username: String, with newPassword: String, confirmationCode: String, options: AuthConfirmResetPasswordRequest.Options? = nil) async throws {
+        try await selected().confirmResetPassword(for: username, with: newPassword, confirmationCode: confirmationCode, options: options)
+    }
+
+    /// The signed-in user. - Throws: ``AuthError``.
+    public func getCurrentUser() async throws -> any AuthUser {
+        try await selected().getCurrentUser()
+    }
+
+    /// The signed-in user's attributes. - Throws: ``AuthError``.
+    public func fetchUserAttributes(options: AuthFetchUserAttributesRequest.Options? = nil) async throws -> [AuthUserAttribute] {
+        try await selected().fetchUserAttributes(options: options)
+    }
+
+    /// Updates one attribute. - Throws: ``AuthError``.
+    public func update(userAttribute: AuthUserAttribute, options: AuthUpdateUserAttributeRequest.Options? = nil) async throws -> AuthUpdateAttributeResult {
+        try await selected().update(userAttribute: userAttribute, options: options)
+    }
+
+    /// Updates several attributes. - Throws: ``AuthError``.
+    public func update(userAttributes: [AuthUserAttribute], options: AuthUpdateUserAttributesRequest.Options? = nil) async throws -> [AuthUserAttributeKey: AuthUpdateAttributeResult] {
+        try await selected().update(userAttributes: userAttributes, options: options)
+    }
+
+    /// Changes the signed-in user's password. - Throws: ``AuthError``.
+    public func update(oldPassword: String, to newPassword: String, options: AuthChangePasswordRequest.Options? = nil) async throws {
+        try await selected().update(oldPassword: oldPassword, to: newPassword, options: options)
+    }
+}
+
+/// What `Amplify.Auth.signOut()` returns when there is no plugin to sign out of.
+public struct UnavailableSignOutResult: AuthSignOutResult {
+    /// Why nothing was signed out.
+    public let error: any Error
+    /// Always `false`.
+    public var signedOutLocally: Bool { false }
+}
+
+/// "No plugin 'x' in Auth; its plugins are: a, b".
+func noSuchPlugin<P>(_ key: PluginKey, in plugins: CategoryPlugins<P>) -> PluginError {
+    let keys = plugins.keys
+    let known = keys.isEmpty ? "it has none" : "its plugins are: \(keys.joined(separator: ", "))"
+    return PluginError.noSuchPlugin(
+        "The \(plugins.category.displayName) category has no plugin '\(key)'; \(known).",
+        "Check the key, or add the plugin with Amplify.add(plugin:) before Amplify.configure().")
+}

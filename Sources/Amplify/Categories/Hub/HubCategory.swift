@@ -1,0 +1,127 @@
+import Synchronization
+
+/// `Amplify.Hub`: publish and subscribe between categories and application code.
+///
+/// The Hub works before `Amplify.configure()` and without any configuration: its
+/// ``DefaultHubPlugin`` starts on first use. Listeners run on the Amplify event loop thread, one
+/// call at a time, each receiving in dispatch order every event of its channel that passes its
+/// filter and was dispatched after `listen` returned.
+public final class HubCategory: Sendable {
+    private let slot = Mutex<(any HubCategoryPlugin)?>(nil)
+
+    init() {}
+
+    /// `.hub`.
+    public let categoryType: CategoryType = .hub
+
+    /// The plugin in use, starting the default one if there is none.
+    public var plugin: any HubCategoryPlugin {
+        slot.withLock { current in
+            if let current { return current }
+            let made = DefaultHubPlugin()
+            current = made
+            return made
+        }
+    }
+
+    /// The plugin with `key`.
+    /// - Throws: ``PluginError/noSuchPlugin(_:_:_:)`` if the Hub's plugin has another key.
+    public func getPlugin(for key: PluginKey) throws -> any HubCategoryPlugin {
+        let current = plugin
+        guard current.key == key else {
+            throw PluginError.noSuchPlugin(
+                "The Hub has no plugin '\(key)'; its plugin is '\(current.key)'.",
+                "Use Amplify.Hub.getPlugin(for: \"\(current.key)\") or add your plugin with Amplify.add(plugin:).")
+        }
+        return current
+    }
+
+    /// Replaces the Hub's plugin. Allowed before `configure` while the current plugin has no
+    /// listeners (they would never hear from the new one).
+    /// - Throws: ``PluginError/pluginConfigurationError(_:_:_:)`` if listeners are registered.
+    func add(plugin newPlugin: any HubCategoryPlugin) throws {
+        let replaced = try slot.withLock { current -> (any HubCategoryPlugin)? in
+            if let current, current.key == newPlugin.key, current === newPlugin { return nil }
+            if let existing = current as? DefaultHubPlugin, existing.listenerCount > 0 {
+                throw PluginError.pluginConfigurationError(
+                    "The Hub plugin '\(newPlugin.key)' was added after listeners were registered on the default Hub.",
+                    "Add your Hub plugin with Amplify.add(plugin:) before anything calls Amplify.Hub.listen.")
+            }
+            let old = current
+            current = newPlugin
+            return old
+        }
+        if let replaced { Task { await replaced.reset() } }
+    }
+
+    /// Takes the plugin out (reset starts afresh on next use).
+    func takePlugin() -> (any HubCategoryPlugin)? {
+        slot.withLock { current in
+            defer { current = nil }
+            return current
+        }
+    }
+
+    /// The plugin if one was started, without starting one.
+    var existingPlugin: (any HubCategoryPlugin)? { slot.withLock { $0 } }
+
+    /// Queues `payload` for `channel`'s listeners. Never waits; safe from any thread; nothing
+    /// dispatched is lost.
+    public func dispatch(to channel: HubChannel, payload: HubPayload) {
+        plugin.dispatch(to: channel, payload: payload)
+    }
+
+    /// Calls `listener` (on the loop thread) with each payload on `channel` that passes `filter`
+    /// (all payloads when `nil`), dispatched after this returns.
+    /// - Returns: a token for ``removeListener(_:)``.
+    @discardableResult
+    public func listen(
+        to channel: HubChannel, isIncluded filter: HubFilter? = nil,
+        file: String = #fileID, line: Int = #line,
+        listener: @escaping HubListener
+    ) -> UnsubscribeToken {
+        plugin.listen(to: channel, isIncluded: filter, file: file, line: line, listener: listener)
+    }
+
+    /// Calls `listener` (on the loop thread) with each payload named `eventName` on `channel`.
+    /// - Returns: a token for ``removeListener(_:)``.
+    @discardableResult
+    public func listen(
+        to channel: HubChannel, eventName: String,
+        file: String = #fileID, line: Int = #line,
+        listener: @escaping HubListener
+    ) -> UnsubscribeToken {
+        plugin.listen(to: channel, eventName: eventName, file: file, line: line, listener: listener)
+    }
+
+    /// Removes a listener; once this returns no new call of it starts. Safe from any thread,
+    /// including inside the listener.
+    public func removeListener(_ token: UnsubscribeToken) {
+        plugin.removeListener(token)
+    }
+
+    /// The payloads on `channel` (those that pass `filter`) as an `AsyncSequence`: the
+    /// counterpart of amplify-swift's Combine `publisher(for:)`. See ``HubEventStream`` for the
+    /// buffering policy.
+    public func events(
+        on channel: HubChannel, isIncluded filter: HubFilter? = nil,
+        bufferingPolicy: HubEventStream.BufferingPolicy = .unbounded
+    ) -> HubEventStream {
+        plugin.events(on: channel, isIncluded: filter, bufferingPolicy: bufferingPolicy)
+    }
+
+    /// The payloads named `eventName` on `channel`, as an `AsyncSequence`.
+    public func events(
+        on channel: HubChannel, eventName: String,
+        bufferingPolicy: HubEventStream.BufferingPolicy = .unbounded
+    ) -> HubEventStream {
+        plugin.events(on: channel, isIncluded: HubFilters.forEventName(eventName), bufferingPolicy: bufferingPolicy)
+    }
+
+    /// Returns once everything dispatched before the call has reached its listeners. Called on
+    /// the loop thread (inside a listener) it returns at once, since the loop cannot wait for
+    /// itself.
+    public func flush() async {
+        await plugin.flush()
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import Synchronization
+
+/// Reports a listener that holds the loop thread longer than a threshold, once per listener,
+/// through the Logging category (category "Hub", level warn), with the file and line where it
+/// was registered.
+///
+/// The loop thread only publishes which listener it is in and how many calls it has made (two
+/// relaxed stores per call); a watchdog thread samples them a few times per threshold and
+/// reports a call that is still the same one after the threshold has passed. The watchdog
+/// starts with the first listener and stops with the Hub.
+final class SlowListenerMonitor: Sendable {
+    private struct Site {
+        var file: String
+        var line: Int
+        var channel: HubChannel
+        var reported = false
+    }
+
+    private struct Watch {
+        var running = false
+        var stopRequested = false
+        var sites: [Int: Site] = [:]
+    }
+
+    /// The serial of the listener the loop is inside, or 0.
+    private let current = Atomic<Int>(0)
+    /// Listener calls started (loop-only writer).
+    private let calls = Atomic<Int>(0)
+    private let thresholdNanoseconds: Atomic<Int>
+    private let watch = Mutex(Watch())
+    private let wakeup = NSCondition()
+    private let stopped = DispatchSemaphore(value: 0)
+
+    init(threshold: Duration) {
+        thresholdNanoseconds = Atomic(Self.nanoseconds(threshold))
+    }
+
+    var threshold: Duration {
+        get { .nanoseconds(thresholdNanoseconds.load(ordering: .relaxed)) }
+        set { thresholdNanoseconds.store(Self.nanoseconds(newValue), ordering: .relaxed) }
+    }
+
+    @inline(__always)
+    func enter(_ serial: Int) {
+        current.store(serial, ordering: .relaxed)
+        calls.store(calls.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
+    }
+
+    @inline(__always)
+    func leave() {
+        current.store(0, ordering: .relaxed)
+    }
+
+    func register(serial: Int, file: String, line: Int, channel: HubChannel) {
+        let start = watch.withLock { watch -> Bool in
+            watch.sites[serial] = Site(file: file, line: line, channel: channel)
+            guard !watch.running, !watch.stopRequested else { return false }
+            watch.running = true
+            return true
+        }
+        if start {
+            let thread = Thread { [self] in run() }
+            thread.name = "amplify-hub-watch"
+            thread.start()
+        }
+    }
+
+    func unregister(serial: Int) {
+        _ = watch.withLock { $0.sites.removeValue(forKey: serial) }
+    }
+
+    /// Stops the watchdog thread and waits for it to exit.
+    func stop() {
+        let wasRunning = watch.withLock { watch -> Bool in
+            watch.stopRequested = true
+            watch.sites.removeAll()
+            return watch.running
+        }
+        guard wasRunning else { return }
+        wakeup.lock()
+        wakeup.signal()
+        wakeup.unlock()
+        stopped.wait()
+    }
+
+    private func run() {
+        var observedSerial = 0
+        var observedCalls = -1
+        var observedSince = ContinuousClock.now
+        while true {
+            let threshold = max(thresholdNanoseconds.load(ordering: .relaxed), 1_000_000)
+            let period = min(max(threshold / 4, 1_000_000), 250_000_000)
+            wakeup.lock()
+            _ = wakeup.wait(until: Date(timeIntervalSinceNow: Double(period) / 1e9))
+            wakeup.unlock()
+            if watch.withLock({ $0.stopRequested }) { break }
+            let serial = current.load(ordering: .relaxed)
+            let count = calls.load(ordering: .relaxed)
+            let now = ContinuousClock.now
+            guard serial != 0 else {
+                observedSerial = 0
+                continue
+            }
+            if serial != observedSerial || count != observedCalls {
+                observedSerial = serial
+                observedCalls = count
+                observedSince = now
+                continue
+            }
+            let held = now - observedSince
+            if held >= .nanoseconds(threshold) { report(serial: serial, held: held, threshold: threshold) }
+        }
+        watch.withLock { $0.running = false }
+        stopped.signal()
+    }
+
+    private func report(serial: Int, held: Duration, threshold: Int) {
+        let site = watch.withLock { watch -> Site? in
+            guard var site = watch.sites[serial], !site.reported else { return nil }
+            site.reported = true
+            watch.sites[serial] = site
+            return site
+        }
+        guard let site else { return }
+        let milliseconds = threshold / 1_000_000
+        Amplify.Logging.logger(forCategory: "Hub").warn(
+            "A Hub listener on channel '\(site.channel.name)' registered at \(site.file):\(site.line) has held the event loop for more than \(milliseconds) ms; move heavy work to an AsyncSequence consumer (Amplify.Hub.events(on:)) or a Task.")
+    }
+
+    private static func nanoseconds(_ duration: Duration) -> Int {
+        let (seconds, attoseconds) = duration.components
+        return Int(clamping: seconds) &* 1_000_000_000 &+ Int(attoseconds / 1_000_000_000)
+    }
+}

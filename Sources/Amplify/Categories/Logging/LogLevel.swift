@@ -1,0 +1,15 @@
+extension Amplify {
+    /// How much to log, from `.error` (least) to `.verbose` (most); `.none` logs nothing.
+    public enum LogLevel: Int, Sendable, Comparable, CaseIterable, Codable {
+        case error = 0, warn, info, debug, verbose, none
+
+        /// The level named `name` ("error", "warn", "info", "debug", "verbose", "none").
+        public init?(name: String) {
+            guard let level = Self.allCases.first(where: { "\($0)" == name.lowercased() }) else { return nil }
+            self = level
+        }
+
+        /// Orders by verbosity.
+        public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
+    }
+}

@@ -1,0 +1,70 @@
+import Synchronization
+
+/// `Amplify.Logging`: loggers for categories and application code. Works before `configure`,
+/// with a ``ConsoleLoggingPlugin`` at `.error` (or `$AMPLIFY_LOG_LEVEL`).
+public final class LoggingCategory: Sendable {
+    private let slot = Mutex<any LoggingCategoryPlugin>(ConsoleLoggingPlugin())
+
+    init() {}
+
+    /// `.logging`.
+    public let categoryType: CategoryType = .logging
+
+    /// The plugin messages go to.
+    public var plugin: any LoggingCategoryPlugin { slot.withLock { $0 } }
+
+    /// The level loggers write up to.
+    public var logLevel: Amplify.LogLevel {
+        get { plugin.logLevel }
+        set {
+            plugin.logLevel = newValue
+        }
+    }
+
+    /// The logger with no category.
+    public var `default`: any Logger { plugin.default }
+
+    /// A logger for `category`.
+    public func logger(forCategory category: String) -> any Logger {
+        plugin.logger(forCategory: category)
+    }
+
+    /// A logger for `category` that writes up to `logLevel`.
+    public func logger(forCategory category: String, logLevel: Amplify.LogLevel) -> any Logger {
+        plugin.logger(forCategory: category, logLevel: logLevel)
+    }
+
+    /// A logger for a namespace.
+    public func logger(forNamespace namespace: String) -> any Logger {
+        plugin.logger(forNamespace: namespace)
+    }
+
+    /// Turns logging on.
+    public func enable() { plugin.enable() }
+    /// Turns logging off.
+    public func disable() { plugin.disable() }
+
+    /// The plugin with `key`.
+    /// - Throws: ``PluginError/noSuchPlugin(_:_:_:)`` if the Logging plugin has another key.
+    public func getPlugin(for key: PluginKey) throws -> any LoggingCategoryPlugin {
+        let current = plugin
+        guard current.key == key else {
+            throw PluginError.noSuchPlugin(
+                "Logging has no plugin '\(key)'; its plugin is '\(current.key)'.",
+                "Use Amplify.Logging.getPlugin(for: \"\(current.key)\").")
+        }
+        return current
+    }
+
+    /// Replaces the console plugin with `plugin`.
+    func add(plugin newPlugin: any LoggingCategoryPlugin) {
+        slot.withLock { $0 = newPlugin }
+    }
+
+    /// Resets the plugin and goes back to the console plugin.
+    func reset() async {
+        let current = plugin
+        await current.reset()
+        slot.withLock { $0 = ConsoleLoggingPlugin() }
+    }
+}

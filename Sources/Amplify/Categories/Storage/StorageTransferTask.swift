@@ -1,0 +1,168 @@
+import Foundation
+import Synchronization
+
+/// How far a transfer has got.
+public struct StorageTransferProgress: Sendable, Equatable {
+    /// Bytes transferred so far.
+    public let completedBytes: Int64
+    /// Bytes in all, when known.
+    public let totalBytes: Int64?
+
+    /// Progress of `completedBytes` out of `totalBytes`.
+    public init(completedBytes: Int64, totalBytes: Int64?) {
+        self.completedBytes = completedBytes
+        self.totalBytes = totalBytes
+    }
+
+    /// From 0 to 1 (0 while the total is unknown; 1 for an empty transfer).
+    public var fractionCompleted: Double {
+        guard let totalBytes else { return 0 }
+        guard totalBytes > 0 else { return 1 }
+        return min(1, Double(completedBytes) / Double(totalBytes))
+    }
+}
+
+/// Where a transfer stands.
+public enum StorageTransferState: Sendable, Equatable {
+    case inProgress, paused, completed, failed, cancelled
+}
+
+/// An upload or download under way: await ``value`` for the result, iterate ``progress`` for
+/// updates, and ``cancel()``, ``pause()`` or ``resume()`` it from any thread.
+public final class StorageTransferTask<Success: Sendable>: Sendable {
+    /// The plugin's side of a task: it reports progress and the outcome, and is told about
+    /// cancel, pause and resume. Its hooks run on the thread that called the task's method.
+    public struct Controller: Sendable {
+        let task: StorageTransferTask<Success>
+
+        /// Reports progress (ignored once the task has finished).
+        public func report(_ progress: StorageTransferProgress) { task.report(progress) }
+        /// Finishes the task with `value`.
+        public func succeed(_ value: Success) { task.finish(.success(value), state: .completed) }
+        /// Finishes the task with `error` (a cancelled task stays cancelled).
+        public func fail(_ error: any Error) { task.finish(.failure(error), state: .failed) }
+        /// Whether the caller cancelled the task.
+        public var isCancelled: Bool { task.state == .cancelled }
+    }
+
+    /// What the plugin does when the caller cancels, pauses or resumes.
+    public struct Hooks: Sendable {
+        let cancel: @Sendable () -> Void
+        let pause: (@Sendable () -> Void)?
+        let resume: (@Sendable () -> Void)?
+
+        /// Hooks; a task without `pause` and `resume` hooks ignores those calls.
+        public init(
+            cancel: @escaping @Sendable () -> Void = {}, pause: (@Sendable () -> Void)? = nil,
+            resume: (@Sendable () -> Void)? = nil
+        ) {
+            self.cancel = cancel
+            self.pause = pause
+            self.resume = resume
+        }
+    }
+
+    private struct State {
+        var state: StorageTransferState = .inProgress
+        var result: Result<Success, any Error>?
+        var waiters: [CheckedContinuation<Result<Success, any Error>, Never>] = []
+    }
+
+    private let shared = Mutex(State())
+    private let hooks: Hooks
+    private let progressContinuation: AsyncStream<StorageTransferProgress>.Continuation
+
+    /// Progress updates, ending when the task finishes. Keeps the latest 64 updates for a slow
+    /// reader.
+    public let progress: AsyncStream<StorageTransferProgress>
+
+    private init(hooks: Hooks) {
+        self.hooks = hooks
+        (progress, progressContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(64))
+    }
+
+    /// A new task and the controller its plugin drives it with.
+    public static func make(hooks: Hooks = Hooks()) -> (task: StorageTransferTask<Success>, controller: Controller) {
+        let task = StorageTransferTask(hooks: hooks)
+        return (task, Controller(task: task))
+    }
+
+    /// Where the transfer stands.
+    public var state: StorageTransferState { shared.withLock { $0.state } }
+
+    /// The result, once the transfer finishes.
+    /// - Throws: the transfer's error, or ``StorageError/cancelled(_:_:_:)`` if it was cancelled.
+    public var value: Success {
+        get async throws {
+            let result = await withCheckedContinuation { continuation in
+                let ready = shared.withLock { state -> Result<Success, any Error>? in
+                    if let result = state.result { return result }
+                    state.waiters.append(continuation)
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+            return try result.get()
+        }
+    }
+
+    /// Cancels the transfer: ``value`` throws ``StorageError/cancelled(_:_:_:)``.
+    public func cancel() {
+        let cancelled = finish(
+            .failure(StorageError.cancelled("The transfer was cancelled.", "Start it again if you still need it.")),
+            state: .cancelled)
+        if cancelled { hooks.cancel() }
+    }
+
+    /// Pauses the transfer, if the plugin supports it.
+    public func pause() {
+        guard let pause = hooks.pause else { return }
+        let paused = shared.withLock { state -> Bool in
+            guard state.state == .inProgress else { return false }
+            state.state = .paused
+            return true
+        }
+        if paused { pause() }
+    }
+
+    /// Resumes a paused transfer.
+    public func resume() {
+        guard let resume = hooks.resume else { return }
+        let resumed = shared.withLock { state -> Bool in
+            guard state.state == .paused else { return false }
+            state.state = .inProgress
+            return true
+        }
+        if resumed { resume() }
+    }
+
+    private func report(_ update: StorageTransferProgress) {
+        guard shared.withLock({ $0.result == nil }) else { return }
+        progressContinuation.yield(update)
+    }
+
+    /// Records the outcome once; `true` if this call decided it.
+    @discardableResult
+    private func finish(_ result: Result<Success, any Error>, state newState: StorageTransferState) -> Bool {
+        let waiters = shared.withLock { state -> [CheckedContinuation<Result<Success, any Error>, Never>]? in
+            guard state.result == nil else { return nil }
+            state.result = result
+            state.state = newState
+            defer { state.waiters.removeAll() }
+            return state.waiters
+        }
+        guard let waiters else { return false }
+        progressContinuation.finish()
+        for waiter in waiters { waiter.resume(returning: result) }
+        return true
+    }
+}
+
+/// The task `uploadData` returns; its value is the object's key.
+public typealias StorageUploadDataTask = StorageTransferTask<String>
+/// The task `uploadFile` returns; its value is the object's key.
+public typealias StorageUploadFileTask = StorageTransferTask<String>
+/// The task `downloadData` returns; its value is the object's bytes.
+public typealias StorageDownloadDataTask = StorageTransferTask<Data>
+/// The task `downloadFile` returns.
+public typealias StorageDownloadFileTask = StorageTransferTask<Void>

@@ -1,0 +1,148 @@
+import Foundation
+
+/// The contents of an `amplifyconfiguration.json`: one optional block per category.
+///
+/// Load one with ``init(configurationFile:)`` (or let `Amplify.configure()` find the file),
+/// build one in code, or decode one with `JSONDecoder`. Blocks for categories this package does
+/// not implement (`api`, `geo`, ...) are kept in ``otherCategories`` and skipped by `configure`.
+public struct AmplifyConfiguration: Codable, Sendable, Equatable {
+    /// The Analytics block.
+    public var analytics: AnalyticsCategoryConfiguration?
+    /// The Auth block.
+    public var auth: AuthCategoryConfiguration?
+    /// The Hub block.
+    public var hub: HubCategoryConfiguration?
+    /// The Logging block.
+    public var logging: LoggingCategoryConfiguration?
+    /// The Storage block.
+    public var storage: StorageCategoryConfiguration?
+    /// Blocks of categories this package does not implement, by their key in the file.
+    public var otherCategories: [String: JSONValue]
+    /// The folder of the file it was read from: relative paths in plugin blocks resolve against
+    /// it (see `Amplify.resolvePath(_:)`). `nil` for configurations built in code.
+    public var baseDirectory: URL?
+    /// The file it was read from, if any (used in messages).
+    public var sourceFile: URL?
+
+    /// A configuration with the given blocks.
+    public init(
+        analytics: AnalyticsCategoryConfiguration? = nil,
+        auth: AuthCategoryConfiguration? = nil,
+        hub: HubCategoryConfiguration? = nil,
+        logging: LoggingCategoryConfiguration? = nil,
+        storage: StorageCategoryConfiguration? = nil,
+        otherCategories: [String: JSONValue] = [:],
+        baseDirectory: URL? = nil
+    ) {
+        self.analytics = analytics
+        self.auth = auth
+        self.hub = hub
+        self.logging = logging
+        self.storage = storage
+        self.otherCategories = otherCategories
+        self.baseDirectory = baseDirectory
+    }
+
+    /// Loads an `amplifyconfiguration.json` (or an `awsconfiguration.json`, recognised by its
+    /// shape) from `configurationFile`.
+    ///
+    /// - Throws: ``ConfigurationError/invalidAmplifyConfigurationFile(_:_:_:)`` naming the file
+    ///   and what is wrong: missing, unreadable, not JSON (with line and column), or a block of
+    ///   the wrong shape (with its JSON path).
+    public init(configurationFile: URL) throws {
+        let data = try ConfigurationFileReader.read(configurationFile, kind: .gen1)
+        let json = try ConfigurationFileReader.parse(data, file: configurationFile, kind: .gen1)
+        if AWSConfigurationTranslator.looksLikeAWSConfiguration(json) {
+            self = try AmplifyConfiguration(validating: AWSConfigurationTranslator.translate(json), file: configurationFile)
+        } else {
+            self = try AmplifyConfiguration(validating: json, file: configurationFile)
+        }
+        baseDirectory = configurationFile.deletingLastPathComponent()
+        sourceFile = configurationFile
+    }
+
+    /// Decodes from any decoder, with the same checks as ``init(configurationFile:)``.
+    /// - Throws: ``ConfigurationError/invalidAmplifyConfigurationFile(_:_:_:)``.
+    public init(from decoder: any Decoder) throws {
+        self = try AmplifyConfiguration(validating: JSONValue(from: decoder), file: nil)
+    }
+
+    /// Encodes the category blocks (and the other categories' blocks) as JSON.
+    public func encode(to encoder: any Encoder) throws {
+        try json.encode(to: encoder)
+    }
+
+    /// The configuration as the JSON object it came from.
+    public var json: JSONValue {
+        var object = otherCategories
+        for category in CategoryType.configurationOrder {
+            if let block = self[category] {
+                object[category.rawValue] = .object(["plugins": .object(block.plugins)])
+            }
+        }
+        return .object(object)
+    }
+
+    /// The block for `category`, for the categories this package implements.
+    public subscript(category: CategoryType) -> CategoryConfiguration? {
+        switch category {
+        case .analytics: analytics
+        case .auth: auth
+        case .hub: hub
+        case .logging: logging
+        case .storage: storage
+        default: nil
+        }
+    }
+
+    /// Checks the shape of a parsed file: an object whose category blocks are objects with a
+    /// `plugins` object whose members are objects.
+    init(validating json: JSONValue, file: URL?) throws {
+        let where_ = file.map { " in \($0.path)" } ?? ""
+        guard let top = json.asObject else {
+            throw ConfigurationError.invalidAmplifyConfigurationFile(
+                "The configuration\(where_) is \(json.typeDescription), but it must be a JSON object with one block per category.",
+                "Write an object such as {\"auth\": {\"plugins\": {...}}}, as the Amplify CLI does.")
+        }
+        self.init()
+        for (key, value) in top where key != "UserAgent" && key != "Version" {
+            guard let category = CategoryType(rawValue: key), CategoryType.configurationOrder.contains(category) else {
+                otherCategories[key] = value
+                continue
+            }
+            let block = try Self.validateCategory(key: key, value: value, where_: where_)
+            switch category {
+            case .analytics: analytics = block
+            case .auth: auth = block
+            case .hub: hub = block
+            case .logging: logging = block
+            case .storage: storage = block
+            default: break
+            }
+        }
+    }
+
+    private static func validateCategory(key: String, value: JSONValue, where_: String) throws -> CategoryConfiguration {
+        guard let block = value.asObject else {
+            throw ConfigurationError.invalidAmplifyConfigurationFile(
+                "`\(key)`\(where_) is \(value.typeDescription), but a category block must be an object.",
+                "Write `\"\(key)\": {\"plugins\": {\"<pluginKey>\": {...}}}`.")
+        }
+        guard let pluginsValue = block["plugins"] else {
+            throw ConfigurationError.invalidAmplifyConfigurationFile(
+                "`\(key)`\(where_) has no `plugins` object.",
+                "Write `\"\(key)\": {\"plugins\": {\"<pluginKey>\": {...}}}`.")
+        }
+        guard let plugins = pluginsValue.asObject else {
+            throw ConfigurationError.invalidAmplifyConfigurationFile(
+                "`\(key).plugins`\(where_) is \(pluginsValue.typeDescription), but it must be an object keyed by plugin name.",
+                "Write `\"plugins\": {\"<pluginKey>\": {...}}`.")
+        }
+        for (pluginKey, pluginBlock) in plugins where pluginBlock.asObject == nil {
+            throw ConfigurationError.invalidAmplifyConfigurationFile(
+                "`\(key).plugins.\(pluginKey)`\(where_) is \(pluginBlock.typeDescription), but a plugin block must be an object.",
+                "Write the plugin's settings as an object: `\"\(pluginKey)\": {...}` (use {} for none).")
+        }
+        return CategoryConfiguration(plugins: plugins)
+    }
+}

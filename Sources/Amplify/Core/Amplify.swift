@@ -1,0 +1,170 @@
+import AmplifyEventLoop
+import Foundation
+import Synchronization
+
+/// The entry point: the categories, plugin registration, configuration and reset.
+///
+/// ```swift
+/// Amplify.registerBuiltInPlugins()          // or Amplify.add(plugin: MyPlugin())
+/// try Amplify.configure()                   // finds amplifyconfiguration.json
+/// let token = Amplify.Hub.listen(to: .auth) { payload in ... }
+/// try await Amplify.Auth.signIn(username: "alice", password: password)
+/// ```
+///
+/// Every member is safe to call from any thread or task.
+public enum Amplify {
+    /// Sign-up, sign-in, sessions, user attributes.
+    public static let Auth = AuthCategory()
+    /// Event recording.
+    public static let Analytics = AnalyticsCategory()
+    /// Objects in a bucket or a local folder.
+    public static let Storage = StorageCategory()
+    /// Publish and subscribe between categories and application code. Works before `configure`.
+    public static let Hub = HubCategory()
+    /// Loggers. Works before `configure`.
+    public static let Logging = LoggingCategory()
+    /// Factories for the plugin keys a configuration file may name.
+    public static let registry = PluginRegistry()
+
+    struct CoreState {
+        var isConfigured = false
+        var isConfiguring = false
+        var baseDirectory: URL?
+    }
+
+    static let state = Mutex(CoreState())
+
+    /// Whether `configure` has succeeded (and `reset` has not been called since).
+    public static var isConfigured: Bool { state.withLock { $0.isConfigured } }
+
+    /// The event loop every category runs on, started on first use.
+    /// - Throws: ``EventLoopError`` if the loop cannot start.
+    public static func eventLoop() throws -> EventLoop {
+        try AmplifyRuntime.shared.eventLoop()
+    }
+
+    /// Resolves a path from a plugin's configuration block: absolute paths stay as they are;
+    /// relative ones resolve against the folder of the configuration file (or the working
+    /// directory for configurations built in code). `~/` expands to the home folder.
+    public static func resolvePath(_ path: String) -> String {
+        if path.hasPrefix("/") { return path }
+        if path == "~" || path.hasPrefix("~/") {
+            return FileManager.default.homeDirectoryForCurrentUser.path + path.dropFirst()
+        }
+        let base = state.withLock { $0.baseDirectory }
+            ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        return base.appendingPathComponent(path).standardizedFileURL.path
+    }
+
+    // MARK: Plugins
+
+    /// Adds a plugin to the category whose plugin protocol it implements.
+    ///
+    /// - Throws: ``PluginError/pluginConfigurationError(_:_:_:)`` for an empty key;
+    ///   ``PluginError/mismatchedPlugin(_:_:_:)`` if it implements no category this package has;
+    ///   ``ConfigurationError/amplifyAlreadyConfigured(_:_:_:)`` after `configure`.
+    public static func add<P: Plugin>(plugin: P) throws {
+        try add(anyPlugin: plugin)
+    }
+
+    static func add(anyPlugin plugin: any Plugin) throws {
+        if isConfigured {
+            throw ConfigurationError.amplifyAlreadyConfigured(
+                "Amplify.add(plugin:) was called for '\(plugin.key)' after Amplify.configure().",
+                "Add every plugin before calling Amplify.configure(), or call `await Amplify.reset()` first.")
+        }
+        guard !plugin.key.isEmpty else {
+            throw PluginError.pluginConfigurationError(
+                "A \(plugin.categoryType.displayName) plugin (\(type(of: plugin))) has an empty key.",
+                "Give the plugin a non-empty `key`: it names the plugin's block in the configuration file.")
+        }
+        switch plugin {
+        case let plugin as any AuthCategoryPlugin: try Auth.plugins.add(plugin, key: plugin.key)
+        case let plugin as any StorageCategoryPlugin: try Storage.plugins.add(plugin, key: plugin.key)
+        case let plugin as any AnalyticsCategoryPlugin: try Analytics.plugins.add(plugin, key: plugin.key)
+        case let plugin as any HubCategoryPlugin: try Hub.add(plugin: plugin)
+        case let plugin as any LoggingCategoryPlugin: Logging.add(plugin: plugin)
+        default:
+            throw PluginError.mismatchedPlugin(
+                "\(type(of: plugin)) ('\(plugin.key)') implements no category plugin protocol this package supports.",
+                "Conform it to AuthCategoryPlugin, AnalyticsCategoryPlugin, StorageCategoryPlugin, HubCategoryPlugin or LoggingCategoryPlugin.")
+        }
+    }
+
+    // MARK: Configuration
+
+    /// Configures every category from `configuration`, or, when it is `nil`, from the file found
+    /// by ``ConfigurationLocator`` (`$AMPLIFY_CONFIG`, then `amplifyconfiguration.json`,
+    /// `amplify_outputs.json`, `awsconfiguration.json` in the working directory).
+    ///
+    /// Each plugin the configuration names is taken from those added with ``add(plugin:)`` or
+    /// made by its factory in ``registry``. Categories are configured in the order Logging, Hub,
+    /// Auth, Analytics, Storage; then every built-in Hub channel receives `Amplify.configured`.
+    /// If anything fails, plugins made from factories are removed again and Amplify stays
+    /// unconfigured, so a corrected file can be tried.
+    ///
+    /// - Throws: ``ConfigurationError/amplifyAlreadyConfigured(_:_:_:)`` on a second call;
+    ///   ``ConfigurationError`` for a missing or malformed file; ``PluginError/noSuchPlugin(_:_:_:)``
+    ///   for a key with no plugin and no factory (listing the known keys);
+    ///   ``PluginError/pluginConfigurationError(_:_:_:)`` naming the JSON path of a bad value.
+    public static func configure(_ configuration: AmplifyConfiguration? = nil) throws {
+        try state.withLock { state in
+            guard !state.isConfigured, !state.isConfiguring else {
+                throw ConfigurationError.amplifyAlreadyConfigured(
+                    "Amplify.configure() was called, but Amplify is already configured.",
+                    "Configure once per process, or call `await Amplify.reset()` before configuring again.")
+            }
+            state.isConfiguring = true
+        }
+        var succeeded = false
+        defer {
+            state.withLock { state in
+                state.isConfiguring = false
+                state.isConfigured = succeeded
+            }
+        }
+        let resolved = try configuration ?? ConfigurationLocator.loadDefault()
+        try CategoryConfigurator(configuration: resolved).run()
+        succeeded = true
+        for channel in HubChannel.amplifyChannels {
+            Hub.dispatch(to: channel, payload: HubPayload(eventName: HubPayload.EventName.Amplify.configured))
+        }
+    }
+
+    /// Configures from a Gen 2 `amplify_outputs.json`: `.amplifyOutputs` (the file in the working
+    /// directory), `.data(data)` or `.file(url)`.
+    /// - Throws: ``ConfigurationError/invalidAmplifyOutputsFile(_:_:_:)`` naming the missing or
+    ///   mistyped key, and everything ``configure(_:)`` throws.
+    public static func configure(with outputs: AmplifyOutputs) throws {
+        try configure(outputs.resolve())
+    }
+
+    static func setBaseDirectory(_ url: URL?) {
+        state.withLock { $0.baseDirectory = url }
+    }
+
+    // MARK: Reset
+
+    /// Puts Amplify back to its state at launch: delivers every Hub event already dispatched,
+    /// resets and removes every plugin, removes every Hub listener (ending every event stream),
+    /// stops the Hub's watchdog, closes every libuv handle and shuts the event loop down (its
+    /// thread is joined). Factories in ``registry`` stay registered. The next use of the Hub
+    /// starts a new loop.
+    ///
+    /// Do not call it from a task running on the event loop itself (it cannot join its own
+    /// thread); such a call is logged and leaves the loop running.
+    public static func reset() async {
+        if let hub = Hub.existingPlugin { await hub.flush() }
+        for plugin in Auth.plugins.takeAll() { await plugin.reset() }
+        for plugin in Analytics.plugins.takeAll() { await plugin.reset() }
+        for plugin in Storage.plugins.takeAll() { await plugin.reset() }
+        if let hub = Hub.takePlugin() { await hub.reset() }
+        await Logging.reset()
+        do {
+            try AmplifyRuntime.shared.shutdownLoop()
+        } catch {
+            Logging.logger(forCategory: "Amplify").error("Amplify.reset() could not shut the event loop down cleanly: \(error)")
+        }
+        state.withLock { $0 = CoreState() }
+    }
+}

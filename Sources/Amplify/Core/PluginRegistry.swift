@@ -1,0 +1,52 @@
+import Synchronization
+
+/// Makes a plugin for a key named in the configuration file.
+public struct PluginFactory: Sendable {
+    /// The key the factory answers to.
+    public let key: PluginKey
+    /// The category its plugins belong to.
+    public let category: CategoryType
+    /// Creates a fresh, unconfigured plugin.
+    public let make: @Sendable () throws -> any Plugin
+
+    /// Describes a factory for `key` in `category`.
+    public init(key: PluginKey, category: CategoryType, make: @escaping @Sendable () throws -> any Plugin) {
+        self.key = key
+        self.category = category
+        self.make = make
+    }
+}
+
+/// Maps plugin keys to factories, so `Amplify.configure()` can create every plugin the
+/// configuration file names. Registration lasts for the life of the process (it survives
+/// `Amplify.reset()`). Thread-safe.
+public final class PluginRegistry: Sendable {
+    private let factories = Mutex<[PluginKey: PluginFactory]>([:])
+
+    init() {}
+
+    /// Registers (or replaces) the factory for `factory.key`.
+    public func register(_ factory: PluginFactory) {
+        factories.withLock { $0[factory.key] = factory }
+    }
+
+    /// Registers a factory that calls `make` for `key` in `category`.
+    public func register(key: PluginKey, category: CategoryType, make: @escaping @Sendable () throws -> any Plugin) {
+        register(PluginFactory(key: key, category: category, make: make))
+    }
+
+    /// The factory registered for `key`, if any.
+    public func factory(for key: PluginKey) -> PluginFactory? {
+        factories.withLock { $0[key] }
+    }
+
+    /// The keys registered for `category`, sorted.
+    public func keys(for category: CategoryType) -> [PluginKey] {
+        factories.withLock { $0.values.filter { $0.category == category }.map(\.key).sorted() }
+    }
+
+    /// Forgets every factory (tests use it to start clean).
+    public func removeAll() {
+        factories.withLock { $0.removeAll() }
+    }
+}
