@@ -30,6 +30,9 @@ public final class EventLoop: @unchecked Sendable {
 
     /// The name given to the loop thread (visible in `top -H` and debuggers).
     public let name: String
+    /// A serial executor running on this loop, so an actor can be isolated to it; see
+    /// ``EventLoopExecutor``. Every call returns the same executor.
+    public let executor = EventLoopExecutor()
     let uvLoop: UnsafeMutablePointer<uv_loop_t>
     private let queue = Mutex(Queue())
     private var wakeup: LoopWakeup?
@@ -57,6 +60,7 @@ public final class EventLoop: @unchecked Sendable {
             uvLoop.deallocate()
             throw EventLoopError.libuv(operation: "uv_loop_init", code: rc, message: uvErrorMessage(rc))
         }
+        executor.bind(to: self)
         // The loop is not running yet, so its first handle may be set up from this thread.
         do {
             wakeup = try LoopWakeup(unstartedLoop: self) { [unowned self] in self.drainWork() }

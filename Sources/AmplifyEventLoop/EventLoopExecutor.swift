@@ -1,3 +1,5 @@
+import Synchronization
+
 /// A `SerialExecutor` that runs jobs on an ``EventLoop`` thread, so an actor can be isolated to
 /// the loop:
 ///
@@ -11,37 +13,43 @@
 /// Jobs run in the order they were enqueued, interleaved with the loop's other work. A job
 /// enqueued after the loop shut down cannot run; it is reported on standard error.
 public final class EventLoopExecutor: SerialExecutor {
-    /// The loop the jobs run on.
-    public let loop: EventLoop
-
-    init(loop: EventLoop) {
-        self.loop = loop
+    private struct WeakLoop {
+        weak var loop: EventLoop?
     }
+
+    // Weak: the loop owns its executor; an actor that outlives its loop gets its jobs reported.
+    private let target = Mutex(WeakLoop())
+
+    init() {}
+
+    /// Binds the executor to the loop that owns it (once, from the loop's initialiser).
+    func bind(to loop: EventLoop) {
+        target.withLock { $0.loop = loop }
+    }
+
+    /// The loop the jobs run on, while it exists.
+    public var loop: EventLoop? { target.withLock { $0.loop } }
 
     /// Queues `job` to run on the loop thread.
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedSerialExecutor()
+        guard let loop else { return reportRejectedJob(loopName: "(released)") }
         do {
             try loop.execute { job.runSynchronously(on: executor) }
         } catch {
-            reportRejectedJob()
+            reportRejectedJob(loopName: loop.name)
         }
     }
 
     /// Traps unless called on the loop thread: the runtime's isolation check for actors on this
     /// executor (`assumeIsolated`, `preconditionIsolated`).
     public func checkIsolated() {
-        precondition(loop.inEventLoop, "expected to run on event loop '\(loop.name)'")
+        precondition(loop?.inEventLoop == true, "expected to run on the event loop of this executor")
     }
 
-    private func reportRejectedJob() {
-        let message = "amplify: a job was enqueued on event loop '\(loop.name)' after it shut down and cannot run\n"
+    private func reportRejectedJob(loopName: String) {
+        let message = "amplify: a job was enqueued on event loop '\(loopName)' after it shut down and cannot run\n"
         FileOutput.standardError.write(message)
     }
-}
-
-extension EventLoop {
-    /// A serial executor running on this loop; see ``EventLoopExecutor``.
-    public var executor: EventLoopExecutor { EventLoopExecutor(loop: self) }
 }
