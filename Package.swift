@@ -39,8 +39,8 @@ let package = Package(
         ),
 
         // MARK: Tests.
-        .testTarget(name: "AmplifyEventLoopTests", dependencies: ["AmplifyEventLoop"]),
-        .testTarget(name: "AmplifyTests", dependencies: ["Amplify", "AmplifyTestKit"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "AmplifyEventLoopTests", dependencies: ["AmplifyEventLoop", "AmplifyTestKit"]),
+        .testTarget(name: "AmplifyTests", dependencies: ["Amplify", "AmplifyTestKit"]),
         .testTarget(name: "AmplifyTestKitTests", dependencies: ["AmplifyTestKit"]),
         .testTarget(name: "AmplifyCLITests", dependencies: ["amplify"]),
     ]

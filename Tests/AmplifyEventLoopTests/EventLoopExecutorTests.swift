@@ -1,4 +1,5 @@
 import AmplifyEventLoop
+import AmplifyTestKit
 import Testing
 
 /// An actor whose every job runs on the loop thread.

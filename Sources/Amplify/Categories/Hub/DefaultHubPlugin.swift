@@ -65,6 +65,7 @@ public final class DefaultHubPlugin: HubCategoryPlugin {
     }
 
     /// See ``HubCategoryBehavior/listen(to:isIncluded:file:line:listener:)``.
+    @discardableResult
     public func listen(
         to channel: HubChannel, isIncluded filter: HubFilter?, file: String, line: Int,
         listener: @escaping HubListener
@@ -74,6 +75,7 @@ public final class DefaultHubPlugin: HubCategoryPlugin {
     }
 
     /// See ``HubCategoryBehavior/listen(to:eventName:file:line:listener:)``.
+    @discardableResult
     public func listen(
         to channel: HubChannel, eventName: String, file: String, line: Int,
         listener: @escaping HubListener

@@ -1,0 +1,52 @@
+import Synchronization
+
+/// A counter closures can share (an `Atomic` cannot be captured by an escaping closure).
+public final class Counter: Sendable {
+    private let storage = Atomic<Int>(0)
+
+    /// A counter at zero.
+    public init() {}
+
+    /// The current count.
+    public var value: Int { storage.load(ordering: .acquiring) }
+
+    /// Adds `amount`.
+    public func increment(by amount: Int = 1) { storage.wrappingAdd(amount, ordering: .acquiringAndReleasing) }
+
+    /// Returns the value and sets it to zero.
+    public func take() -> Int { storage.exchange(0, ordering: .acquiringAndReleasing) }
+}
+
+/// A Boolean closures can share.
+public final class Flag: Sendable {
+    private let storage = Atomic<Bool>(false)
+
+    /// A flag that is down.
+    public init() {}
+
+    /// Whether the flag is up.
+    public var value: Bool { storage.load(ordering: .acquiring) }
+
+    /// Raises (or lowers) the flag.
+    public func set(_ value: Bool = true) { storage.store(value, ordering: .releasing) }
+
+    /// Sets the flag with a relaxed store (to test publication to the loop).
+    public func setRelaxed() { storage.store(true, ordering: .relaxed) }
+
+    /// Reads the flag with a relaxed load.
+    public var relaxedValue: Bool { storage.load(ordering: .relaxed) }
+}
+
+/// A value closures can share under a lock.
+public final class Locked<Value: Sendable>: Sendable {
+    private let storage: Mutex<Value>
+
+    /// Holds `value`.
+    public init(_ value: Value) { storage = Mutex(value) }
+
+    /// Runs `body` with the value, under the lock.
+    public func withLock<R>(_ body: (inout Value) -> R) -> R { storage.withLock { body(&$0) } }
+
+    /// A copy of the value.
+    public var value: Value { storage.withLock { $0 } }
+}

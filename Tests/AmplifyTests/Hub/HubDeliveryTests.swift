@@ -1,0 +1,187 @@
+import Amplify
+import AmplifyTestKit
+import Foundation
+import Testing
+
+@Suite("Hub delivery")
+struct HubDeliveryTests {
+    @Test("every listener gets each producer's events in dispatch order, and none is lost")
+    func orderAndNoLoss() async throws {
+        let isolated = try IsolatedHub()
+        let hub = isolated.hub
+        let perProducer = 20_000
+        let received = (0..<3).map { _ in Locked<[Stamp]>([]) }
+        for list in received {
+            hub.listen(to: .auth, isIncluded: nil, file: #fileID, line: #line) { payload in
+                if let stamp = payload.stamp { list.withLock { $0.append(stamp) } }
+            }
+        }
+        onThreads(2) { producer in
+            for sequence in 0..<perProducer {
+                hub.dispatch(to: .auth, payload: HubPayload(eventName: "tick", data: Stamp(producer: producer, sequence: sequence)))
+            }
+        }
+        await hub.flush()
+        for list in received {
+            let stamps = list.value
+            #expect(stamps.count == 2 * perProducer)
+            for producer in 0..<2 {
+                #expect(stamps.filter { $0.producer == producer }.map(\.sequence) == Array(0..<perProducer))
+            }
+        }
+        #expect(try await isolated.close())
+    }
+
+    @Test("a listener receives exactly the events dispatched after listen returned")
+    func listenStartsAtItsReturn() async throws {
+        let isolated = try IsolatedHub()
+        let hub = isolated.hub
+        let published = Counter()
+        let stop = Flag()
+        let received = Locked<[Int]>([])
+        let producer = Thread {
+            var sequence = 0
+            while !stop.value {
+                sequence += 1
+                hub.dispatch(to: .hub, payload: HubPayload(eventName: "n", data: sequence))
+                published.increment()
+            }
+        }
+        producer.start()
+        while published.value < 5_000 { usleep(100) }
+        let before = published.value
+        hub.listen(to: .hub, isIncluded: nil, file: #fileID, line: #line) { payload in
+            if let value = payload.data as? Int { received.withLock { $0.append(value) } }
+        }
+        let after = published.value
+        while published.value < after + 5_000 { usleep(100) }
+        stop.set()
+        while producer.isExecuting { usleep(100) }
+        await hub.flush()
+        let values = received.value
+        let first = try #require(values.first)
+        // Events dispatched before listen was called are never seen; the first seen one was
+        // dispatched while or after listen ran; from there on nothing is missing.
+        #expect(first > before)
+        #expect(first <= after + 1)
+        #expect(values == Array(first..<(first + values.count)))
+        #expect(values.last == published.value)
+        #expect(try await isolated.close())
+    }
+
+    @Test("after removeListener returns, no new call of the listener starts")
+    func removeIsImmediate() async throws {
+        let isolated = try IsolatedHub()
+        let hub = isolated.hub
+        let started = Counter()
+        let stop = Flag()
+        let token = hub.listen(to: .storage, isIncluded: nil, file: #fileID, line: #line) { _ in started.increment() }
+        let producer = Thread {
+            while !stop.value { hub.dispatch(to: .storage, payload: HubPayload(eventName: "x")) }
+        }
+        producer.start()
+        while started.value < 10_000 { usleep(100) }
+        hub.removeListener(token)
+        let atRemoval = started.value
+        usleep(20_000)
+        stop.set()
+        while producer.isExecuting { usleep(100) }
+        await hub.flush()
+        #expect(started.value == atRemoval)
+        #expect(hub.listenerCount == 0)
+        #expect(try await isolated.close())
+    }
+
+    @Test("a listener can dispatch, listen and remove itself from inside its own call")
+    func reentrantListener() async throws {
+        let isolated = try IsolatedHub()
+        let hub = isolated.hub
+        let firstCalls = Counter()
+        let second = Locked<[String]>([])
+        let token = Locked<UnsubscribeToken?>(nil)
+        let registered = hub.listen(to: .auth, eventName: "start", file: #fileID, line: #line) { _ in
+            firstCalls.increment()
+            hub.listen(to: .auth, isIncluded: nil, file: #fileID, line: #line) { payload in
+                second.withLock { $0.append(payload.eventName) }
+            }
+            hub.dispatch(to: .auth, payload: HubPayload(eventName: "from-inside"))
+            if let own = token.value { hub.removeListener(own) }
+        }
+        token.withLock { $0 = registered }
+        hub.dispatch(to: .auth, payload: HubPayload(eventName: "start"))
+        hub.dispatch(to: .auth, payload: HubPayload(eventName: "start"))
+        await hub.flush()
+        await hub.flush()
+        #expect(firstCalls.value == 1)
+        // The second "start" was queued before the inner listener was added: it sees only what
+        // was dispatched after its listen returned.
+        #expect(second.value == ["from-inside"])
+        #expect(try await isolated.close())
+    }
+
+    @Test("a listener on one channel never sees another channel's events")
+    func channelsAreSeparate() async throws {
+        let isolated = try IsolatedHub()
+        let hub = isolated.hub
+        let auth = HubEventRecorder(channel: .auth, hub: hub)
+        let custom = HubEventRecorder(channel: .custom("orders"), hub: hub)
+        let otherCustom = HubEventRecorder(channel: .custom("payments"), hub: hub)
+        for channel in HubChannel.amplifyChannels + [.custom("orders"), .custom("payments"), .custom("x")] {
+            hub.dispatch(to: channel, payload: HubPayload(eventName: channel.name))
+        }
+        await hub.flush()
+        #expect(auth.eventNames == ["auth"])
+        #expect(custom.eventNames == ["orders"])
+        #expect(otherCustom.eventNames == ["payments"])
+        #expect(try await isolated.close())
+    }
+
+    @Test("eventName listeners and HubFilters pass exactly the payloads they name")
+    func filters() async throws {
+        let isolated = try IsolatedHub()
+        let hub = isolated.hub
+        let signedIn = Locked<[String]>([])
+        hub.listen(to: .auth, eventName: HubPayload.EventName.Auth.signedIn, file: #fileID, line: #line) { payload in
+            signedIn.withLock { $0.append(payload.eventName) }
+        }
+        let either = HubEventRecorder(channel: .auth, isIncluded: HubFilters.any(filters:
+            HubFilters.forEventName(HubPayload.EventName.Auth.signedOut),
+            HubFilters.forEventName(HubPayload.EventName.Auth.sessionExpired)), hub: hub)
+        let none = HubEventRecorder(channel: .auth, isIncluded: HubFilters.all(filters:
+            HubFilters.forEventName(HubPayload.EventName.Auth.signedIn),
+            HubFilters.forEventName(HubPayload.EventName.Auth.signedOut)), hub: hub)
+        for name in [HubPayload.EventName.Auth.signedIn, HubPayload.EventName.Auth.signedOut,
+                     HubPayload.EventName.Auth.sessionExpired, HubPayload.EventName.Auth.userDeleted] {
+            hub.dispatch(to: .auth, payload: HubPayload(eventName: name))
+        }
+        await hub.flush()
+        #expect(signedIn.value == ["Auth.signedIn"])
+        #expect(either.eventNames == ["Auth.signedOut", "Auth.sessionExpired"])
+        #expect(none.eventNames.isEmpty)
+        #expect(try await isolated.close())
+    }
+
+    @Test("flush returns only after everything dispatched before it was delivered")
+    func flushWaitsForDelivery() async throws {
+        let isolated = try IsolatedHub()
+        let hub = isolated.hub
+        let delivered = Counter()
+        hub.listen(to: .analytics, isIncluded: nil, file: #fileID, line: #line) { _ in delivered.increment() }
+        for _ in 0..<50_000 { hub.dispatch(to: .analytics, payload: HubPayload(eventName: "e")) }
+        await hub.flush()
+        #expect(delivered.value == 50_000)
+        #expect(try await isolated.close())
+    }
+
+    @Test("payload data and context reach the listener as dispatched")
+    func payloadContents() async throws {
+        let isolated = try IsolatedHub()
+        let recorder = HubEventRecorder(channel: .auth, hub: isolated.hub)
+        isolated.hub.dispatch(to: .auth, payload: HubPayload(eventName: "e", context: "ctx", data: 42))
+        #expect(await recorder.waitForEvents(count: 1))
+        let payload = try #require(recorder.payloads.first)
+        #expect(payload.context as? String == "ctx")
+        #expect(payload.data as? Int == 42)
+        #expect(try await isolated.close())
+    }
+}
