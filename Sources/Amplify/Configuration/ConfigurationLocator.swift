@@ -33,7 +33,8 @@ public enum ConfigurationLocator {
         directory: URL = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
     ) throws -> AmplifyConfiguration {
         if let explicit = environment[environmentVariable], !explicit.isEmpty {
-            return try load(URL(fileURLWithPath: explicit, relativeTo: directory).standardizedFileURL)
+            let url = explicit.hasPrefix("/") ? URL(fileURLWithPath: explicit) : directory.appendingPathComponent(explicit)
+            return try load(url.standardizedFileURL)
         }
         for name in fileNames {
             let candidate = directory.appendingPathComponent(name)
