@@ -139,11 +139,4 @@ struct ConfigurationFileTests {
         let (error, _) = try loadError(#"{"auth": {"user_pool_id": "p"}}"#, name: "amplify_outputs.json")
         #expect(error.errorDescription.contains("has no string `version`"))
     }
-
-    @Test("amplify_outputs.json loaded through Amplify.configure(with: .data) reports bad JSON as a Gen 2 error")
-    func gen2DataSyntaxError() throws {
-        #expect(throws: ConfigurationError.self) {
-            try Amplify.configure(with: .data(Data("{".utf8)))
-        }
-    }
 }

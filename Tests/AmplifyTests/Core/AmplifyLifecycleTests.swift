@@ -1,0 +1,282 @@
+import Amplify
+import AmplifyTestKit
+import Foundation
+import Testing
+
+/// Tests of the process-wide `Amplify` state: serialized, each starting from `Amplify.reset()`.
+@Suite("Amplify lifecycle", .serialized)
+struct AmplifyLifecycleTests {
+    private func fresh() async {
+        await Amplify.reset()
+        Amplify.registry.removeAll()
+        configureRecords.withLock { $0.removeAll() }
+    }
+
+    private func error<E: Error>(_ type: E.Type, _ body: () async throws -> Void) async -> E? {
+        do {
+            try await body()
+        } catch let error as E {
+            return error
+        } catch {
+            Issue.record("expected \(E.self), got \(error)")
+            return nil
+        }
+        Issue.record("expected \(E.self), nothing was thrown")
+        return nil
+    }
+
+    @Test("Auth used before configure throws a configuration error that says so")
+    func authBeforeConfigure() async throws {
+        await fresh()
+        try Amplify.add(plugin: TestAuthPlugin())
+        let thrown = await error(AuthError.self) { _ = try await Amplify.Auth.signIn(username: "a", password: "b") }
+        guard case .configuration(let description, let suggestion, _) = thrown else { Issue.record("\(String(describing: thrown))"); return }
+        #expect(description == "Amplify.Auth was used before Amplify.configure().")
+        #expect(suggestion.contains("Call Amplify.configure()"))
+        await Amplify.reset()
+    }
+
+    @Test("configure applies each plugin's block, Logging and Hub before Auth, then Amplify.configured on every channel")
+    func configureAppliesBlocksInOrder() async throws {
+        await fresh()
+        try Amplify.add(plugin: TestAuthPlugin())
+        try Amplify.add(plugin: TestAnalyticsPlugin())
+        try Amplify.add(plugin: TestStoragePlugin())
+        let recorders = HubChannel.amplifyChannels.map { HubEventRecorder(channel: $0) }
+        try Amplify.configure(AmplifyConfiguration(
+            analytics: CategoryConfiguration(plugins: ["testAnalyticsPlugin": ["stream": "events"]]),
+            auth: CategoryConfiguration(plugins: ["testAuthPlugin": ["poolId": "p1"]]),
+            hub: CategoryConfiguration(plugins: ["defaultHubPlugin": ["slowListenerThresholdMilliseconds": 75]]),
+            logging: CategoryConfiguration(plugins: ["consoleLoggingPlugin": ["logLevel": "debug"]]),
+            storage: CategoryConfiguration(plugins: ["testStoragePlugin": ["bucket": "b"]])))
+        #expect(Amplify.isConfigured)
+        let records = configureRecords.value
+        #expect(records.map(\.key) == ["testAuthPlugin", "testAnalyticsPlugin", "testStoragePlugin"])
+        #expect(records.first?.block == ["poolId": "p1"])
+        #expect(records.allSatisfy { $0.hubThreshold == .milliseconds(75) })
+        if ProcessInfo.processInfo.environment["AMPLIFY_LOG_LEVEL"] == nil {
+            #expect(records.allSatisfy { $0.logLevel == .debug })
+        }
+        await Amplify.Hub.flush()
+        for recorder in recorders { #expect(recorder.eventNames == ["Amplify.configured"]) }
+        #expect(try await Amplify.Auth.signIn(username: "a", password: "b").isSignedIn)
+        await Amplify.reset()
+    }
+
+    @Test("a second configure throws amplifyAlreadyConfigured, and add(plugin:) after configure is refused")
+    func configureTwiceAndLateAdd() async throws {
+        await fresh()
+        try Amplify.configure(AmplifyConfiguration())
+        let second = await error(ConfigurationError.self) { try Amplify.configure(AmplifyConfiguration()) }
+        guard case .amplifyAlreadyConfigured(let description, _, _) = second else { Issue.record("\(String(describing: second))"); return }
+        #expect(description == "Amplify.configure() was called, but Amplify is already configured.")
+        let late = await error(ConfigurationError.self) { try Amplify.add(plugin: TestAuthPlugin()) }
+        #expect(late?.errorDescription == "Amplify.add(plugin:) was called for 'testAuthPlugin' after Amplify.configure().")
+        await Amplify.reset()
+    }
+
+    @Test("with two Auth plugins a call that needs one says which keys there are; getPlugin reaches each")
+    func twoPluginsForOneCategory() async throws {
+        await fresh()
+        try Amplify.add(plugin: TestAuthPlugin(key: "first"))
+        try Amplify.add(plugin: TestAuthPlugin(key: "second"))
+        try Amplify.configure(AmplifyConfiguration())
+        let thrown = await error(AuthError.self) { _ = try await Amplify.Auth.signIn(username: "a", password: "b") }
+        #expect(thrown?.errorDescription == "The Auth category has 2 plugins (first, second) and this call needs exactly one.")
+        #expect(try Amplify.Auth.getPlugin(for: "second").key == "second")
+        let missing = await error(PluginError.self) { _ = try Amplify.Auth.getPlugin(for: "third") }
+        #expect(missing?.errorDescription == "The Auth category has no plugin 'third'; its plugins are: first, second.")
+        await Amplify.reset()
+    }
+
+    @Test("a category with no plugin throws noPlugin; Storage transfers fail their task the same way")
+    func noPlugin() async throws {
+        await fresh()
+        try Amplify.configure(AmplifyConfiguration())
+        let auth = await error(AuthError.self) { _ = try await Amplify.Auth.getCurrentUser() }
+        #expect(auth?.errorDescription == "No plugin was added to the Auth category.")
+        let task = Amplify.Storage.uploadData(path: .fromString("public/a"), data: Data("x".utf8))
+        let storage = await error(StorageError.self) { _ = try await task.value }
+        #expect(storage?.errorDescription == "No plugin was added to the Storage category.")
+        #expect(task.state == .failed)
+        await Amplify.reset()
+    }
+
+    @Test("Analytics used before configure reports the error through Logging and the Hub, and does not throw")
+    func analyticsBeforeConfigure() async throws {
+        await fresh()
+        let logs = RecordingLoggingPlugin()
+        try Amplify.add(plugin: logs)
+        let recorder = HubEventRecorder(channel: .analytics)
+        Amplify.Analytics.record(eventWithName: "opened")
+        await Amplify.Hub.flush()
+        #expect(recorder.eventNames == ["Analytics.record"])
+        #expect(recorder.payloads.first?.data is AnalyticsError)
+        #expect(logs.messages.contains { $0.level == .error && $0.category == "Analytics" && $0.message.contains("before Amplify.configure()") })
+        await Amplify.reset()
+    }
+
+    @Test("plugins named in the file are made by their registered factories and get their own block")
+    func registryMakesPlugins() async throws {
+        await fresh()
+        Amplify.registry.register(key: "testAuthPlugin", category: .auth) { TestAuthPlugin() }
+        Amplify.registry.register(key: "testAnalyticsPlugin", category: .analytics) { TestAnalyticsPlugin() }
+        let folder = try TemporaryFolder()
+        defer { folder.cleanUp() }
+        let file = try folder.write("amplifyconfiguration.json", """
+            {"auth": {"plugins": {"testAuthPlugin": {"region": "eu-west-1", "database": "data/users.sqlite"}}},
+             "analytics": {"plugins": {"testAnalyticsPlugin": {}}}}
+            """)
+        try Amplify.configure(AmplifyConfiguration(configurationFile: file))
+        #expect(try Amplify.Auth.getPlugin(for: "testAuthPlugin").key == "testAuthPlugin")
+        #expect(configureRecords.value.first?.block?["region"] == "eu-west-1")
+        #expect(Amplify.resolvePath("data/users.sqlite") == folder.url.appendingPathComponent("data/users.sqlite").standardizedFileURL.path)
+        #expect(Amplify.resolvePath("/abs/x") == "/abs/x")
+        let analytics = try #require(try Amplify.Analytics.getPlugin(for: "testAnalyticsPlugin") as? TestAnalyticsPlugin)
+        Amplify.Analytics.record(eventWithName: "opened")
+        #expect(analytics.recorded.value == ["opened"])
+        await Amplify.reset()
+        // The factories outlive reset; the plugins they made do not.
+        #expect(Amplify.registry.keys(for: .auth) == ["testAuthPlugin"])
+        #expect(throws: PluginError.self) { try Amplify.Auth.getPlugin(for: "testAuthPlugin") }
+    }
+
+    @Test("a key with no plugin and no factory fails, listing the known keys")
+    func unknownKey() async throws {
+        await fresh()
+        Amplify.registry.register(key: "localAuthPlugin", category: .auth) { TestAuthPlugin(key: "localAuthPlugin") }
+        try Amplify.add(plugin: TestAuthPlugin(key: "addedAuthPlugin"))
+        let thrown = await error(PluginError.self) {
+            try Amplify.configure(AmplifyConfiguration(auth: CategoryConfiguration(plugins: ["awsCognitoAuthPlugin": [:]])))
+        }
+        guard case .noSuchPlugin(let description, let suggestion, _) = thrown else { Issue.record("\(String(describing: thrown))"); return }
+        #expect(description == "`auth.plugins.awsCognitoAuthPlugin` in the configuration names plugin 'awsCognitoAuthPlugin', but no Auth plugin with that key was added or registered; known keys: addedAuthPlugin, localAuthPlugin.")
+        #expect(suggestion.contains("Amplify.registerBuiltInPlugins()"))
+        #expect(!Amplify.isConfigured)
+        await Amplify.reset()
+    }
+
+    @Test("a Pinpoint analytics block is refused with the end-of-support explanation")
+    func pinpointRefused() async throws {
+        await fresh()
+        let thrown = await error(PluginError.self) {
+            try Amplify.configure(AmplifyConfiguration(configurationFile: Samples.url("amplifyconfiguration.json")))
+        }
+        // Auth comes first in configuration order, so make it known to reach analytics.
+        #expect(thrown?.errorDescription.contains("awsCognitoAuthPlugin") == true)
+        Amplify.registry.register(key: "awsCognitoAuthPlugin", category: .auth) { TestAuthPlugin(key: "awsCognitoAuthPlugin") }
+        Amplify.registry.register(key: "awsS3StoragePlugin", category: .storage) { TestStoragePlugin() }
+        let pinpoint = await error(PluginError.self) {
+            try Amplify.configure(AmplifyConfiguration(configurationFile: Samples.url("amplifyconfiguration.json")))
+        }
+        #expect(pinpoint?.errorDescription.contains("Amazon Pinpoint, which reached end of support on 2026-10-30") == true)
+        #expect(pinpoint?.recoverySuggestion.contains("awsKinesisAnalyticsPlugin") == true)
+        await Amplify.reset()
+    }
+
+    @Test("a missing required value is named by its full JSON path, and nothing stays half-configured")
+    func missingRequiredValue() async throws {
+        await fresh()
+        Amplify.registry.register(key: "testAuthPlugin", category: .auth) { TestAuthPlugin(requiresPoolId: true) }
+        let folder = try TemporaryFolder()
+        defer { folder.cleanUp() }
+        let bad = try folder.write("bad.json", #"{"auth": {"plugins": {"testAuthPlugin": {"CognitoUserPool": {"Default": {"Region": "us-east-1"}}}}}}"#)
+        let thrown = await error(PluginError.self) { try Amplify.configure(AmplifyConfiguration(configurationFile: bad)) }
+        guard case .pluginConfigurationError(let description, _, _) = thrown else { Issue.record("\(String(describing: thrown))"); return }
+        #expect(description == "`auth.plugins.testAuthPlugin.CognitoUserPool.Default.PoolId` in \(bad.path) is missing; expected a non-empty string.")
+        #expect(!Amplify.isConfigured)
+        #expect(throws: PluginError.self) { try Amplify.Auth.getPlugin(for: "testAuthPlugin") }
+        let good = try folder.write("good.json", #"{"auth": {"plugins": {"testAuthPlugin": {"CognitoUserPool": {"Default": {"PoolId": "p"}}}}}}"#)
+        try Amplify.configure(AmplifyConfiguration(configurationFile: good))
+        #expect(Amplify.isConfigured)
+        await Amplify.reset()
+    }
+
+    @Test("a factory key placed under the wrong category is refused")
+    func factoryUnderWrongCategory() async throws {
+        await fresh()
+        Amplify.registry.register(key: "testStoragePlugin", category: .storage) { TestStoragePlugin() }
+        let thrown = await error(PluginError.self) {
+            try Amplify.configure(AmplifyConfiguration(auth: CategoryConfiguration(plugins: ["testStoragePlugin": [:]])))
+        }
+        guard case .mismatchedPlugin(let description, _, _) = thrown else { Issue.record("\(String(describing: thrown))"); return }
+        #expect(description.contains("which is a Storage plugin, under Auth"))
+        await Amplify.reset()
+    }
+
+    @Test("add(plugin:) refuses an empty key and a plugin of no supported category")
+    func badPlugins() async throws {
+        await fresh()
+        let empty = await error(PluginError.self) { try Amplify.add(plugin: TestAuthPlugin(key: "")) }
+        guard case .pluginConfigurationError = empty else { Issue.record("\(String(describing: empty))"); return }
+        let categoryless = await error(PluginError.self) { try Amplify.add(plugin: CategorylessPlugin()) }
+        guard case .mismatchedPlugin = categoryless else { Issue.record("\(String(describing: categoryless))"); return }
+        await Amplify.reset()
+    }
+
+    @Test("Amplify.configure(with: .data) reads a Gen 2 file and reports its bad JSON as a Gen 2 error")
+    func configureWithOutputsData() async throws {
+        await fresh()
+        let bad = await error(ConfigurationError.self) { try Amplify.configure(with: .data(Data("{".utf8))) }
+        guard case .invalidAmplifyOutputsFile = bad else { Issue.record("\(String(describing: bad))"); return }
+        Amplify.registry.register(key: "awsCognitoAuthPlugin", category: .auth) { TestAuthPlugin(key: "awsCognitoAuthPlugin") }
+        Amplify.registry.register(key: "awsS3StoragePlugin", category: .storage) { TestStoragePlugin() }
+        try Amplify.configure(with: .file(Samples.url("amplify_outputs.json")))
+        #expect(configureRecords.value.first?.block?.value(at: "CognitoUserPool.Default.PoolId") == "us-west-2_Gen2Pool1")
+        await Amplify.reset()
+    }
+
+    @Test("the Hub works before configure")
+    func hubBeforeConfigure() async throws {
+        await fresh()
+        let recorder = HubEventRecorder(channel: .custom("app"))
+        Amplify.Hub.dispatch(to: .custom("app"), payload: HubPayload(eventName: "hello"))
+        #expect(await recorder.waitForEvents(count: 1))
+        #expect(!Amplify.isConfigured)
+        await Amplify.reset()
+    }
+
+    @Test("a slow listener is reported once, with the file and line where it was registered")
+    func slowListenerReported() async throws {
+        await fresh()
+        let logs = RecordingLoggingPlugin()
+        try Amplify.add(plugin: logs)
+        let hub = try #require(Amplify.Hub.plugin as? DefaultHubPlugin)
+        hub.slowListenerThreshold = .milliseconds(20)
+        let line = #line + 1
+        Amplify.Hub.listen(to: .custom("slow")) { _ in usleep(120_000) }
+        Amplify.Hub.dispatch(to: .custom("slow"), payload: HubPayload(eventName: "a"))
+        Amplify.Hub.dispatch(to: .custom("slow"), payload: HubPayload(eventName: "b"))
+        await Amplify.Hub.flush()
+        let reports = logs.messages.filter { $0.level == .warn && $0.category == "Hub" && $0.message.contains("AmplifyLifecycleTests.swift:\(line)") }
+        #expect(reports.count == 1)
+        #expect(reports.first?.message.contains("more than 20 ms") == true)
+        await Amplify.reset()
+    }
+
+    @Test("reset under load delivers everything dispatched, then leaves no handle, thread or listener")
+    func resetUnderLoad() async throws {
+        await fresh()
+        let loop = try Amplify.eventLoop()
+        let delivered = Counter()
+        for _ in 0..<4 { Amplify.Hub.listen(to: .auth) { _ in delivered.increment() } }
+        let stream = Amplify.Hub.events(on: .auth)
+        let streamed = Task { var count = 0; for await _ in stream { count += 1 }; return count }
+        onThreads(2) { _ in
+            for _ in 0..<25_000 { Amplify.Hub.dispatch(to: .auth, payload: HubPayload(eventName: "load")) }
+        }
+        await Amplify.reset()
+        #expect(delivered.value == 4 * 50_000)
+        #expect(await streamed.value == 50_000)
+        #expect(loop.isShutDown)
+        #expect(loop.loopClosedCleanly)
+        #expect(threadNames().filter { $0 == "amplify-loop" || $0 == "amplify-hub-wat" }.isEmpty)
+    }
+}
+
+/// The names of this process's threads.
+func threadNames() -> [String] {
+    let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+    return tasks.compactMap { try? String(contentsOfFile: "/proc/self/task/\($0)/comm", encoding: .utf8) }
+        .map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+}

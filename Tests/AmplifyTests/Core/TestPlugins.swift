@@ -1,0 +1,116 @@
+import Amplify
+import AmplifyTestKit
+import Foundation
+
+/// What the test plugins saw while being configured.
+struct ConfigureRecord: Sendable {
+    let key: String
+    let block: JSONValue?
+    let hubThreshold: Duration?
+    let logLevel: Amplify.LogLevel
+}
+
+/// Shared between the test plugins of one test (tests using them run serialized).
+let configureRecords = Locked<[ConfigureRecord]>([])
+
+/// Records how it was configured; optionally requires `CognitoUserPool.Default.PoolId`.
+final class TestAuthPlugin: AuthCategoryPlugin {
+    let key: PluginKey
+    let requiresPoolId: Bool
+
+    init(key: PluginKey = "testAuthPlugin", requiresPoolId: Bool = false) {
+        self.key = key
+        self.requiresPoolId = requiresPoolId
+    }
+
+    func configure(using configuration: Any?) throws {
+        let block = configuration as? JSONValue
+        if requiresPoolId { _ = try (block ?? [:]).requiredString("CognitoUserPool.Default.PoolId") }
+        recordConfiguration(key: key, block: block)
+    }
+
+    func reset() async {}
+
+    private func unsupported() -> AuthError {
+        AuthError.invalidState("TestAuthPlugin does not implement this call.", "Use a real plugin.")
+    }
+
+    func signUp(username: String, password: String?, options: AuthSignUpRequest.Options?) async throws -> AuthSignUpResult {
+        AuthSignUpResult(.confirmUser(AuthCodeDeliveryDetails(destination: .email("t***@example.com")), nil, "id-\(username)"), userID: "id-\(username)")
+    }
+    func confirmSignUp(for username: String, confirmationCode: String, options: AuthConfirmSignUpRequest.Options?) async throws -> AuthSignUpResult { throw unsupported() }
+    func resendSignUpCode(for username: String, options: AuthResendSignUpCodeRequest.Options?) async throws -> AuthCodeDeliveryDetails { throw unsupported() }
+    func signIn(username: String?, password: String?, options: AuthSignInRequest.Options?) async throws -> AuthSignInResult {
+        AuthSignInResult(nextStep: .done)
+    }
+    func confirmSignIn(challengeResponse: String, options: AuthConfirmSignInRequest.Options?) async throws -> AuthSignInResult { throw unsupported() }
+    func signOut(options: AuthSignOutRequest.Options?) async -> any AuthSignOutResult { TestSignOutResult() }
+    func deleteUser() async throws { throw unsupported() }
+    func fetchAuthSession(options: AuthFetchSessionRequest.Options?) async throws -> any AuthSession { throw unsupported() }
+    func resetPassword(for username: String, options: AuthResetPasswordRequest.Options?) async throws -> AuthResetPasswordResult { throw unsupported() }
+    func confirmResetPassword(for username: String, with newPassword: String, confirmationCode: String, options: AuthConfirmResetPasswordRequest.Options?) async throws { throw unsupported() }
+    func getCurrentUser() async throws -> any AuthUser { throw unsupported() }
+    func fetchUserAttributes(options: AuthFetchUserAttributesRequest.Options?) async throws -> [AuthUserAttribute] { throw unsupported() }
+    func update(userAttribute: AuthUserAttribute, options: AuthUpdateUserAttributeRequest.Options?) async throws -> AuthUpdateAttributeResult { throw unsupported() }
+    func update(userAttributes: [AuthUserAttribute], options: AuthUpdateUserAttributesRequest.Options?) async throws -> [AuthUserAttributeKey: AuthUpdateAttributeResult] { throw unsupported() }
+    func update(oldPassword: String, to newPassword: String, options: AuthChangePasswordRequest.Options?) async throws { throw unsupported() }
+}
+
+struct TestSignOutResult: AuthSignOutResult {
+    var signedOutLocally: Bool { true }
+}
+
+/// Records events; configured from its block.
+final class TestAnalyticsPlugin: AnalyticsCategoryPlugin {
+    let key: PluginKey = "testAnalyticsPlugin"
+    let recorded = Locked<[String]>([])
+
+    func configure(using configuration: Any?) throws { recordConfiguration(key: key, block: configuration as? JSONValue) }
+    func reset() async {}
+    func identifyUser(userId: String, userProfile: AnalyticsUserProfile?) { recorded.withLock { $0.append("identify:\(userId)") } }
+    func record(event: any AnalyticsEvent) { recorded.withLock { $0.append(event.name) } }
+    func record(eventWithName eventName: String) { recorded.withLock { $0.append(eventName) } }
+    func registerGlobalProperties(_ properties: AnalyticsProperties) {}
+    func unregisterGlobalProperties(_ keys: Set<String>?) {}
+    func flushEvents() { recorded.withLock { $0.append("flush") } }
+    func enable() {}
+    func disable() {}
+}
+
+/// Configured from its block; every transfer succeeds with the path.
+final class TestStoragePlugin: StorageCategoryPlugin {
+    let key: PluginKey = "testStoragePlugin"
+
+    func configure(using configuration: Any?) throws { recordConfiguration(key: key, block: configuration as? JSONValue) }
+    func reset() async {}
+
+    private func finished<T>(_ value: T) -> StorageTransferTask<T> {
+        let (task, controller) = StorageTransferTask<T>.make()
+        controller.succeed(value)
+        return task
+    }
+
+    func uploadData(path: any StoragePath, data: Data, options: StorageUploadDataRequest.Options?) -> StorageUploadDataTask { finished("uploaded") }
+    func uploadFile(path: any StoragePath, local: URL, options: StorageUploadFileRequest.Options?) -> StorageUploadFileTask { finished("uploaded") }
+    func downloadData(path: any StoragePath, options: StorageDownloadDataRequest.Options?) -> StorageDownloadDataTask { finished(Data()) }
+    func downloadFile(path: any StoragePath, local: URL, options: StorageDownloadFileRequest.Options?) -> StorageDownloadFileTask { finished(()) }
+    func getURL(path: any StoragePath, options: StorageGetURLRequest.Options?) async throws -> URL { URL(fileURLWithPath: "/") }
+    func remove(path: any StoragePath, options: StorageRemoveRequest.Options?) async throws -> String { "removed" }
+    func list(path: any StoragePath, options: StorageListRequest.Options?) async throws -> StorageListResult { StorageListResult(items: []) }
+}
+
+/// A plugin of no category Amplify knows.
+final class CategorylessPlugin: Plugin {
+    let key: PluginKey = "categoryless"
+    let categoryType: CategoryType = .geo
+    func configure(using configuration: Any?) throws {}
+    func reset() async {}
+}
+
+private func recordConfiguration(key: String, block: JSONValue?) {
+    let record = ConfigureRecord(
+        key: key, block: block,
+        hubThreshold: (Amplify.Hub.plugin as? DefaultHubPlugin)?.slowListenerThreshold,
+        logLevel: Amplify.Logging.logLevel)
+    configureRecords.withLock { $0.append(record) }
+}
