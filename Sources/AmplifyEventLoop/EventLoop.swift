@@ -1,4 +1,3 @@
-import CAmplifyEventLoopShims
 import CLibUV
 import Dispatch
 import Synchronization
@@ -176,7 +175,7 @@ public final class EventLoop: @unchecked Sendable {
 
     private func runOnLoopThread() {
         loopThreadID.store(UInt(pthread_self()), ordering: .releasing)
-        c_amplify_set_thread_name(String(decoding: name.utf8.prefix(15), as: UTF8.self))
+        ThreadName.setCurrent(name)
         uv_run(uvLoop, UV_RUN_DEFAULT)
         var result = uv_loop_close(uvLoop)
         if result != 0 {

@@ -265,6 +265,9 @@ struct AmplifyLifecycleTests {
         onThreads(2) { _ in
             for _ in 0..<25_000 { Amplify.Hub.dispatch(to: .auth, payload: HubPayload(eventName: "load")) }
         }
+        let running = threadNames()
+        #expect(running.contains("amplify-loop"))
+        #expect(running.contains("amplify-hub-wat"))
         await Amplify.reset()
         #expect(delivered.value == 4 * 50_000)
         #expect(await streamed.value == 50_000)

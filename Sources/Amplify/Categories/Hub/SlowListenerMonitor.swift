@@ -1,3 +1,4 @@
+import AmplifyEventLoop
 import Foundation
 import Synchronization
 
@@ -60,9 +61,10 @@ final class SlowListenerMonitor: Sendable {
             return true
         }
         if start {
-            let thread = Thread { [self] in run() }
-            thread.name = "amplify-hub-watch"
-            thread.start()
+            Thread { [self] in
+                ThreadName.setCurrent("amplify-hub-watch")
+                run()
+            }.start()
         }
     }
 
