@@ -8,6 +8,7 @@ let package = Package(
     products: [
         .library(name: "Amplify", targets: ["Amplify"]),
         .library(name: "AmplifyEventLoop", targets: ["AmplifyEventLoop"]),
+        .library(name: "AmplifyPlugins", targets: ["AmplifyPlugins"]),
         .library(name: "AmplifyTestKit", targets: ["AmplifyTestKit"]),
         .executable(name: "amplify", targets: ["amplify"]),
     ],
@@ -25,7 +26,9 @@ let package = Package(
         .target(name: "AmplifyEventLoop", dependencies: ["CLibUV", "CAmplifyEventLoopShims"]),
         .target(name: "Amplify", dependencies: ["AmplifyEventLoop"]),
         .target(name: "AmplifyTestKit", dependencies: ["Amplify"]),
-        .executableTarget(name: "amplify", dependencies: ["Amplify"]),
+        // Registers every plugin this package ships (the one module that depends on them all).
+        .target(name: "AmplifyPlugins", dependencies: ["Amplify"]),
+        .executableTarget(name: "amplify", dependencies: ["AmplifyPlugins"]),
 
         // MARK: Examples.
         .executableTarget(name: "CustomPlugin", dependencies: ["Amplify"], path: "Examples/CustomPlugin"),
@@ -42,6 +45,7 @@ let package = Package(
         .testTarget(name: "AmplifyEventLoopTests", dependencies: ["AmplifyEventLoop", "AmplifyTestKit"]),
         .testTarget(name: "AmplifyTests", dependencies: ["Amplify", "AmplifyTestKit"]),
         .testTarget(name: "AmplifyTestKitTests", dependencies: ["AmplifyTestKit"]),
+        .testTarget(name: "AmplifyPluginsTests", dependencies: ["AmplifyPlugins"]),
         .testTarget(name: "AmplifyCLITests", dependencies: ["amplify"]),
     ]
 )

@@ -45,8 +45,8 @@ public final class PluginRegistry: Sendable {
         factories.withLock { $0.values.filter { $0.category == category }.map(\.key).sorted() }
     }
 
-    /// Forgets every factory (tests use it to start clean).
-    public func removeAll() {
-        factories.withLock { $0.removeAll() }
+    /// Forgets the factory for `key`, if any.
+    public func unregister(_ key: PluginKey) {
+        factories.withLock { _ = $0.removeValue(forKey: key) }
     }
 }

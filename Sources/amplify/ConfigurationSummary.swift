@@ -1,0 +1,109 @@
+import Amplify
+import Foundation
+
+/// The key facts of a configuration, per category and plugin, as text or JSON. Values whose
+/// names suggest a secret are reported as "set", never printed.
+struct ConfigurationSummary {
+    struct PluginFacts {
+        let key: String
+        let facts: [(String, String)]
+    }
+
+    let file: String
+    let categories: [(CategoryType, [PluginFacts])]
+    let skipped: [String]
+
+    /// Known facts: a path inside a plugin block and the label it is shown with.
+    private static let knownFacts: [(String, String)] = [
+        ("CognitoUserPool.Default.PoolId", "user pool"),
+        ("CognitoUserPool.Default.AppClientId", "app client"),
+        ("CognitoUserPool.Default.Region", "region"),
+        ("CognitoUserPool.Default.Endpoint", "endpoint"),
+        ("CognitoUserPool.Default.AppClientSecret", "client secret"),
+        ("CredentialsProvider.CognitoIdentity.Default.PoolId", "identity pool"),
+        ("Auth.Default.authenticationFlowType", "sign-in flow"),
+        ("Auth.Default.OAuth.WebDomain", "hosted UI"),
+        ("bucket", "bucket"),
+        ("region", "region"),
+        ("defaultAccessLevel", "default access level"),
+        ("pinpointAnalytics.appId", "Pinpoint app"),
+        ("pinpointAnalytics.region", "region"),
+    ]
+
+    init(_ configuration: AmplifyConfiguration) {
+        file = configuration.sourceFile?.path ?? "(in code)"
+        categories = CategoryType.configurationOrder.compactMap { category in
+            guard let block = configuration[category] else { return nil }
+            let plugins = block.plugins.keys.sorted().map { key in
+                PluginFacts(key: key, facts: Self.facts(of: block.plugins[key] ?? [:]))
+            }
+            return (category, plugins)
+        }
+        skipped = configuration.otherCategories.keys.sorted()
+    }
+
+    var pluginCount: Int { categories.reduce(0) { $0 + $1.1.count } }
+
+    static func facts(of block: JSONValue) -> [(String, String)] {
+        var facts: [(String, String)] = []
+        var used = Set<String>()
+        for (path, label) in knownFacts {
+            guard let value = block.value(at: path), let text = scalarText(value) else { continue }
+            used.insert(path)
+            facts.append((label, isSecret(path) ? "set" : text))
+        }
+        // Any other top-level scalar settings (a third-party plugin's own keys).
+        for key in (block.asObject ?? [:]).keys.sorted() where !used.contains(key) {
+            guard let value = block[key], let text = scalarText(value) else { continue }
+            facts.append((key, isSecret(key) ? "set" : text))
+        }
+        return facts
+    }
+
+    private static func scalarText(_ value: JSONValue) -> String? {
+        switch value {
+        case .string(let text): text
+        case .number(let number): number.rounded() == number ? String(Int64(number)) : String(number)
+        case .boolean(let flag): String(flag)
+        default: nil
+        }
+    }
+
+    private static func isSecret(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        return ["secret", "password", "token", "privatekey", "private_key"].contains { lowered.contains($0) }
+    }
+
+    var text: String {
+        var lines = ["Configuration: \(file)"]
+        if categories.isEmpty { lines.append("  (no categories)") }
+        for (category, plugins) in categories {
+            lines.append("\(category.displayName):")
+            if plugins.isEmpty { lines.append("  (no plugins)") }
+            for plugin in plugins {
+                let facts = plugin.facts.map { "\($0.0): \($0.1)" }.joined(separator: ", ")
+                lines.append("  \(plugin.key)" + (facts.isEmpty ? "" : " — \(facts)"))
+            }
+        }
+        for key in skipped { lines.append("\(key): skipped (this package has no \(key) category)") }
+        return lines.joined(separator: "\n")
+    }
+
+    var json: JSONValue {
+        .object([
+            "file": .string(file),
+            "categories": .array(categories.map { category, plugins in
+                .object([
+                    "category": .string(category.rawValue),
+                    "plugins": .array(plugins.map { plugin in
+                        .object([
+                            "key": .string(plugin.key),
+                            "facts": .object(Dictionary(plugin.facts.map { ($0.0, JSONValue.string($0.1)) }, uniquingKeysWith: { first, _ in first })),
+                        ])
+                    }),
+                ])
+            }),
+            "skipped": .array(skipped.map { .string($0) }),
+        ])
+    }
+}

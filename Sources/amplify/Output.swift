@@ -1,0 +1,63 @@
+import Amplify
+import Foundation
+
+/// Writes to stdout and stderr.
+enum Output {
+    /// A line on standard output.
+    static func line(_ text: String) {
+        FileHandle.standardOutput.write(Data((text + "\n").utf8))
+    }
+
+    /// A line on standard error.
+    static func error(_ text: String) {
+        FileHandle.standardError.write(Data((text + "\n").utf8))
+    }
+
+    /// An error's description and recovery suggestion on standard error.
+    static func report(_ error: any Error) {
+        if let error = error as? any AmplifyError {
+            Output.error("error: \(error.errorDescription)")
+            if !error.recoverySuggestion.isEmpty { Output.error("how to fix: \(error.recoverySuggestion)") }
+        } else {
+            Output.error("error: \(error)")
+        }
+    }
+
+    /// A JSON value on standard output, keys sorted, pretty-printed.
+    static func json(_ value: JSONValue) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        guard let data = try? encoder.encode(value) else { return }
+        line(String(decoding: data, as: UTF8.self))
+    }
+}
+
+/// Help texts.
+enum Help {
+    static func topLevel(_ commands: [any CLICommand]) -> String {
+        var lines = [
+            "amplify — Amplify for server-side Swift on Linux",
+            "",
+            "Usage: amplify [options] <command> [arguments]",
+            "",
+            "Commands:",
+        ]
+        for command in commands {
+            lines.append("  " + command.path.joined(separator: " ").padding(toLength: 20, withPad: " ", startingAt: 0) + command.summary)
+        }
+        lines += ["", "Options:", GlobalOptions.summary, "", "Run `amplify <command> --help` for a command's own help."]
+        return lines.joined(separator: "\n")
+    }
+
+    static func group(_ name: String, _ commands: [any CLICommand]) -> String {
+        var lines = ["Usage: amplify \(name) <command> [arguments]", "", "Commands:"]
+        for command in commands {
+            lines.append("  " + command.path.joined(separator: " ").padding(toLength: 20, withPad: " ", startingAt: 0) + command.summary)
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    static func command(_ command: any CLICommand) -> String {
+        command.help + "\n\nGlobal options:\n" + GlobalOptions.summary
+    }
+}
