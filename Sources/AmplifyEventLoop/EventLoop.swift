@@ -51,7 +51,7 @@ public final class EventLoop: @unchecked Sendable {
     /// - Parameter name: the thread's name (at most 15 bytes are kept).
     /// - Throws: ``EventLoopError/libuv(operation:code:message:)`` if libuv cannot initialise the
     ///   loop or the thread cannot be created.
-    public init(name: String = "amplify-loop") throws(EventLoopError) {
+    public init(name: String = "event-loop") throws(EventLoopError) {
         self.name = name
         uvLoop = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
         let rc = uv_loop_init(uvLoop)

@@ -270,13 +270,13 @@ struct AmplifyLifecycleTests {
         }
         let running = threadNames()
         #expect(running.contains("amplify-loop"))
-        #expect(running.contains("amplify-hub-wat"))
+        #expect(running.contains("watch-amplify-l"))
         await Amplify.reset()
         #expect(delivered.value == 4 * 50_000)
         #expect(await streamed.value == 50_000)
         #expect(loop.isShutDown)
         #expect(loop.loopClosedCleanly)
-        #expect(threadNames().filter { $0 == "amplify-loop" || $0 == "amplify-hub-wat" }.isEmpty)
+        #expect(threadNames().filter { $0 == "amplify-loop" || $0 == "watch-amplify-l" }.isEmpty)
     }
 }
 

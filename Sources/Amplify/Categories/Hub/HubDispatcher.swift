@@ -37,7 +37,7 @@ final class HubDispatcher: @unchecked Sendable {
 
     init(loop: EventLoop, slowListenerThreshold: Duration) throws {
         self.loop = loop
-        monitor = SlowListenerMonitor(threshold: slowListenerThreshold)
+        monitor = SlowListenerMonitor(threshold: slowListenerThreshold, loopName: loop.name)
         let relay = DrainRelay()
         self.relay = relay
         wakeup = try LoopWakeup.make(on: loop) { relay.drain() }

@@ -33,8 +33,12 @@ final class SlowListenerMonitor: Sendable {
     private let wakeup = NSCondition()
     private let stopped = DispatchSemaphore(value: 0)
 
-    init(threshold: Duration) {
+    /// The watchdog thread's name: `watch-` and the loop's name.
+    private let threadName: String
+
+    init(threshold: Duration, loopName: String) {
         thresholdNanoseconds = Atomic(Self.nanoseconds(threshold))
+        threadName = "watch-" + loopName
     }
 
     var threshold: Duration {
@@ -62,7 +66,7 @@ final class SlowListenerMonitor: Sendable {
         }
         if start {
             Thread { [self] in
-                ThreadName.setCurrent("amplify-hub-watch")
+                ThreadName.setCurrent(threadName)
                 run()
             }.start()
         }
