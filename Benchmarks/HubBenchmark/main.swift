@@ -1,1 +1,97 @@
-print("x")
+import Amplify
+import CHubFloorBenchmark
+import Foundation
+
+// Hub benchmark: ours (Amplify.Hub on the libuv loop) against, in the same run, a re-creation of
+// amplify-swift's dispatcher, Foundation's NotificationCenter and a C floor. Build and run with
+//   swift run -c release HubBenchmark            (about a minute)
+//   swift run -c release HubBenchmark --quick    (a smoke run, a few seconds)
+
+let quick = CommandLine.arguments.contains("--quick")
+let latencyOnly = CommandLine.arguments.contains("--latency-only")
+// `--ours-only P L`: only our throughput with P producers and L listeners (for profiling).
+if let flag = CommandLine.arguments.firstIndex(of: "--ours-only"), CommandLine.arguments.count > flag + 2,
+   let producers = Int(CommandLine.arguments[flag + 1]), let listeners = Int(CommandLine.arguments[flag + 2]) {
+    let result = await Candidates.oursThroughput(producers: producers, listeners: listeners, eventsPerProducer: 12_000_000 / (producers * listeners))
+    print(String(format: "ours %d×%d: %.2f M deliveries/s", producers, listeners, result.deliveriesPerSecond / 1e6))
+    exit(0)
+}
+let fastDeliveries = quick ? 400_000 : 12_000_000
+let slowDeliveries = quick ? 40_000 : 600_000
+let latencySamples = quick ? 500 : 5_000
+let latencyInterval: UInt64 = 100_000
+let memoryListeners = 10_000
+
+func millions(_ value: Double) -> String { String(format: "%8.2f", value / 1e6) }
+func ratio(_ value: Double) -> String { String(format: "%7.1f×", value) }
+func megabytes(_ bytes: Int) -> String { String(format: "%6.1f", Double(bytes) / 1_048_576) }
+
+print("Hub benchmark (\(quick ? "quick" : "full") run, \(ProcessInfo.processInfo.activeProcessorCount) cores, release build)")
+print("")
+print("Throughput, million deliveries per second (deliveries = events × listeners):")
+print("prod lis |     ours  amplify-style  NotifCenter  C floor | ours÷amplify  C floor÷ours | reordered ours/amplify | peak MB ours/amplify/C")
+
+struct Row {
+    var producers: Int
+    var listeners: Int
+    var ours: ThroughputResult
+    var amplify: ThroughputResult
+    var notificationCenter: ThroughputResult
+    var floor: ThroughputResult
+}
+
+var rows: [Row] = []
+for producers in latencyOnly ? [] : [1, 2] {
+    for listeners in [1, 10, 100] {
+        let fastEvents = max(1, fastDeliveries / (producers * listeners))
+        let slowEvents = max(1, slowDeliveries / (producers * listeners))
+        let floor = Candidates.cFloorThroughput(producers: producers, listeners: listeners, eventsPerProducer: fastEvents)
+        let ours = await Candidates.oursThroughput(producers: producers, listeners: listeners, eventsPerProducer: fastEvents)
+        let amplify = Candidates.amplifyStyleThroughput(producers: producers, listeners: listeners, eventsPerProducer: slowEvents)
+        let center = Candidates.notificationCenterThroughput(producers: producers, listeners: listeners, eventsPerProducer: fastEvents)
+        let row = Row(producers: producers, listeners: listeners, ours: ours, amplify: amplify, notificationCenter: center, floor: floor)
+        rows.append(row)
+        print(String(format: "%4d %3d | ", producers, listeners)
+            + "\(millions(ours.deliveriesPerSecond))  \(millions(amplify.deliveriesPerSecond))       \(millions(center.deliveriesPerSecond))  \(millions(floor.deliveriesPerSecond)) | "
+            + "\(ratio(ours.deliveriesPerSecond / amplify.deliveriesPerSecond))      \(ratio(floor.deliveriesPerSecond / ours.deliveriesPerSecond)) | "
+            + String(format: "%10d / %-10d", ours.reordered, amplify.reordered) + " | "
+            + "\(megabytes(ours.peakMemoryBytes)) / \(megabytes(amplify.peakMemoryBytes)) / \(megabytes(floor.peakMemoryBytes))")
+        let expectedOurs = producers * listeners * fastEvents
+        if ours.deliveries != expectedOurs {
+            print("  LOST: ours delivered \(ours.deliveries) of \(expectedOurs)")
+        }
+    }
+}
+
+print("")
+print("Latency, dispatch to listener, one event every \(latencyInterval / 1_000) µs, \(latencySamples) samples (µs):")
+let floorLatency = Candidates.cFloorLatency(samples: latencySamples, intervalNanoseconds: latencyInterval)
+let oursLatency = await Candidates.oursLatency(samples: latencySamples, intervalNanoseconds: latencyInterval)
+let amplifyLatency = Candidates.amplifyStyleLatency(samples: latencySamples, intervalNanoseconds: latencyInterval)
+let centerLatency = Candidates.notificationCenterLatency(samples: latencySamples, intervalNanoseconds: latencyInterval)
+print("           p50      p99      max  samples over 1 ms")
+for (name, latency) in [("ours", oursLatency), ("amplify", amplifyLatency), ("NotifCtr", centerLatency), ("C floor", floorLatency)] {
+    print(name.padding(toLength: 8, withPad: " ", startingAt: 0) + String(format: " %8.1f %8.1f %8.1f  %d", latency.p50, latency.p99, latency.max, latency.overOneMillisecond))
+}
+print(String(format: "ours÷C floor: p50 %.2f×, p99 %.2f×", oursLatency.p50 / floorLatency.p50, oursLatency.p99 / floorLatency.p99))
+print("(NotificationCenter calls observers on the posting thread, so its latency is a function call, not a hand-off.)")
+
+print("")
+print("Memory per listener (heap bytes, \(memoryListeners) listeners):")
+let oursBytes = await Candidates.oursBytesPerListener(memoryListeners)
+let amplifyBytes = Candidates.amplifyStyleBytesPerListener(memoryListeners)
+let centerBytes = Candidates.notificationCenterBytesPerListener(memoryListeners)
+let floorBytes = Int(c_floor_bytes_per_listener(Int32(memoryListeners)))
+print("ours \(oursBytes)  amplify-style \(amplifyBytes)  NotificationCenter \(centerBytes)  C floor \(floorBytes)")
+
+print("")
+print("Targets:")
+func verdict(_ ok: Bool) -> String { ok ? "PASS" : "MISS" }
+let tenfold = rows.allSatisfy { $0.ours.deliveriesPerSecond >= 10 * $0.amplify.deliveriesPerSecond }
+let withinThree = rows.allSatisfy { $0.floor.deliveriesPerSecond <= 3 * $0.ours.deliveriesPerSecond }
+let latencyOK = oursLatency.p50 <= 1.5 * floorLatency.p50 && oursLatency.p99 <= 1.5 * floorLatency.p99
+let orderOK = rows.allSatisfy { $0.ours.reordered == 0 && $0.ours.deliveries == $0.producers * $0.listeners * max(1, fastDeliveries / ($0.producers * $0.listeners)) }
+print("\(verdict(tenfold)) at least 10× the amplify-style dispatcher at every listener count")
+print("\(verdict(withinThree)) within 3× of the C floor at every listener count")
+print("\(verdict(latencyOK)) p50 and p99 latency within 1.5× of the C floor")
+print("\(verdict(orderOK)) zero reordered or lost deliveries")

@@ -9,12 +9,38 @@ final class HubDispatcher: @unchecked Sendable {
     // @unchecked Sendable: `builtInListeners`, `customListeners` and `spare` are touched only on
     // the loop thread; `inbox` and `registry` are Mutexes; everything else is immutable or atomic.
 
-    private enum Entry {
-        case event(HubChannel, HubPayload)
+    /// A queue entry: an event, or (rarely) a change to the listener tables or a barrier, which
+    /// travel in the same queue so they take effect at exactly their place among the events.
+    /// A struct, not an enum with payloads, so that queueing and draining copy plainly.
+    private struct Entry: Sendable {
+        let channel: HubChannel
+        let payload: HubPayload
+        /// A class reference, so an event's entry carries a plain null here.
+        let control: ControlBox?
+
+        init(_ channel: HubChannel, _ payload: consuming HubPayload) {
+            self.channel = channel
+            self.payload = payload
+            control = nil
+        }
+
+        init(_ control: Control) {
+            channel = .hub
+            payload = HubPayload(eventName: "")
+            self.control = ControlBox(control)
+        }
+    }
+
+    private enum Control: Sendable {
         case add(HubListenerBox)
         case remove(HubListenerBox)
         case flush(CheckedContinuation<Void, Never>)
         case close(CheckedContinuation<Void, Never>)
+    }
+
+    private final class ControlBox: Sendable {
+        let control: Control
+        init(_ control: Control) { self.control = control }
     }
 
     private struct Inbox {
@@ -30,10 +56,12 @@ final class HubDispatcher: @unchecked Sendable {
     private let serials = Atomic<Int>(0)
     private let relay: DrainRelay
     private let wakeup: LoopWakeup
-    private var builtInListeners = [ContiguousArray<HubListenerBox>](repeating: [], count: 10)
-    private var customListeners: [String: ContiguousArray<HubListenerBox>] = [:]
-    private var spare: [Entry] = []
-    private var closedOnLoop = false
+    // Loop-thread state. Exclusivity is unchecked: only the loop thread touches these, and the
+    // drain loop never holds an access across a listener call that could re-enter it.
+    @exclusivity(unchecked) private var builtInListeners = [ContiguousArray<HubListenerBox>](repeating: [], count: 10)
+    @exclusivity(unchecked) private var customListeners: [String: ContiguousArray<HubListenerBox>] = [:]
+    @exclusivity(unchecked) private var spare: [Entry] = []
+    @exclusivity(unchecked) private var closedOnLoop = false
 
     init(loop: EventLoop, slowListenerThreshold: Duration) throws {
         self.loop = loop
@@ -47,8 +75,8 @@ final class HubDispatcher: @unchecked Sendable {
     // MARK: Any thread
 
     @inline(__always)
-    func dispatch(to channel: HubChannel, payload: HubPayload) {
-        enqueue(.event(channel, payload))
+    func dispatch(to channel: HubChannel, payload: consuming HubPayload) {
+        enqueue(Entry(channel, payload))
     }
 
     func listen(
@@ -61,7 +89,7 @@ final class HubDispatcher: @unchecked Sendable {
             token: token, serial: serial, eventName: eventName, filter: filter, listener: listener, finish: finish)
         registry.withLock { $0[token.id] = box }
         monitor.register(serial: serial, file: file, line: line, channel: channel)
-        if !enqueue(.add(box)) {
+        if !enqueue(Entry(.add(box))) {
             // The Hub was reset: the listener will never be called; end a stream at once.
             registry.withLock { _ = $0.removeValue(forKey: token.id) }
             finish?()
@@ -76,7 +104,7 @@ final class HubDispatcher: @unchecked Sendable {
         // started yet.
         loop.publishToLoopThread()
         monitor.unregister(serial: box.serial)
-        enqueue(.remove(box))
+        enqueue(Entry(.remove(box)))
     }
 
     func flush() async {
@@ -85,7 +113,7 @@ final class HubDispatcher: @unchecked Sendable {
             return
         }
         await withCheckedContinuation { continuation in
-            if !enqueue(.flush(continuation)) { continuation.resume() }
+            if !enqueue(Entry(.flush(continuation))) { continuation.resume() }
         }
     }
 
@@ -94,7 +122,7 @@ final class HubDispatcher: @unchecked Sendable {
     /// receive them).
     func close() async {
         await withCheckedContinuation { continuation in
-            if !enqueue(.close(continuation)) { continuation.resume() }
+            if !enqueue(Entry(.close(continuation))) { continuation.resume() }
         }
         monitor.stop()
     }
@@ -122,13 +150,18 @@ final class HubDispatcher: @unchecked Sendable {
             swap(&inbox.entries, &batch)
             inbox.wakeupPending = false
         }
-        for index in batch.indices {
-            switch batch[index] {
-            case .event(let channel, let payload): deliver(payload, on: channel)
-            case .add(let box): add(box)
-            case .remove(let box): remove(box)
-            case .flush(let continuation): continuation.resume()
-            case .close(let continuation): closeOnLoop(continuation)
+        batch.withUnsafeBufferPointer { entries in
+            for index in entries.indices {
+                guard let box = entries[index].control else {
+                    deliver(entries[index].payload, on: entries[index].channel)
+                    continue
+                }
+                switch box.control {
+                case .add(let box): add(box)
+                case .remove(let box): remove(box)
+                case .flush(let continuation): continuation.resume()
+                case .close(let continuation): closeOnLoop(continuation)
+                }
             }
         }
         batch.removeAll(keepingCapacity: true)
@@ -145,7 +178,12 @@ final class HubDispatcher: @unchecked Sendable {
         } else {
             return
         }
-        for box in listeners { box.deliver(payload, monitor: monitor) }
+        listeners.withUnsafeBufferPointer { boxes in
+            for index in boxes.indices {
+                // The table owns the box for the whole call: no retain/release per delivery.
+                Unmanaged.passUnretained(boxes[index])._withUnsafeGuaranteedRef { $0.deliver(payload, monitor: monitor) }
+            }
+        }
     }
 
     private func add(_ box: HubListenerBox) {

@@ -1,0 +1,98 @@
+import CHubFloorBenchmark
+import Foundation
+import Synchronization
+
+/// Nanoseconds on the clock every candidate uses.
+@inline(__always)
+func nowNanoseconds() -> UInt64 { c_floor_now_ns() }
+
+/// Heap bytes in use, from glibc's allocator.
+func heapBytesInUse() -> Int { Int(c_floor_heap_bytes()) }
+
+/// Resident memory in bytes, from /proc/self/statm.
+func residentBytes() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let fields = text.split(separator: " ")
+    guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
+
+/// Samples resident memory every millisecond while a run goes on, and keeps the peak.
+final class PeakMemorySampler: Sendable {
+    private let peak = Atomic<Int>(0)
+    private let running = Atomic<Bool>(true)
+    private let finished = DispatchSemaphore(value: 0)
+    let baseline: Int
+
+    init() {
+        baseline = residentBytes()
+        peak.store(baseline, ordering: .relaxed)
+        Thread { [self] in
+            while running.load(ordering: .relaxed) {
+                let now = residentBytes()
+                if now > peak.load(ordering: .relaxed) { peak.store(now, ordering: .relaxed) }
+                usleep(1_000)
+            }
+            finished.signal()
+        }.start()
+    }
+
+    /// Stops sampling; returns how far resident memory rose above where it started, in bytes.
+    func stop() -> Int {
+        running.store(false, ordering: .relaxed)
+        finished.wait()
+        return max(0, peak.load(ordering: .relaxed) - baseline)
+    }
+}
+
+/// Runs `body(producer)` on `count` new threads at once and waits for them all.
+func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let group = DispatchGroup()
+    for producer in 0..<count {
+        group.enter()
+        Thread {
+            body(producer)
+            group.leave()
+        }.start()
+    }
+    group.wait()
+}
+
+/// Spins until `deadline` (pacing needs better than sleep's precision).
+@inline(__always)
+func spin(until deadline: UInt64) {
+    while nowNanoseconds() < deadline {}
+}
+
+/// The value at `fraction` (0...1) of sorted `values`.
+func percentile(_ sorted: [UInt64], _ fraction: Double) -> Double {
+    guard !sorted.isEmpty else { return 0 }
+    let index = min(sorted.count - 1, Int((Double(sorted.count - 1) * fraction).rounded()))
+    return Double(sorted[index])
+}
+
+/// One throughput run's outcome.
+struct ThroughputResult {
+    var seconds: Double
+    var deliveries: Int
+    var reordered: Int
+    var peakMemoryBytes: Int
+
+    var deliveriesPerSecond: Double { Double(deliveries) / seconds }
+}
+
+/// One latency run's outcome, in microseconds.
+struct LatencyResult {
+    var p50: Double
+    var p99: Double
+    var max: Double
+    var overOneMillisecond: Int
+
+    init(nanoseconds: [UInt64]) {
+        let sorted = nanoseconds.sorted()
+        p50 = percentile(sorted, 0.50) / 1_000
+        p99 = percentile(sorted, 0.99) / 1_000
+        max = Double(sorted.last ?? 0) / 1_000
+        overOneMillisecond = sorted.filter { $0 > 1_000_000 }.count
+    }
+}
