@@ -129,7 +129,11 @@ static void *produce(void *argument) {
     for (uint64_t i = 0; i < args->events; i++) {
         if (args->interval_ns) {
             next += args->interval_ns;
-            while (c_floor_now_ns() < next) {}
+            uint64_t now = c_floor_now_ns();
+            if (next > now) {
+                struct timespec pause = {.tv_sec = (time_t)((next - now) / 1000000000ull), .tv_nsec = (long)((next - now) % 1000000000ull)};
+                nanosleep(&pause, NULL);
+            }
         }
         floor_event event = {.sequence = i, .stamp_ns = c_floor_now_ns(), .producer = args->producer};
         dispatch(args->hub, event);

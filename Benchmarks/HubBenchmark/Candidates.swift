@@ -25,9 +25,10 @@ enum Candidates {
         await Amplify.Hub.flush()
         let seconds = Double(nowNanoseconds() - start) / 1e9
         let memory = sampler.stop()
-        let result = ThroughputResult(
+        var result = ThroughputResult(
             seconds: seconds, deliveries: probes.reduce(0) { $0 + $1.calls },
             reordered: probes.reduce(0) { $0 + $1.reordered }, peakMemoryBytes: memory)
+        result.peakQueued = (Amplify.Hub.plugin as? DefaultHubPlugin)?.peakQueueDepth ?? 0
         await Amplify.reset()
         return result
     }
@@ -44,7 +45,7 @@ enum Candidates {
             var next = nowNanoseconds()
             for sequence in 0..<samples {
                 next += intervalNanoseconds
-                spin(until: next)
+                pace(until: next)
                 Amplify.Hub.dispatch(to: channel, payload: HubPayload(
                     eventName: eventName, data: Stamp(producer: 0, sequence: sequence, sentNanoseconds: nowNanoseconds())))
             }
@@ -108,7 +109,7 @@ enum Candidates {
             var next = nowNanoseconds()
             for sequence in 0..<samples {
                 next += intervalNanoseconds
-                spin(until: next)
+                pace(until: next)
                 hub.dispatch(to: channel, payload: HubPayload(
                     eventName: eventName, data: Stamp(producer: 0, sequence: sequence, sentNanoseconds: nowNanoseconds())))
             }
@@ -166,7 +167,7 @@ enum Candidates {
             var next = nowNanoseconds()
             for _ in 0..<samples {
                 next += intervalNanoseconds
-                spin(until: next)
+                pace(until: next)
                 center.post(name: notificationName, object: nowNanoseconds())
             }
         }
@@ -189,9 +190,11 @@ enum Candidates {
         let sampler = PeakMemorySampler()
         let result = c_floor_throughput(Int32(producers), Int32(listeners), UInt64(eventsPerProducer))
         let memory = sampler.stop()
-        return ThroughputResult(
+        var outcome = ThroughputResult(
             seconds: result.seconds, deliveries: Int(result.deliveries), reordered: Int(result.reordered),
             peakMemoryBytes: memory)
+        outcome.peakQueued = Int(result.peak_in_flight)
+        return outcome
     }
 
     static func cFloorLatency(samples: Int, intervalNanoseconds: UInt64) -> LatencyResult {

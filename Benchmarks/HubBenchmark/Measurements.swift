@@ -58,10 +58,20 @@ func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
     group.wait()
 }
 
-/// Spins until `deadline` (pacing needs better than sleep's precision).
+/// Sleeps until about `deadline`, leaving the core to the loop under test (every sample is
+/// stamped just before its dispatch, so the sleep's precision does not matter).
 @inline(__always)
-func spin(until deadline: UInt64) {
-    while nowNanoseconds() < deadline {}
+func pace(until deadline: UInt64) {
+    let now = nowNanoseconds()
+    guard deadline > now else { return }
+    var request = timespec(tv_sec: Int(deadline - now) / 1_000_000_000, tv_nsec: Int(deadline - now) % 1_000_000_000)
+    nanosleep(&request, nil)
+}
+
+/// The median of `values` by `key` (the middle run of an odd number of runs).
+func median<T>(_ values: [T], by key: (T) -> Double) -> T {
+    let sorted = values.sorted { key($0) < key($1) }
+    return sorted[sorted.count / 2]
 }
 
 /// The value at `fraction` (0...1) of sorted `values`.
@@ -77,6 +87,8 @@ struct ThroughputResult {
     var deliveries: Int
     var reordered: Int
     var peakMemoryBytes: Int
+    /// The most events waiting in the queue at once (ours and the C floor report it).
+    var peakQueued = 0
 
     var deliveriesPerSecond: Double { Double(deliveries) / seconds }
 }

@@ -117,6 +117,10 @@ public final class DefaultHubPlugin: HubCategoryPlugin {
         await dispatcher?.flush()
     }
 
+    /// The most payloads that have waited in the queue at once (dispatched, not yet delivered):
+    /// the Hub's memory use beyond its listeners is this many entries.
+    public var peakQueueDepth: Int { dispatcher?.peakQueueDepth ?? 0 }
+
     /// How many listeners (and streams) are registered.
     public var listenerCount: Int { dispatcher?.listenerCount ?? 0 }
 }

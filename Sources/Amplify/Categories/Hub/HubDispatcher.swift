@@ -62,6 +62,8 @@ final class HubDispatcher: @unchecked Sendable {
     @exclusivity(unchecked) private var customListeners: [String: ContiguousArray<HubListenerBox>] = [:]
     @exclusivity(unchecked) private var spare: [Entry] = []
     @exclusivity(unchecked) private var closedOnLoop = false
+    /// The most entries one drain found waiting (written by the loop, read by anyone).
+    private let peakDepth = Atomic<Int>(0)
 
     init(loop: EventLoop, slowListenerThreshold: Duration) throws {
         self.loop = loop
@@ -150,6 +152,7 @@ final class HubDispatcher: @unchecked Sendable {
             swap(&inbox.entries, &batch)
             inbox.wakeupPending = false
         }
+        if batch.count > peakDepth.load(ordering: .relaxed) { peakDepth.store(batch.count, ordering: .relaxed) }
         batch.withUnsafeBufferPointer { entries in
             for index in entries.indices {
                 guard let box = entries[index].control else {
@@ -170,19 +173,19 @@ final class HubDispatcher: @unchecked Sendable {
 
     @inline(__always)
     private func deliver(_ payload: HubPayload, on channel: HubChannel) {
-        let listeners: ContiguousArray<HubListenerBox>
+        // Borrow the table's array in place: no copy, no retain per event.
         if let index = channel.builtInIndex {
-            listeners = builtInListeners[index]
-        } else if case .custom(let name) = channel, let found = customListeners[name] {
-            listeners = found
-        } else {
-            return
+            builtInListeners[index].withUnsafeBufferPointer { deliver(payload, to: $0) }
+        } else if case .custom(let name) = channel {
+            customListeners[name]?.withUnsafeBufferPointer { deliver(payload, to: $0) }
         }
-        listeners.withUnsafeBufferPointer { boxes in
-            for index in boxes.indices {
-                // The table owns the box for the whole call: no retain/release per delivery.
-                Unmanaged.passUnretained(boxes[index])._withUnsafeGuaranteedRef { $0.deliver(payload, monitor: monitor) }
-            }
+    }
+
+    @inline(__always)
+    private func deliver(_ payload: HubPayload, to boxes: UnsafeBufferPointer<HubListenerBox>) {
+        for index in boxes.indices {
+            // The table owns the box for the whole call: no retain/release per delivery.
+            Unmanaged.passUnretained(boxes[index])._withUnsafeGuaranteedRef { $0.deliver(payload, monitor: monitor) }
         }
     }
 
@@ -229,6 +232,9 @@ final class HubDispatcher: @unchecked Sendable {
         wakeup.close()
         continuation.resume()
     }
+
+    /// The longest the queue has been (dispatched, not yet delivered) when the loop took it.
+    var peakQueueDepth: Int { peakDepth.load(ordering: .relaxed) }
 
     var listenerCount: Int {
         registry.withLock { $0.count }
