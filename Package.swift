@@ -31,7 +31,9 @@ let package = Package(
         .executableTarget(name: "amplify", dependencies: ["AmplifyPlugins"]),
 
         // MARK: Examples.
-        .executableTarget(name: "CustomPlugin", dependencies: ["Amplify"], path: "Examples/CustomPlugin"),
+        .executableTarget(
+            name: "CustomPlugin", dependencies: ["Amplify"], path: "Examples/CustomPlugin",
+            exclude: ["amplifyconfiguration.json"]),
 
         // MARK: Benchmarks (build with -c release).
         .target(name: "CHubFloorBenchmark", path: "Benchmarks/CHubFloorBenchmark", linkerSettings: [.linkedLibrary("uv")]),
@@ -47,5 +49,6 @@ let package = Package(
         .testTarget(name: "AmplifyTestKitTests", dependencies: ["AmplifyTestKit"]),
         .testTarget(name: "AmplifyPluginsTests", dependencies: ["AmplifyPlugins"]),
         .testTarget(name: "AmplifyCLITests", dependencies: ["amplify"]),
+        .testTarget(name: "ExamplesTests", dependencies: ["CustomPlugin"]),
     ]
 )
