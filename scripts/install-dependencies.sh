@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the package builds against (and pkg-config, which SwiftPM uses
+# to find them). Skips apt-get entirely when everything is already installed.
+set -euo pipefail
+
+packages=(pkg-config libuv1-dev libcurl4-openssl-dev libssl-dev libsqlite3-dev libhiredis-dev)
+
+missing=()
+for package in "${packages[@]}"; do
+    dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed" || missing+=("$package")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "Installing: ${missing[*]}"
+    sudo_cmd=""
+    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
+fi

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The whole test suite: installs what is missing, runs every test target, then runs the suite
+# again under ThreadSanitizer. Set AMPLIFY_SANITIZERS to choose the sanitizer runs
+# ("thread", "address", "thread address", or "none").
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+scripts/install-dependencies.sh
+
+echo "== swift build (warnings are errors here)"
+build_log=$(mktemp)
+swift build --build-tests 2>&1 | tee "$build_log" | grep -Ev '^\[[0-9]+/[0-9]+\]' || true
+if grep -q "warning:" "$build_log"; then
+    echo "The build printed warnings; fix them." >&2
+    exit 1
+fi
+if grep -q "error:" "$build_log"; then
+    exit 1
+fi
+
+echo "== swift test"
+swift test --skip-build
+
+for sanitizer in ${AMPLIFY_SANITIZERS:-thread}; do
+    [ "$sanitizer" = "none" ] && continue
+    echo "== swift test --sanitize=$sanitizer"
+    swift test --sanitize="$sanitizer" --scratch-path ".build/sanitize-$sanitizer"
+done
