@@ -1,6 +1,6 @@
+import AmplifyEventLoop
 import Amplify
 import Foundation
-import Synchronization
 
 /// A third-party Analytics plugin: it writes every recorded event as one JSON line to an output
 /// (standard output by default), and reports each call's outcome on the Hub, as the built-in
@@ -20,7 +20,7 @@ final class PrintingAnalyticsPlugin: AnalyticsCategoryPlugin {
         var globalProperties: [String: JSONValue] = [:]
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let output: @Sendable (String) -> Void
 
     init(output: @escaping @Sendable (String) -> Void = { print($0) }) {

@@ -33,7 +33,7 @@ public final class EventLoop: @unchecked Sendable {
     /// ``EventLoopExecutor``. Every call returns the same executor.
     public let executor = EventLoopExecutor()
     let uvLoop: UnsafeMutablePointer<uv_loop_t>
-    private let queue = Mutex(Queue())
+    private let queue = Locked(Queue())
     private var wakeup: LoopWakeup?
     private var handles: [ObjectIdentifier: any LoopOwnedHandle] = [:]
     private var shutdownHooks: [() -> Void] = []
@@ -41,7 +41,7 @@ public final class EventLoop: @unchecked Sendable {
     private let loopThreadID = Atomic<UInt>(0)
     private let threadStarted = Atomic<Bool>(false)
     private var thread: pthread_t = 0
-    private let joined = Mutex(false)
+    private let joined = Locked(false)
     /// Handles the loop had to close itself at shutdown (set on the loop thread before it exits).
     private let strayHandles = Atomic<Int>(0)
     private let loopCloseResult = Atomic<Int32>(0)
@@ -114,7 +114,7 @@ public final class EventLoop: @unchecked Sendable {
     /// - Throws: ``EventLoopError/shutDown`` if the loop no longer takes work, or what `work` throws.
     public func submitAndWait<T: Sendable>(_ work: @escaping @Sendable () throws -> T) throws -> T {
         if inEventLoop { return try work() }
-        let outcome = Mutex<Result<T, any Error>?>(nil)
+        let outcome = Locked<Result<T, any Error>?>(nil)
         let done = DispatchSemaphore(value: 0)
         try execute {
             let result = Result { try work() }

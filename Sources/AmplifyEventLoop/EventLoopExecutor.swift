@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A `SerialExecutor` that runs jobs on an ``EventLoop`` thread, so an actor can be isolated to
 /// the loop:
@@ -18,7 +17,7 @@ public final class EventLoopExecutor: SerialExecutor {
     }
 
     // Weak: the loop owns its executor; an actor that outlives its loop gets its jobs reported.
-    private let target = Mutex(WeakLoop())
+    private let target = Locked(WeakLoop())
 
     init() {}
 

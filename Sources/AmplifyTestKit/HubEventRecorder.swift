@@ -1,12 +1,12 @@
+import AmplifyEventLoop
 import Amplify
-import Synchronization
 
 /// Records what a Hub channel delivers, for tests: register it, act, then
 /// `await recorder.waitForEvents(count:)` or `await hub.flush()` and read ``payloads``.
 public final class HubEventRecorder: Sendable {
     private let state = RecorderState()
     private let hub: any HubCategoryBehavior
-    private let token = Mutex<UnsubscribeToken?>(nil)
+    private let token = Locked<UnsubscribeToken?>(nil)
 
     /// Starts recording `channel` (payloads that pass `filter`) on `hub` (`Amplify.Hub`'s
     /// plugin by default).
@@ -70,8 +70,8 @@ public final class HubEventRecorder: Sendable {
 
 /// The recorder's shared state, captured by its listener.
 private final class RecorderState: Sendable {
-    let recorded = Mutex<[HubPayload]>([])
-    let waiters = Mutex<[(Int, CheckedContinuation<Bool, Never>)]>([])
+    let recorded = Locked<[HubPayload]>([])
+    let waiters = Locked<[(Int, CheckedContinuation<Bool, Never>)]>([])
 
     func append(_ payload: HubPayload) {
         let count = recorded.withLock { recorded in

@@ -1,5 +1,5 @@
+import AmplifyEventLoop
 import Amplify
-import Synchronization
 
 /// A Logging plugin that keeps every message in memory, for tests:
 /// `try Amplify.add(plugin: RecordingLoggingPlugin())`.
@@ -14,13 +14,13 @@ public final class RecordingLoggingPlugin: LoggingCategoryPlugin {
         public let message: String
     }
 
-    private let entries = Mutex<[Entry]>([])
-    private let level: Mutex<Amplify.LogLevel>
-    private let enabled = Mutex(true)
+    private let entries = Locked<[Entry]>([])
+    private let level: Locked<Amplify.LogLevel>
+    private let enabled = Locked(true)
 
     /// A recorder that keeps messages up to `logLevel`.
     public init(logLevel: Amplify.LogLevel = .verbose) {
-        level = Mutex(logLevel)
+        level = Locked(logLevel)
     }
 
     /// `"recordingLoggingPlugin"`.

@@ -36,17 +36,3 @@ public final class Flag: Sendable {
     /// Reads the flag with a relaxed load.
     public var relaxedValue: Bool { storage.load(ordering: .relaxed) }
 }
-
-/// A value closures can share under a lock.
-public final class Locked<Value: Sendable>: Sendable {
-    private let storage: Mutex<Value>
-
-    /// Holds `value`.
-    public init(_ value: Value) { storage = Mutex(value) }
-
-    /// Runs `body` with the value, under the lock.
-    public func withLock<R>(_ body: (inout Value) -> R) -> R { storage.withLock { body(&$0) } }
-
-    /// A copy of the value.
-    public var value: Value { storage.withLock { $0 } }
-}

@@ -1,6 +1,5 @@
 import AmplifyEventLoop
 import Foundation
-import Synchronization
 
 /// The entry point: the categories, plugin registration, configuration and reset.
 ///
@@ -32,7 +31,7 @@ public enum Amplify {
         var baseDirectory: URL?
     }
 
-    static let state = Mutex(CoreState())
+    static let state = Locked(CoreState())
 
     /// Whether `configure` has succeeded (and `reset` has not been called since).
     public static var isConfigured: Bool { state.withLock { $0.isConfigured } }

@@ -1,12 +1,11 @@
 import AmplifyEventLoop
-import Synchronization
 
 /// Owns the event loop every category shares. The loop starts on first use (the Hub works
 /// before `configure`) and is shut down by `Amplify.reset()`; the next use starts a new one.
 final class AmplifyRuntime: Sendable {
     static let shared = AmplifyRuntime()
 
-    private let loop = Mutex<EventLoop?>(nil)
+    private let loop = Locked<EventLoop?>(nil)
 
     /// The running loop, started if needed.
     /// - Throws: ``EventLoopError`` if libuv or the thread cannot start.

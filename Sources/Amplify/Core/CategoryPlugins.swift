@@ -1,4 +1,4 @@
-import Synchronization
+import AmplifyEventLoop
 
 /// The plugins one category holds, and whether the category is configured. Thread-safe; shared
 /// by every category facade.
@@ -10,7 +10,7 @@ final class CategoryPlugins<P: Sendable>: Sendable {
     }
 
     let category: CategoryType
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     init(category: CategoryType) {
         self.category = category

@@ -1,4 +1,4 @@
-import Synchronization
+import AmplifyEventLoop
 
 /// Makes a plugin for a key named in the configuration file.
 public struct PluginFactory: Sendable {
@@ -21,7 +21,7 @@ public struct PluginFactory: Sendable {
 /// configuration file names. Registration lasts for the life of the process (it survives
 /// `Amplify.reset()`). Thread-safe.
 public final class PluginRegistry: Sendable {
-    private let factories = Mutex<[PluginKey: PluginFactory]>([:])
+    private let factories = Locked<[PluginKey: PluginFactory]>([:])
 
     init() {}
 

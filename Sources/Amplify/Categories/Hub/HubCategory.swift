@@ -1,4 +1,4 @@
-import Synchronization
+import AmplifyEventLoop
 
 /// `Amplify.Hub`: publish and subscribe between categories and application code.
 ///
@@ -7,7 +7,7 @@ import Synchronization
 /// call at a time, each receiving in dispatch order every event of its channel that passes its
 /// filter and was dispatched after `listen` returned.
 public final class HubCategory: Sendable {
-    private let slot = Mutex<(any HubCategoryPlugin)?>(nil)
+    private let slot = Locked<(any HubCategoryPlugin)?>(nil)
 
     init() {}
 

@@ -51,8 +51,8 @@ final class HubDispatcher: @unchecked Sendable {
 
     let loop: EventLoop
     let monitor: SlowListenerMonitor
-    private let inbox = Mutex(Inbox())
-    private let registry = Mutex<[UUID: HubListenerBox]>([:])
+    private let inbox = Locked(Inbox())
+    private let registry = Locked<[UUID: HubListenerBox]>([:])
     private let serials = Atomic<Int>(0)
     private let relay: DrainRelay
     private let wakeup: LoopWakeup
@@ -243,7 +243,7 @@ final class HubDispatcher: @unchecked Sendable {
 
 /// Lets the wake-up's callback reach the dispatcher without a retain cycle that outlives close.
 private final class DrainRelay: Sendable {
-    private let target = Mutex<HubDispatcher?>(nil)
+    private let target = Locked<HubDispatcher?>(nil)
 
     func attach(_ dispatcher: HubDispatcher) { target.withLock { $0 = dispatcher } }
     func detach() { target.withLock { $0 = nil } }

@@ -29,7 +29,7 @@ final class SlowListenerMonitor: Sendable {
     /// Listener calls started (loop-only writer).
     private let calls = Atomic<Int>(0)
     private let thresholdNanoseconds: Atomic<Int>
-    private let watch = Mutex(Watch())
+    private let watch = Locked(Watch())
     private let wakeup = NSCondition()
     private let stopped = DispatchSemaphore(value: 0)
 

@@ -1,5 +1,5 @@
+import AmplifyEventLoop
 import Foundation
-import Synchronization
 
 /// The Logging plugin that is there from the start: one line per message on standard error,
 /// `[LEVEL] category: message`. Messages are built lazily, only when their level is enabled.
@@ -16,14 +16,14 @@ public final class ConsoleLoggingPlugin: LoggingCategoryPlugin {
         var enabled = true
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let output: @Sendable (String) -> Void
 
     /// A console logger at `logLevel` (default: `$AMPLIFY_LOG_LEVEL`, else `.error`), writing to
     /// `output` (default: standard error).
     public init(logLevel: Amplify.LogLevel? = nil, output: (@Sendable (String) -> Void)? = nil) {
         let fromEnvironment = ProcessInfo.processInfo.environment["AMPLIFY_LOG_LEVEL"].flatMap(Amplify.LogLevel.init(name:))
-        state = Mutex(State(level: logLevel ?? fromEnvironment ?? .error))
+        state = Locked(State(level: logLevel ?? fromEnvironment ?? .error))
         self.output = output ?? { line in FileHandle.standardError.write(Data((line + "\n").utf8)) }
     }
 

@@ -1,9 +1,9 @@
-import Synchronization
+import AmplifyEventLoop
 
 /// `Amplify.Logging`: loggers for categories and application code. Works before `configure`,
 /// with a ``ConsoleLoggingPlugin`` at `.error` (or `$AMPLIFY_LOG_LEVEL`).
 public final class LoggingCategory: Sendable {
-    private let slot = Mutex<any LoggingCategoryPlugin>(ConsoleLoggingPlugin())
+    private let slot = Locked<any LoggingCategoryPlugin>(ConsoleLoggingPlugin())
 
     init() {}
 

@@ -1,5 +1,5 @@
+import AmplifyEventLoop
 import Foundation
-import Synchronization
 
 /// How far a transfer has got.
 public struct StorageTransferProgress: Sendable, Equatable {
@@ -68,7 +68,7 @@ public final class StorageTransferTask<Success: Sendable>: Sendable {
         var waiters: [CheckedContinuation<Result<Success, any Error>, Never>] = []
     }
 
-    private let shared = Mutex(State())
+    private let shared = Locked(State())
     private let hooks: Hooks
     private let progressContinuation: AsyncStream<StorageTransferProgress>.Continuation
 
