@@ -9,8 +9,9 @@ import Glibc
 /// TSan reports the accesses it guards as races. The mutex lives at a stable heap address for
 /// the lock's whole life. Safe from any thread; not reentrant.
 public final class Locked<Value> {
-    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var guarded: Value
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
+    // Unchecked exclusivity: the mutex already makes every access exclusive.
+    @usableFromInline @exclusivity(unchecked) var guarded: Value
 
     /// A lock guarding `value`.
     public init(_ value: Value) {
@@ -28,7 +29,7 @@ public final class Locked<Value> {
 
     /// Runs `body` with the value while holding the lock, and returns what it returns.
     /// - Throws: what `body` throws (the lock is released either way).
-    @inline(__always)
+    @inlinable @inline(__always)
     public func withLock<Result, Failure: Error>(_ body: (inout Value) throws(Failure) -> Result) throws(Failure) -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
