@@ -3,11 +3,17 @@
 /// Mirrors amplify-swift's `JSONValue`: `Codable`, `Equatable`, buildable from literals, with
 /// accessors (`stringValue`, `intValue`, `value(at: "A.B")`, subscripts).
 public enum JSONValue: Sendable, Hashable {
+    /// `[...]`
     case array([JSONValue])
+    /// `true` or `false`
     case boolean(Bool)
+    /// Any JSON number.
     case number(Double)
+    /// `{...}`
     case object([String: JSONValue])
+    /// `"..."`
     case string(String)
+    /// `null`
     case null
 }
 

@@ -4,6 +4,7 @@ public typealias PluginKey = String
 /// The categories Amplify knows. This package implements Analytics, Auth, Hub, Logging and
 /// Storage; blocks for the others in a configuration file are skipped with a log message.
 public enum CategoryType: String, CaseIterable, Sendable, Codable {
+    /// One case per Amplify category (its key in the configuration file).
     case analytics, api, auth, dataStore, geo, hub, logging, notifications, predictions, pushNotifications, storage
 
     /// The category's name as people write it ("Auth").

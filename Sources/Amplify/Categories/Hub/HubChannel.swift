@@ -1,5 +1,6 @@
 /// A Hub channel: one per category, plus any number of custom ones.
 public enum HubChannel: Sendable, Hashable {
+    /// The channel of each Amplify category.
     case analytics, api, auth, dataStore, geo, hub, logging, predictions, pushNotifications, storage
     /// A channel of the application's own.
     case custom(String)

@@ -24,6 +24,7 @@ public struct StorageTransferProgress: Sendable, Equatable {
 
 /// Where a transfer stands.
 public enum StorageTransferState: Sendable, Equatable {
+    /// Running, paused, or finished in one of three ways.
     case inProgress, paused, completed, failed, cancelled
 }
 

@@ -2,11 +2,17 @@
 public struct AnalyticsUserProfile: Sendable {
     /// Where the user is.
     public struct Location: Sendable {
+        /// Degrees north.
         public var latitude: Double?
+        /// Degrees east.
         public var longitude: Double?
+        /// Postal code.
         public var postalCode: String?
+        /// City.
         public var city: String?
+        /// Region or state.
         public var region: String?
+        /// Country.
         public var country: String?
 
         /// A location.
@@ -23,10 +29,15 @@ public struct AnalyticsUserProfile: Sendable {
         }
     }
 
+    /// The user's name.
     public var name: String?
+    /// The user's email address.
     public var email: String?
+    /// The user's plan or tier.
     public var plan: String?
+    /// Where the user is.
     public var location: Location?
+    /// Anything else about the user.
     public var properties: AnalyticsProperties?
 
     /// A profile.

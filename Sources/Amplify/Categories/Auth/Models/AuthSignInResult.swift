@@ -1,7 +1,10 @@
 /// The multi-factor methods a user can be asked for.
 public enum MFAType: String, Sendable, Hashable, CaseIterable {
+    /// A code by text message.
     case sms = "SMS_MFA"
+    /// A code from an authenticator app.
     case totp = "SOFTWARE_TOKEN_MFA"
+    /// A code by email.
     case email = "EMAIL_OTP"
 }
 

@@ -1,5 +1,6 @@
 /// The name of a user attribute.
 public enum AuthUserAttributeKey: Sendable, Hashable, Codable {
+    /// The OpenID Connect standard attributes.
     case address, birthDate, email, emailVerified, familyName, gender, givenName, locale, middleName, name, nickname
     case phoneNumber, phoneNumberVerified, picture, preferredUsername, profile, sub, updatedAt, website, zoneInfo
     /// An attribute of the pool's own (`custom:` prefix added on the wire).
