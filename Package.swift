@@ -39,7 +39,7 @@ let package = Package(
         .target(name: "CHubFloorBenchmark", path: "Benchmarks/CHubFloorBenchmark", linkerSettings: [.linkedLibrary("uv")]),
         .executableTarget(
             name: "HubBenchmark",
-            dependencies: ["Amplify", "CHubFloorBenchmark"],
+            dependencies: ["Amplify", "AmplifyTestKit", "CHubFloorBenchmark"],
             path: "Benchmarks/HubBenchmark"
         ),
 

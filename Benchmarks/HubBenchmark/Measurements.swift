@@ -45,19 +45,6 @@ final class PeakMemorySampler: Sendable {
     }
 }
 
-/// Runs `body(producer)` on `count` new threads at once and waits for them all.
-func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-    let group = DispatchGroup()
-    for producer in 0..<count {
-        group.enter()
-        Thread {
-            body(producer)
-            group.leave()
-        }.start()
-    }
-    group.wait()
-}
-
 /// Sleeps until about `deadline`, leaving the core to the loop under test (every sample is
 /// stamped just before its dispatch, so the sleep's precision does not matter).
 @inline(__always)

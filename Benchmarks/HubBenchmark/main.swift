@@ -1,4 +1,5 @@
 import Amplify
+import AmplifyTestKit
 import CHubFloorBenchmark
 import Foundation
 

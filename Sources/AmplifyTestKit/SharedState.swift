@@ -1,3 +1,4 @@
+import Foundation
 import Synchronization
 
 /// A counter closures can share (an `Atomic` cannot be captured by an escaping closure).
@@ -35,4 +36,18 @@ public final class Flag: Sendable {
 
     /// Reads the flag with a relaxed load.
     public var relaxedValue: Bool { storage.load(ordering: .relaxed) }
+}
+
+/// Runs `body(index)` on `count` new threads at once and returns when all of them have finished:
+/// for tests and benchmarks that need real concurrent producers.
+public func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let group = DispatchGroup()
+    for index in 0..<count {
+        group.enter()
+        Thread {
+            body(index)
+            group.leave()
+        }.start()
+    }
+    group.wait()
 }

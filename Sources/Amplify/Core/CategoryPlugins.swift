@@ -97,3 +97,11 @@ final class CategoryPlugins<P: Sendable>: Sendable {
         }
     }
 }
+
+/// The error `getPlugin(for:)` throws for a category that holds a single plugin (Hub, Logging)
+/// when `key` is not that plugin's.
+func singlePluginMismatch(_ key: PluginKey, current: PluginKey, category: CategoryType) -> PluginError {
+    PluginError.noSuchPlugin(
+        "\(category.displayName) has no plugin '\(key)'; its plugin is '\(current)'.",
+        "Use Amplify.\(category.displayName).getPlugin(for: \"\(current)\").")
+}

@@ -236,6 +236,9 @@ struct AmplifyLifecycleTests {
         Amplify.Hub.dispatch(to: .custom("app"), payload: HubPayload(eventName: "hello"))
         #expect(await recorder.waitForEvents(count: 1))
         #expect(!Amplify.isConfigured)
+        #expect(try Amplify.Hub.getPlugin(for: "defaultHubPlugin").key == "defaultHubPlugin")
+        let other = await error(PluginError.self) { _ = try Amplify.Hub.getPlugin(for: "redisHubBridgePlugin") }
+        #expect(other?.errorDescription == "Hub has no plugin 'redisHubBridgePlugin'; its plugin is 'defaultHubPlugin'.")
         await Amplify.reset()
     }
 

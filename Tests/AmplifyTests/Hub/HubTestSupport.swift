@@ -31,16 +31,3 @@ struct Stamp: Sendable, Equatable {
 extension HubPayload {
     var stamp: Stamp? { data as? Stamp }
 }
-
-/// Runs `body(producer)` on `count` threads at once and waits for all of them.
-func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
-    let group = DispatchGroup()
-    for producer in 0..<count {
-        group.enter()
-        Thread {
-            body(producer)
-            group.leave()
-        }.start()
-    }
-    group.wait()
-}

@@ -28,11 +28,7 @@ public final class HubCategory: Sendable {
     /// - Throws: ``PluginError/noSuchPlugin(_:_:_:)`` if the Hub's plugin has another key.
     public func getPlugin(for key: PluginKey) throws -> any HubCategoryPlugin {
         let current = plugin
-        guard current.key == key else {
-            throw PluginError.noSuchPlugin(
-                "The Hub has no plugin '\(key)'; its plugin is '\(current.key)'.",
-                "Use Amplify.Hub.getPlugin(for: \"\(current.key)\") or add your plugin with Amplify.add(plugin:).")
-        }
+        guard current.key == key else { throw singlePluginMismatch(key, current: current.key, category: .hub) }
         return current
     }
 

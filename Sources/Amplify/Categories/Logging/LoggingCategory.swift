@@ -48,11 +48,7 @@ public final class LoggingCategory: Sendable {
     /// - Throws: ``PluginError/noSuchPlugin(_:_:_:)`` if the Logging plugin has another key.
     public func getPlugin(for key: PluginKey) throws -> any LoggingCategoryPlugin {
         let current = plugin
-        guard current.key == key else {
-            throw PluginError.noSuchPlugin(
-                "Logging has no plugin '\(key)'; its plugin is '\(current.key)'.",
-                "Use Amplify.Logging.getPlugin(for: \"\(current.key)\").")
-        }
+        guard current.key == key else { throw singlePluginMismatch(key, current: current.key, category: .logging) }
         return current
     }
 

@@ -6,20 +6,23 @@ public struct AuthPluginOptions: Sendable {
     public init(pluginOptions: (any Sendable)? = nil) { self.pluginOptions = pluginOptions }
 }
 
+/// Options of the Auth calls that take user attributes as well as data for the plugin.
+public struct AuthUserAttributesOptions: Sendable {
+    /// Attributes to store with the user (or that a new-password challenge asks for).
+    public let userAttributes: [AuthUserAttribute]?
+    /// Data for the plugin (client metadata, validation data, ...).
+    public let pluginOptions: (any Sendable)?
+    /// Options with `userAttributes`.
+    public init(userAttributes: [AuthUserAttribute]? = nil, pluginOptions: (any Sendable)? = nil) {
+        self.userAttributes = userAttributes
+        self.pluginOptions = pluginOptions
+    }
+}
+
 /// Options for `signUp`.
 public enum AuthSignUpRequest {
     /// `AuthSignUpRequest.Options(userAttributes: [AuthUserAttribute(.email, value: email)])`.
-    public struct Options: Sendable {
-        /// Attributes to store with the new user.
-        public let userAttributes: [AuthUserAttribute]?
-        /// Data for the plugin (`clientMetadata`, validation data, ...).
-        public let pluginOptions: (any Sendable)?
-        /// Options with `userAttributes`.
-        public init(userAttributes: [AuthUserAttribute]? = nil, pluginOptions: (any Sendable)? = nil) {
-            self.userAttributes = userAttributes
-            self.pluginOptions = pluginOptions
-        }
-    }
+    public typealias Options = AuthUserAttributesOptions
 }
 
 /// Options for `confirmSignUp`.
@@ -43,17 +46,7 @@ public enum AuthSignInRequest {
 /// Options for `confirmSignIn`.
 public enum AuthConfirmSignInRequest {
     /// Attributes a new-password challenge asks for, and plugin options.
-    public struct Options: Sendable {
-        /// Attributes required by the challenge.
-        public let userAttributes: [AuthUserAttribute]?
-        /// Data for the plugin.
-        public let pluginOptions: (any Sendable)?
-        /// Options.
-        public init(userAttributes: [AuthUserAttribute]? = nil, pluginOptions: (any Sendable)? = nil) {
-            self.userAttributes = userAttributes
-            self.pluginOptions = pluginOptions
-        }
-    }
+    public typealias Options = AuthUserAttributesOptions
 }
 
 /// Options for `signOut`.
