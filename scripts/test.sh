@@ -24,5 +24,6 @@ swift test --skip-build
 for sanitizer in ${AMPLIFY_SANITIZERS:-thread}; do
     [ "$sanitizer" = "none" ] && continue
     echo "== swift test --sanitize=$sanitizer"
-    swift test --sanitize="$sanitizer" --scratch-path ".build/sanitize-$sanitizer"
+    LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-suppressions.txt" \
+        swift test --sanitize="$sanitizer" --scratch-path ".build/sanitize-$sanitizer"
 done
