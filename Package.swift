@@ -8,6 +8,7 @@ let package = Package(
     products: [
         .library(name: "Amplify", targets: ["Amplify"]),
         .library(name: "AmplifyEventLoop", targets: ["AmplifyEventLoop"]),
+        .library(name: "AmplifyCrypto", targets: ["AmplifyCrypto"]),
         .library(name: "AmplifyPlugins", targets: ["AmplifyPlugins"]),
         .library(name: "AmplifyTestKit", targets: ["AmplifyTestKit"]),
         .executable(name: "amplify", targets: ["amplify"]),
@@ -25,6 +26,8 @@ let package = Package(
         // MARK: The runtime.
         .target(name: "AmplifyEventLoop", dependencies: ["CLibUV", "CAmplifyEventLoopShims"]),
         .target(name: "Amplify", dependencies: ["AmplifyEventLoop"]),
+        // OpenSSL's hashes, scrypt, random and ES256, for the plugins.
+        .target(name: "AmplifyCrypto", dependencies: ["COpenSSL", "AmplifyEventLoop"]),
         .target(name: "AmplifyTestKit", dependencies: ["Amplify"]),
         // Registers every plugin this package ships (the one module that depends on them all).
         .target(name: "AmplifyPlugins", dependencies: ["Amplify"]),
@@ -45,6 +48,7 @@ let package = Package(
 
         // MARK: Tests.
         .testTarget(name: "AmplifyEventLoopTests", dependencies: ["AmplifyEventLoop", "AmplifyTestKit"]),
+        .testTarget(name: "AmplifyCryptoTests", dependencies: ["AmplifyCrypto"]),
         .testTarget(name: "AmplifyTests", dependencies: ["Amplify", "AmplifyTestKit"]),
         .testTarget(name: "AmplifyTestKitTests", dependencies: ["AmplifyTestKit"]),
         .testTarget(name: "AmplifyPluginsTests", dependencies: ["AmplifyPlugins"]),

@@ -1,0 +1,60 @@
+import COpenSSL
+
+/// SHA-256, HMAC-SHA256, secure random bytes and constant-time comparison, on OpenSSL.
+public enum Digest {
+    /// The SHA-256 digest of `data` (32 bytes).
+    public static func sha256<Bytes: Collection<UInt8>>(_ data: Bytes) -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: 32)
+        let input = Array(data)
+        input.withUnsafeBufferPointer { buffer in
+            _ = SHA256(buffer.baseAddress, buffer.count, &output)
+        }
+        return output
+    }
+
+    /// HMAC-SHA256 of `data` with `key` (32 bytes).
+    public static func hmacSHA256<Key: Collection<UInt8>, Bytes: Collection<UInt8>>(key: Key, _ data: Bytes) -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: 32)
+        var length: UInt32 = 32
+        let keyBytes = Array(key)
+        let input = Array(data)
+        keyBytes.withUnsafeBufferPointer { keyBuffer in
+            input.withUnsafeBufferPointer { inputBuffer in
+                _ = HMAC(EVP_sha256(), keyBuffer.baseAddress, Int32(keyBuffer.count), inputBuffer.baseAddress, inputBuffer.count, &output, &length)
+            }
+        }
+        return output
+    }
+
+    /// `count` bytes from OpenSSL's cryptographically secure generator.
+    /// - Throws: ``CryptoError`` if the generator is not seeded (it always is on Linux).
+    public static func randomBytes(_ count: Int) throws -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: count)
+        guard count == 0 || RAND_bytes(&output, Int32(count)) == 1 else {
+            throw CryptoError("RAND_bytes", openSSLReason())
+        }
+        return output
+    }
+
+    /// Whether `a` and `b` are equal, taking the same time whatever their contents (their
+    /// lengths are not secret).
+    public static func constantTimeEquals(_ a: [UInt8], _ b: [UInt8]) -> Bool {
+        guard a.count == b.count else { return false }
+        guard !a.isEmpty else { return true }
+        return a.withUnsafeBytes { left in
+            b.withUnsafeBytes { right in CRYPTO_memcmp(left.baseAddress, right.baseAddress, a.count) == 0 }
+        }
+    }
+
+    /// Lower-case hexadecimal.
+    public static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var text = [UInt8]()
+        text.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            text.append(digits[Int(byte >> 4)])
+            text.append(digits[Int(byte & 0x0F)])
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+}
