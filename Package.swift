@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "Amplify", targets: ["Amplify"]),
         .library(name: "AmplifyEventLoop", targets: ["AmplifyEventLoop"]),
         .library(name: "AmplifyCrypto", targets: ["AmplifyCrypto"]),
+        .library(name: "AmplifySQLite", targets: ["AmplifySQLite"]),
         .library(name: "AmplifyPlugins", targets: ["AmplifyPlugins"]),
         .library(name: "AmplifyTestKit", targets: ["AmplifyTestKit"]),
         .executable(name: "amplify", targets: ["amplify"]),
@@ -28,6 +29,8 @@ let package = Package(
         .target(name: "Amplify", dependencies: ["AmplifyEventLoop"]),
         // OpenSSL's hashes, scrypt, random and ES256, for the plugins.
         .target(name: "AmplifyCrypto", dependencies: ["COpenSSL", "AmplifyEventLoop"]),
+        // SQLite on a serial queue of its own, for the plugins' stores.
+        .target(name: "AmplifySQLite", dependencies: ["CSQLite"]),
         .target(name: "AmplifyTestKit", dependencies: ["Amplify"]),
         // Registers every plugin this package ships (the one module that depends on them all).
         .target(name: "AmplifyPlugins", dependencies: ["Amplify"]),
@@ -49,6 +52,7 @@ let package = Package(
         // MARK: Tests.
         .testTarget(name: "AmplifyEventLoopTests", dependencies: ["AmplifyEventLoop", "AmplifyTestKit"]),
         .testTarget(name: "AmplifyCryptoTests", dependencies: ["AmplifyCrypto"]),
+        .testTarget(name: "AmplifySQLiteTests", dependencies: ["AmplifySQLite"]),
         .testTarget(name: "AmplifyTests", dependencies: ["Amplify", "AmplifyTestKit"]),
         .testTarget(name: "AmplifyTestKitTests", dependencies: ["AmplifyTestKit"]),
         .testTarget(name: "AmplifyPluginsTests", dependencies: ["AmplifyPlugins"]),
