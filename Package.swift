@@ -10,6 +10,7 @@ let package = Package(
         .library(name: "AmplifyEventLoop", targets: ["AmplifyEventLoop"]),
         .library(name: "AmplifyCrypto", targets: ["AmplifyCrypto"]),
         .library(name: "AmplifySQLite", targets: ["AmplifySQLite"]),
+        .library(name: "AWSPluginsCore", targets: ["AWSPluginsCore"]),
         .library(name: "AmplifyPlugins", targets: ["AmplifyPlugins"]),
         .library(name: "AmplifyTestKit", targets: ["AmplifyTestKit"]),
         .executable(name: "amplify", targets: ["amplify"]),
@@ -31,6 +32,8 @@ let package = Package(
         .target(name: "AmplifyCrypto", dependencies: ["COpenSSL", "AmplifyEventLoop"]),
         // SQLite on a serial queue of its own, for the plugins' stores.
         .target(name: "AmplifySQLite", dependencies: ["CSQLite"]),
+        // What the AWS plugins share: Signature Version 4, credentials (more with the AWS issue).
+        .target(name: "AWSPluginsCore", dependencies: ["Amplify", "AmplifyCrypto"]),
         .target(name: "AmplifyTestKit", dependencies: ["Amplify"]),
         // Registers every plugin this package ships (the one module that depends on them all).
         .target(name: "AmplifyPlugins", dependencies: ["Amplify"]),
@@ -53,6 +56,7 @@ let package = Package(
         .testTarget(name: "AmplifyEventLoopTests", dependencies: ["AmplifyEventLoop", "AmplifyTestKit"]),
         .testTarget(name: "AmplifyCryptoTests", dependencies: ["AmplifyCrypto"]),
         .testTarget(name: "AmplifySQLiteTests", dependencies: ["AmplifySQLite"]),
+        .testTarget(name: "AWSPluginsCoreTests", dependencies: ["AWSPluginsCore"], exclude: ["Vectors"]),
         .testTarget(name: "AmplifyTests", dependencies: ["Amplify", "AmplifyTestKit"]),
         .testTarget(name: "AmplifyTestKitTests", dependencies: ["AmplifyTestKit"]),
         .testTarget(name: "AmplifyPluginsTests", dependencies: ["AmplifyPlugins"]),
