@@ -11,6 +11,8 @@ let package = Package(
         .library(name: "AmplifyCrypto", targets: ["AmplifyCrypto"]),
         .library(name: "AmplifySQLite", targets: ["AmplifySQLite"]),
         .library(name: "AWSPluginsCore", targets: ["AWSPluginsCore"]),
+        .library(name: "AmplifyAuthCore", targets: ["AmplifyAuthCore"]),
+        .library(name: "LocalAuthPlugin", targets: ["LocalAuthPlugin"]),
         .library(name: "AmplifyPlugins", targets: ["AmplifyPlugins"]),
         .library(name: "AmplifyTestKit", targets: ["AmplifyTestKit"]),
         .executable(name: "amplify", targets: ["amplify"]),
@@ -34,9 +36,14 @@ let package = Package(
         .target(name: "AmplifySQLite", dependencies: ["CSQLite"]),
         // What the AWS plugins share: Signature Version 4, credentials (more with the AWS issue).
         .target(name: "AWSPluginsCore", dependencies: ["Amplify", "AmplifyCrypto"]),
+        // What every Auth plugin shares: JWTs, the credential store, the observable session state.
+        .target(name: "AmplifyAuthCore", dependencies: ["Amplify", "AmplifyCrypto", "AmplifySQLite"]),
         .target(name: "AmplifyTestKit", dependencies: ["Amplify"]),
+        // MARK: Plugins.
+        .target(name: "LocalAuthPlugin", dependencies: ["Amplify", "AmplifyAuthCore"], path: "Plugins/LocalAuthPlugin"),
+
         // Registers every plugin this package ships (the one module that depends on them all).
-        .target(name: "AmplifyPlugins", dependencies: ["Amplify"]),
+        .target(name: "AmplifyPlugins", dependencies: ["Amplify", "LocalAuthPlugin"]),
         .executableTarget(name: "amplify", dependencies: ["AmplifyPlugins"]),
 
         // MARK: Examples.
@@ -60,6 +67,7 @@ let package = Package(
         .testTarget(name: "AmplifyTests", dependencies: ["Amplify", "AmplifyTestKit"]),
         .testTarget(name: "AmplifyTestKitTests", dependencies: ["AmplifyTestKit"]),
         .testTarget(name: "AmplifyPluginsTests", dependencies: ["AmplifyPlugins"]),
+        .testTarget(name: "LocalAuthPluginTests", dependencies: ["LocalAuthPlugin", "AmplifyTestKit", "AmplifySQLite", "AmplifyCrypto"]),
         .testTarget(name: "AmplifyCLITests", dependencies: ["amplify"]),
         .testTarget(name: "ExamplesTests", dependencies: ["CustomPlugin"]),
     ]

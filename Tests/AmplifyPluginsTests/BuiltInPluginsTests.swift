@@ -8,6 +8,7 @@ struct BuiltInPluginsTests {
         Amplify.registerBuiltInPlugins()
         #expect(Amplify.registry.keys(for: .logging).contains("consoleLoggingPlugin"))
         #expect(Amplify.registry.keys(for: .hub).contains("defaultHubPlugin"))
+        #expect(Amplify.registry.keys(for: .auth).contains("localAuthPlugin"))
         let logging = try #require(Amplify.registry.factory(for: "consoleLoggingPlugin"))
         #expect(try logging.make() is ConsoleLoggingPlugin)
         Amplify.registerBuiltInPlugins()

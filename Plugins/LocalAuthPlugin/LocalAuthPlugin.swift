@@ -1,0 +1,215 @@
+import Amplify
+import AmplifyAuthCore
+import AmplifyEventLoop
+import Foundation
+
+/// The embedded Auth plugin (key `localAuthPlugin`): a user pool in SQLite on this machine, with
+/// scrypt password hashes, confirmation and reset codes, lockout, ES256 tokens that rotate and
+/// can be revoked, and sessions that survive a restart and expire on their own.
+///
+/// Every call dispatches its `Auth.*API` result on the Hub's `.auth` channel (data
+/// `Result<Success, AuthError>`, context the username where the call names one), and the
+/// lifecycle events `Auth.signedIn` (data ``SignedInUser``), `Auth.signedOut`,
+/// `Auth.userDeleted` and `Auth.sessionExpired` (data the username). `sessionExpired` fires
+/// once, from a timer at access-token expiry, when the refresh token no longer works.
+public final class LocalAuthPlugin: AuthCategoryPlugin {
+    /// The plugin's key in the configuration file.
+    public static let pluginKey: PluginKey = "localAuthPlugin"
+
+    private let delivery: (any CodeDelivery)?
+    private let hub: (any HubCategoryBehavior)?
+    private let eventLoop: EventLoop?
+    private let engineSlot = Locked<LocalAuthEngine?>(nil)
+
+    /// A plugin that delivers codes with `delivery` (default: the pool's outbox, read with
+    /// ``outbox(for:)`` or `amplify auth outbox`), dispatches on `hub` and runs its expiry timer on
+    /// `eventLoop` (default: Amplify's own; tests pass their own).
+    public init(delivery: (any CodeDelivery)? = nil, hub: (any HubCategoryBehavior)? = nil, eventLoop: EventLoop? = nil) {
+        self.delivery = delivery
+        self.hub = hub
+        self.eventLoop = eventLoop
+    }
+
+    private var events: any HubCategoryBehavior { hub ?? Amplify.Hub.plugin }
+
+    /// `"localAuthPlugin"`.
+    public var key: PluginKey { Self.pluginKey }
+
+    /// Reads the plugin's block (see ``LocalAuthConfiguration``) and, in the background, opens the
+    /// pool and restores a saved session, arming its expiry timer.
+    /// - Throws: ``ConfigurationValueError`` for a bad value.
+    public func configure(using configuration: Any?) throws {
+        let settings = try LocalAuthConfiguration(json: configuration as? JSONValue)
+        let engine = LocalAuthEngine(
+            configuration: settings, delivery: delivery, pluginKey: key,
+            hub: { [hub] in hub ?? Amplify.Hub.plugin }, eventLoop: { [eventLoop] in try eventLoop ?? Amplify.eventLoop() })
+        engineSlot.withLock { $0 = engine }
+        Task { _ = try? await engine.prepare() }
+    }
+
+    /// Cancels the expiry timer and closes the stores.
+    public func reset() async {
+        let engine = engineSlot.withLock { slot in
+            defer { slot = nil }
+            return slot
+        }
+        await engine?.shutdown()
+    }
+
+    private func engine() throws -> LocalAuthEngine {
+        guard let engine = engineSlot.withLock({ $0 }) else {
+            throw AuthError.configuration("The local auth plugin is not configured.", "Call Amplify.configure() first.")
+        }
+        return engine
+    }
+
+    /// Runs a call and dispatches its `…API` event with the result (errors that are not
+    /// ``AuthError`` become `.unknown`).
+    private func report<T: Sendable>(_ event: String, username: String? = nil, _ call: () async throws -> T) async throws -> T {
+        let result: Result<T, AuthError>
+        do {
+            result = .success(try await call())
+        } catch let error as AuthError {
+            result = .failure(error)
+        } catch {
+            result = .failure(AuthError.unknown("The local user pool failed: \(error)", error))
+        }
+        events.dispatch(to: .auth, payload: HubPayload(eventName: event, context: username, data: result))
+        return try result.get()
+    }
+
+    private func lifecycle(_ event: String, _ data: any Sendable) {
+        events.dispatch(to: .auth, payload: HubPayload(eventName: event, data: data))
+    }
+
+    /// Creates a user (with `options.userAttributes`); sends a confirmation code unless the pool
+    /// does not require one. - Throws: ``AuthError/validation(_:_:_:_:)`` for a weak password or
+    /// a taken username.
+    public func signUp(username: String, password: String?, options: AuthSignUpRequest.Options?) async throws -> AuthSignUpResult {
+        try await report(HubPayload.EventName.Auth.signUpAPI, username: username) {
+            try await engine().signUp(username: username, password: password, attributes: options?.userAttributes ?? [])
+        }
+    }
+
+    /// Confirms a new user with the code. - Throws: ``AuthError/validation(_:_:_:_:)`` for a
+    /// wrong, expired or used code.
+    public func confirmSignUp(for username: String, confirmationCode: String, options: AuthConfirmSignUpRequest.Options?) async throws -> AuthSignUpResult {
+        try await report(HubPayload.EventName.Auth.confirmSignUpAPI, username: username) {
+            try await engine().confirmSignUp(username: username, code: confirmationCode)
+        }
+    }
+
+    /// Sends a new sign-up code. - Throws: ``AuthError``.
+    public func resendSignUpCode(for username: String, options: AuthResendSignUpCodeRequest.Options?) async throws -> AuthCodeDeliveryDetails {
+        try await report(HubPayload.EventName.Auth.resendSignUpCodeAPI, username: username) {
+            try await engine().resendSignUpCode(username: username)
+        }
+    }
+
+    /// Signs a user in; an unconfirmed user gets `.confirmSignUp` as the next step.
+    /// - Throws: ``AuthError/notAuthorized(_:_:_:)`` for a wrong password or a locked account,
+    ///   ``AuthError/invalidState(_:_:_:)`` if someone is signed in.
+    public func signIn(username: String?, password: String?, options: AuthSignInRequest.Options?) async throws -> AuthSignInResult {
+        let (result, user) = try await report(HubPayload.EventName.Auth.signInAPI, username: username) {
+            try await engine().signIn(username: username, password: password)
+        }
+        if let user { lifecycle(HubPayload.EventName.Auth.signedIn, user) }
+        return result
+    }
+
+    /// The local pool has no sign-in challenges.
+    /// - Throws: ``AuthError/invalidState(_:_:_:)``.
+    public func confirmSignIn(challengeResponse: String, options: AuthConfirmSignInRequest.Options?) async throws -> AuthSignInResult {
+        try await report(HubPayload.EventName.Auth.confirmSignInAPI) {
+            throw AuthError.invalidState("There is no sign-in challenge to answer: the local pool does not use them.", "Call signIn.")
+        }
+    }
+
+    /// Signs out (revoking the session's refresh token, or with `globalSignOut` every one of the
+    /// user's tokens). Never throws.
+    public func signOut(options: AuthSignOutRequest.Options?) async -> any AuthSignOutResult {
+        guard let engine = try? engine() else {
+            return LocalSignOutResult(signedOutLocally: false, revokedTokens: false, message: "The plugin is not configured.")
+        }
+        let (result, username) = await engine.signOut(global: options?.globalSignOut ?? false)
+        events.dispatch(to: .auth, payload: HubPayload(
+            eventName: HubPayload.EventName.Auth.signOutAPI, context: username, data: Result<LocalSignOutResult, AuthError>.success(result)))
+        if let username { lifecycle(HubPayload.EventName.Auth.signedOut, username) }
+        return result
+    }
+
+    /// Deletes the signed-in user. - Throws: ``AuthError/signedOut(_:_:_:)`` when nobody is.
+    public func deleteUser() async throws {
+        let username = try await report(HubPayload.EventName.Auth.deleteUserAPI) { try await engine().deleteUser() }
+        lifecycle(HubPayload.EventName.Auth.userDeleted, username)
+    }
+
+    /// The session; refreshes expired tokens (or all, with `forceRefresh`). A session that cannot
+    /// be refreshed ends with `Auth.sessionExpired` and comes back signed out.
+    public func fetchAuthSession(options: AuthFetchSessionRequest.Options?) async throws -> any AuthSession {
+        try await report(HubPayload.EventName.Auth.fetchSessionAPI) {
+            try await engine().fetchAuthSession(forceRefresh: options?.forceRefresh ?? false)
+        }
+    }
+
+    /// Starts a password reset: a code goes to the user. - Throws: ``AuthError``.
+    public func resetPassword(for username: String, options: AuthResetPasswordRequest.Options?) async throws -> AuthResetPasswordResult {
+        try await report(HubPayload.EventName.Auth.resetPasswordAPI, username: username) {
+            try await engine().resetPassword(username: username)
+        }
+    }
+
+    /// Sets a new password with the reset code; every session of the user ends.
+    /// - Throws: ``AuthError``.
+    public func confirmResetPassword(for username: String, with newPassword: String, confirmationCode: String, options: AuthConfirmResetPasswordRequest.Options?) async throws {
+        try await report(HubPayload.EventName.Auth.confirmResetPasswordAPI, username: username) {
+            try await engine().confirmResetPassword(username: username, newPassword: newPassword, code: confirmationCode)
+        }
+    }
+
+    /// The signed-in user. - Throws: ``AuthError/signedOut(_:_:_:)`` or
+    /// ``AuthError/sessionExpired(_:_:_:)``.
+    public func getCurrentUser() async throws -> any AuthUser {
+        try await engine().currentUser()
+    }
+
+    /// The signed-in user's attributes (with `sub`). - Throws: ``AuthError``.
+    public func fetchUserAttributes(options: AuthFetchUserAttributesRequest.Options?) async throws -> [AuthUserAttribute] {
+        try await report(HubPayload.EventName.Auth.fetchUserAttributesAPI) { try await engine().attributes() }
+    }
+
+    /// Updates one attribute. - Throws: ``AuthError``.
+    public func update(userAttribute: AuthUserAttribute, options: AuthUpdateUserAttributeRequest.Options?) async throws -> AuthUpdateAttributeResult {
+        try await report(HubPayload.EventName.Auth.updateUserAttributeAPI) {
+            try await engine().update([userAttribute])
+            return AuthUpdateAttributeResult(isUpdated: true, nextStep: .done)
+        }
+    }
+
+    /// Updates several attributes. - Throws: ``AuthError``.
+    public func update(userAttributes: [AuthUserAttribute], options: AuthUpdateUserAttributesRequest.Options?) async throws -> [AuthUserAttributeKey: AuthUpdateAttributeResult] {
+        try await report(HubPayload.EventName.Auth.updateUserAttributesAPI) {
+            try await engine().update(userAttributes)
+            return Dictionary(userAttributes.map { ($0.key, AuthUpdateAttributeResult(isUpdated: true, nextStep: .done)) }, uniquingKeysWith: { last, _ in last })
+        }
+    }
+
+    /// Changes the signed-in user's password. - Throws: ``AuthError``.
+    public func update(oldPassword: String, to newPassword: String, options: AuthChangePasswordRequest.Options?) async throws {
+        try await report(HubPayload.EventName.Auth.changePasswordAPI) {
+            try await engine().changePassword(from: oldPassword, to: newPassword)
+        }
+    }
+
+    /// The codes the default delivery kept (all, or one user's), oldest first.
+    /// - Throws: ``AuthError`` if the pool cannot be read.
+    public func outbox(for username: String? = nil) async throws -> [CodeMessage] {
+        try await engine().outbox(username: username)
+    }
+
+    /// The pool's public signing key as a JWKS document, for services that verify its tokens.
+    /// - Throws: ``AuthError`` if the pool cannot be opened.
+    public func jwks() async throws -> JSONValue {
+        try await engine().jwks()
+    }
+}

@@ -1,0 +1,348 @@
+import Amplify
+import AmplifyAuthCore
+import AmplifyCrypto
+import AmplifySQLite
+import Foundation
+
+/// A user as the pool stores it.
+struct PoolUser: Sendable {
+    let sub: String
+    let username: String
+    let confirmed: Bool
+    let tokenVersion: Int64
+}
+
+/// Tokens the pool issued.
+struct IssuedTokens: Sendable {
+    let idToken: String
+    let accessToken: String
+    let refreshToken: String
+    let accessExpiresAt: Date
+    let refreshExpiresAt: Date
+}
+
+/// The user pool: users, attributes, codes, refresh tokens and the outbox in SQLite; passwords as
+/// scrypt hashes with a per-user salt; codes and refresh tokens stored only as HMACs under the
+/// pool's secret; tokens are ES256 JWTs signed with a key kept in a 0600 file.
+actor LocalUserPool {
+    let configuration: LocalAuthConfiguration
+    private let database: SQLiteDatabase
+    private let signingKey: ES256Key
+    let keyId: String
+    private let poolSecret: [UInt8]
+    private let delivery: (any CodeDelivery)?
+
+    init(configuration: LocalAuthConfiguration, delivery: (any CodeDelivery)?) async throws {
+        self.configuration = configuration
+        self.delivery = delivery
+        try FileManager.default.createDirectory(atPath: configuration.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        database = try SQLiteDatabase(path: (configuration.directory as NSString).appendingPathComponent("users.sqlite"))
+        signingKey = try Self.loadOrCreateKey(at: (configuration.directory as NSString).appendingPathComponent("signing-key.pem"))
+        poolSecret = try Self.loadOrCreateSecret(at: (configuration.directory as NSString).appendingPathComponent("pool-secret"))
+        let (x, y) = try signingKey.publicCoordinates()
+        keyId = String(Base64URL.encode(Digest.sha256(x + y)).prefix(16))
+        try await database.run("""
+            CREATE TABLE IF NOT EXISTS users (
+                sub TEXT PRIMARY KEY, username TEXT NOT NULL UNIQUE COLLATE NOCASE, password_hash BLOB NOT NULL,
+                password_salt BLOB NOT NULL, confirmed INTEGER NOT NULL, created_at REAL NOT NULL,
+                failed_attempts INTEGER NOT NULL DEFAULT 0, locked_until REAL NOT NULL DEFAULT 0,
+                token_version INTEGER NOT NULL DEFAULT 0)
+            """)
+        try await database.run("CREATE TABLE IF NOT EXISTS attributes (sub TEXT NOT NULL REFERENCES users(sub) ON DELETE CASCADE, name TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (sub, name))")
+        try await database.run("CREATE TABLE IF NOT EXISTS codes (sub TEXT NOT NULL REFERENCES users(sub) ON DELETE CASCADE, purpose TEXT NOT NULL, code_mac BLOB NOT NULL, expires_at REAL NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (sub, purpose))")
+        try await database.run("CREATE TABLE IF NOT EXISTS refresh_tokens (token_mac BLOB PRIMARY KEY, sub TEXT NOT NULL REFERENCES users(sub) ON DELETE CASCADE, expires_at REAL NOT NULL, revoked INTEGER NOT NULL DEFAULT 0)")
+        try await database.run("CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, username TEXT NOT NULL, destination TEXT NOT NULL, purpose TEXT NOT NULL, code TEXT NOT NULL, created_at REAL NOT NULL)")
+    }
+
+    // MARK: Keys
+
+    private static func loadOrCreateKey(at path: String) throws -> ES256Key {
+        if let pem = try? String(contentsOfFile: path, encoding: .utf8) { return try ES256Key(privateKeyPEM: pem) }
+        let key = try ES256Key.generate()
+        try writeSecretFile(Array(try key.privateKeyPEM().utf8), to: path)
+        return key
+    }
+
+    private static func loadOrCreateSecret(at path: String) throws -> [UInt8] {
+        if let data = FileManager.default.contents(atPath: path), data.count == 32 { return Array(data) }
+        let secret = try Digest.randomBytes(32)
+        try writeSecretFile(secret, to: path)
+        return secret
+    }
+
+    /// Writes a file only its owner can read (mode 0600), atomically.
+    private static func writeSecretFile(_ bytes: [UInt8], to path: String) throws {
+        let temporary = path + ".tmp-\(UUID().uuidString)"
+        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes), attributes: [.posixPermissions: 0o600]) else {
+            throw AuthError.configuration("Could not write \(path).", "Check that the local auth directory is writable.")
+        }
+        try FileManager.default.moveItem(atPath: temporary, toPath: path)
+    }
+
+    /// The public signing key as a JWKS document, for services that verify the tokens.
+    func jwks() throws -> JSONValue {
+        let (x, y) = try signingKey.publicCoordinates()
+        return ["keys": [[
+            "kty": "EC", "crv": "P-256", "alg": "ES256", "use": "sig", "kid": .string(keyId),
+            "x": .string(Base64URL.encode(x)), "y": .string(Base64URL.encode(y)),
+        ]]]
+    }
+
+    private func mac(_ text: String) -> [UInt8] {
+        Digest.hmacSHA256(key: poolSecret, Array(text.utf8))
+    }
+
+    // MARK: Users
+
+    func user(named username: String) async throws -> PoolUser? {
+        try await database.run("SELECT sub, username, confirmed, token_version FROM users WHERE username = ?", [.text(username)])
+            .first.map(Self.poolUser)
+    }
+
+    func user(sub: String) async throws -> PoolUser? {
+        try await database.run("SELECT sub, username, confirmed, token_version FROM users WHERE sub = ?", [.text(sub)])
+            .first.map(Self.poolUser)
+    }
+
+    private static func poolUser(_ row: SQLiteRow) -> PoolUser {
+        PoolUser(sub: row["sub"].text ?? "", username: row["username"].text ?? "", confirmed: row["confirmed"].integer == 1,
+                 tokenVersion: row["token_version"].integer ?? 0)
+    }
+
+    func createUser(username: String, password: String, attributes: [AuthUserAttribute]) async throws -> (PoolUser, AuthCodeDeliveryDetails?) {
+        guard !username.isEmpty, !username.contains(where: { $0.isWhitespace || $0.isNewline }) else {
+            throw AuthError.validation("username", "The username is empty or contains spaces.", "Choose a username without spaces.")
+        }
+        try checkPolicy(password)
+        let salt = try Digest.randomBytes(16)
+        let hash = try hashPassword(password, salt: salt)
+        let sub = UUID().uuidString.lowercased()
+        let confirmed = !configuration.signUpRequiresConfirmation
+        do {
+            try await database.transaction { connection in
+                try connection.run("INSERT INTO users (sub, username, password_hash, password_salt, confirmed, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+                                   [.text(sub), .text(username), .blob(hash), .blob(salt), .integer(confirmed ? 1 : 0), .real(Date().timeIntervalSince1970)])
+                for attribute in attributes where attribute.key != .sub {
+                    try connection.run("INSERT OR REPLACE INTO attributes VALUES (?, ?, ?)", [.text(sub), .text(attribute.key.rawValue), .text(attribute.value)])
+                }
+            }
+        } catch let error as SQLiteError where error.isConstraintViolation {
+            throw AuthError.validation("username", "A user named '\(username)' already exists.", "Sign in instead, or choose another username.", error)
+        }
+        let user = PoolUser(sub: sub, username: username, confirmed: confirmed, tokenVersion: 0)
+        guard !confirmed else { return (user, nil) }
+        return (user, try await sendCode(to: user, purpose: .signUp))
+    }
+
+    func hashPassword(_ password: String, salt: [UInt8]) throws -> [UInt8] {
+        try Scrypt(n: configuration.passwordHashCost).derive(password: Array(password.utf8), salt: salt)
+    }
+
+    func checkPolicy(_ password: String) throws {
+        if let missing = configuration.passwordPolicy.violation(of: password) {
+            throw AuthError.validation("password", "The password does not meet the policy: it needs \(missing).", "Choose a password with \(missing).")
+        }
+    }
+
+    /// Checks a password, counting failures and locking the account after too many.
+    func authenticate(username: String, password: String) async throws -> PoolUser {
+        let incorrect = AuthError.notAuthorized("Incorrect username or password.", "Check the username and password.")
+        guard let row = try await database.run("SELECT * FROM users WHERE username = ?", [.text(username)]).first,
+              let salt = row["password_salt"].blob, let stored = row["password_hash"].blob, let sub = row["sub"].text
+        else {
+            // Spend the same time as for a real user, so timing does not reveal who exists.
+            _ = try? hashPassword(password, salt: [UInt8](repeating: 0, count: 16))
+            throw incorrect
+        }
+        let now = Date().timeIntervalSince1970
+        let lockedUntil = row["locked_until"].real ?? 0
+        if lockedUntil > now {
+            throw AuthError.notAuthorized(
+                "Too many failed sign-in attempts; the account is locked for \(Int((lockedUntil - now).rounded(.up))) more seconds.",
+                "Wait, or reset the password.")
+        }
+        guard Digest.constantTimeEquals(try hashPassword(password, salt: salt), stored) else {
+            let failures = (row["failed_attempts"].integer ?? 0) + 1
+            let lock = failures >= Int64(configuration.maxFailedAttempts) ? now + configuration.lockoutDuration : 0
+            try await database.run("UPDATE users SET failed_attempts = ?, locked_until = ? WHERE sub = ?",
+                                   [.integer(lock > 0 ? 0 : failures), .real(lock), .text(sub)])
+            throw incorrect
+        }
+        try await database.run("UPDATE users SET failed_attempts = 0, locked_until = 0 WHERE sub = ?", [.text(sub)])
+        return Self.poolUser(row)
+    }
+
+    func setPassword(sub: String, to password: String) async throws {
+        try checkPolicy(password)
+        let salt = try Digest.randomBytes(16)
+        try await database.run("UPDATE users SET password_hash = ?, password_salt = ?, failed_attempts = 0, locked_until = 0 WHERE sub = ?",
+                               [.blob(try hashPassword(password, salt: salt)), .blob(salt), .text(sub)])
+    }
+
+    func confirm(sub: String) async throws {
+        try await database.run("UPDATE users SET confirmed = 1 WHERE sub = ?", [.text(sub)])
+    }
+
+    func deleteUser(sub: String) async throws {
+        try await database.run("DELETE FROM users WHERE sub = ?", [.text(sub)])
+    }
+
+    // MARK: Attributes
+
+    func attributes(sub: String) async throws -> [AuthUserAttribute] {
+        let rows = try await database.run("SELECT name, value FROM attributes WHERE sub = ? ORDER BY name", [.text(sub)])
+        return [AuthUserAttribute(.sub, value: sub)]
+            + rows.map { AuthUserAttribute(AuthUserAttributeKey(rawValue: $0["name"].text ?? ""), value: $0["value"].text ?? "") }
+    }
+
+    func setAttributes(sub: String, _ attributes: [AuthUserAttribute]) async throws {
+        if attributes.contains(where: { $0.key == .sub }) {
+            throw AuthError.validation("userAttributes", "The sub attribute cannot be changed.", "Leave `sub` out of the update.")
+        }
+        try await database.transaction { connection in
+            for attribute in attributes {
+                try connection.run("INSERT OR REPLACE INTO attributes VALUES (?, ?, ?)", [.text(sub), .text(attribute.key.rawValue), .text(attribute.value)])
+            }
+        }
+    }
+
+    // MARK: Codes
+
+    func sendCode(to user: PoolUser, purpose: CodePurpose) async throws -> AuthCodeDeliveryDetails {
+        let digits = try Digest.randomBytes(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } % 1_000_000
+        let code = String(format: "%06llu", digits)
+        try await database.run("INSERT OR REPLACE INTO codes VALUES (?, ?, ?, ?, 0)",
+                               [.text(user.sub), .text(purpose.rawValue), .blob(mac("\(user.sub):\(purpose.rawValue):\(code)")),
+                                .real(Date().timeIntervalSince1970 + configuration.codeLifetime)])
+        let attributes = try await attributes(sub: user.sub)
+        let email = attributes.first { $0.key == .email }?.value
+        let phone = attributes.first { $0.key == .phoneNumber }?.value
+        let message = CodeMessage(username: user.username, destination: email ?? phone ?? user.username, purpose: purpose, code: code, createdAt: Date())
+        if let delivery {
+            try await delivery.deliver(message)
+        } else {
+            try await database.run("INSERT INTO outbox (username, destination, purpose, code, created_at) VALUES (?, ?, ?, ?, ?)",
+                                   [.text(message.username), .text(message.destination), .text(purpose.rawValue), .text(code), .real(message.createdAt.timeIntervalSince1970)])
+        }
+        let destination: DeliveryDestination = email.map { .email(Self.mask($0)) } ?? phone.map { .sms(Self.mask($0)) } ?? .unknown(nil)
+        return AuthCodeDeliveryDetails(destination: destination, attributeKey: email != nil ? .email : phone != nil ? .phoneNumber : nil)
+    }
+
+    /// Checks and consumes a code: single use, expiring, limited attempts.
+    func consumeCode(sub: String, purpose: CodePurpose, code: String) async throws {
+        guard let row = try await database.run("SELECT * FROM codes WHERE sub = ? AND purpose = ?", [.text(sub), .text(purpose.rawValue)]).first,
+              let stored = row["code_mac"].blob
+        else {
+            throw AuthError.validation("confirmationCode", "There is no pending code (it was already used or never sent).", "Request a new code.")
+        }
+        if (row["expires_at"].real ?? 0) < Date().timeIntervalSince1970 {
+            try await database.run("DELETE FROM codes WHERE sub = ? AND purpose = ?", [.text(sub), .text(purpose.rawValue)])
+            throw AuthError.validation("confirmationCode", "The code has expired.", "Request a new code.")
+        }
+        guard Digest.constantTimeEquals(mac("\(sub):\(purpose.rawValue):\(code)"), stored) else {
+            let attempts = (row["attempts"].integer ?? 0) + 1
+            if attempts >= Int64(configuration.codeMaxAttempts) {
+                try await database.run("DELETE FROM codes WHERE sub = ? AND purpose = ?", [.text(sub), .text(purpose.rawValue)])
+                throw AuthError.validation("confirmationCode", "The code is wrong, and too many wrong codes were tried; it is no longer valid.", "Request a new code.")
+            }
+            try await database.run("UPDATE codes SET attempts = ? WHERE sub = ? AND purpose = ?", [.integer(attempts), .text(sub), .text(purpose.rawValue)])
+            throw AuthError.validation("confirmationCode", "The code is wrong.", "Check the code and try again (\(Int64(configuration.codeMaxAttempts) - attempts) attempts left).")
+        }
+        try await database.run("DELETE FROM codes WHERE sub = ? AND purpose = ?", [.text(sub), .text(purpose.rawValue)])
+    }
+
+    func outbox(username: String? = nil) async throws -> [CodeMessage] {
+        let rows = username == nil
+            ? try await database.run("SELECT * FROM outbox ORDER BY id")
+            : try await database.run("SELECT * FROM outbox WHERE username = ? ORDER BY id", [.text(username ?? "")])
+        return rows.map {
+            CodeMessage(username: $0["username"].text ?? "", destination: $0["destination"].text ?? "",
+                        purpose: CodePurpose(rawValue: $0["purpose"].text ?? "") ?? .signUp, code: $0["code"].text ?? "",
+                        createdAt: Date(timeIntervalSince1970: $0["created_at"].real ?? 0))
+        }
+    }
+
+    static func mask(_ destination: String) -> String {
+        guard let at = destination.firstIndex(of: "@") else {
+            return String(repeating: "*", count: max(0, destination.count - 4)) + destination.suffix(4)
+        }
+        return "\(destination.first.map(String.init) ?? "")***\(destination[at...])"
+    }
+
+    // MARK: Tokens
+
+    func issueTokens(for user: PoolUser) async throws -> IssuedTokens {
+        let now = Date()
+        let accessExpiry = now.addingTimeInterval(configuration.accessTokenLifetime)
+        let attributes = try await attributes(sub: user.sub)
+        var idClaims: [String: JSONValue] = [
+            "iss": .string(configuration.issuer), "sub": .string(user.sub), "aud": .string(configuration.clientId),
+            "iat": .number(now.timeIntervalSince1970.rounded(.down)), "exp": .number(accessExpiry.timeIntervalSince1970.rounded(.down)),
+            "jti": .string(UUID().uuidString.lowercased()), "token_use": "id", "cognito:username": .string(user.username),
+        ]
+        for attribute in attributes where attribute.key != .sub { idClaims[attribute.key.rawValue] = .string(attribute.value) }
+        let accessClaims: [String: JSONValue] = [
+            "iss": .string(configuration.issuer), "sub": .string(user.sub), "client_id": .string(configuration.clientId),
+            "iat": .number(now.timeIntervalSince1970.rounded(.down)), "exp": .number(accessExpiry.timeIntervalSince1970.rounded(.down)),
+            "jti": .string(UUID().uuidString.lowercased()), "token_use": "access", "username": .string(user.username),
+            "ver": .number(Double(user.tokenVersion)), "scope": "aws.cognito.signin.user.admin",
+        ]
+        let refreshToken = Base64URL.encode(try Digest.randomBytes(32))
+        let refreshExpiry = now.addingTimeInterval(configuration.refreshTokenLifetime)
+        try await database.run("INSERT INTO refresh_tokens VALUES (?, ?, ?, 0)", [.blob(mac(refreshToken)), .text(user.sub), .real(refreshExpiry.timeIntervalSince1970)])
+        return IssuedTokens(
+            idToken: try JSONWebToken.sign(claims: .object(idClaims), key: signingKey, keyId: keyId),
+            accessToken: try JSONWebToken.sign(claims: .object(accessClaims), key: signingKey, keyId: keyId),
+            refreshToken: refreshToken, accessExpiresAt: Date(timeIntervalSince1970: accessExpiry.timeIntervalSince1970.rounded(.down)),
+            refreshExpiresAt: refreshExpiry)
+    }
+
+    /// Exchanges a refresh token for new tokens; the old refresh token is revoked (rotation).
+    /// - Throws: ``AuthError/sessionExpired(_:_:_:)`` when the token is unknown, revoked, expired,
+    ///   or its user is gone.
+    func refresh(_ refreshToken: String) async throws -> (PoolUser, IssuedTokens) {
+        let expired = AuthError.sessionExpired("The session has expired or was revoked.", "Sign in again.")
+        let key = mac(refreshToken)
+        let outcome = try await database.transaction { connection -> String? in
+            guard let row = try connection.run("SELECT * FROM refresh_tokens WHERE token_mac = ?", [.blob(key)]).first,
+                  row["revoked"].integer == 0, (row["expires_at"].real ?? 0) > Date().timeIntervalSince1970
+            else { return nil }
+            try connection.run("UPDATE refresh_tokens SET revoked = 1 WHERE token_mac = ?", [.blob(key)])
+            return row["sub"].text
+        }
+        guard let sub = outcome, let user = try await user(sub: sub), user.confirmed else { throw expired }
+        return (user, try await issueTokens(for: user))
+    }
+
+    func revoke(refreshToken: String) async throws {
+        try await database.run("UPDATE refresh_tokens SET revoked = 1 WHERE token_mac = ?", [.blob(mac(refreshToken))])
+    }
+
+    /// Global sign-out: revokes every refresh token of the user and invalidates its access tokens.
+    func revokeAll(sub: String) async throws {
+        try await database.transaction { connection in
+            try connection.run("UPDATE refresh_tokens SET revoked = 1 WHERE sub = ?", [.text(sub)])
+            try connection.run("UPDATE users SET token_version = token_version + 1 WHERE sub = ?", [.text(sub)])
+        }
+    }
+
+    /// The user an access token stands for, if it is valid now (signature, expiry, client,
+    /// not revoked by a global sign-out, user still there).
+    func validate(accessToken: String) async throws -> PoolUser {
+        let token: JSONWebToken
+        do {
+            token = try JSONWebToken.verify(accessToken, key: signingKey)
+        } catch .expired {
+            throw AuthError.sessionExpired("The access token has expired.", "Refresh the session (fetchAuthSession) or sign in again.")
+        } catch {
+            throw AuthError.notAuthorized("The access token is not valid: \(error).", "Sign in again.")
+        }
+        guard token.string("token_use") == "access", token.string("client_id") == configuration.clientId,
+              let sub = token.string("sub"), let user = try await user(sub: sub),
+              Int64(token.claims["ver"]?.doubleValue ?? -1) == user.tokenVersion
+        else {
+            throw AuthError.sessionExpired("The session was revoked (signed out everywhere, or the user was deleted).", "Sign in again.")
+        }
+        return user
+    }
+}

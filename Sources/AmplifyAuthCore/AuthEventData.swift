@@ -1,0 +1,27 @@
+import Amplify
+
+/// The user named in `Auth.signedIn` (payload data) and in the observable state.
+public struct SignedInUser: AuthUser, Equatable {
+    /// The name the user signs in with.
+    public let username: String
+    /// The user's stable id.
+    public let userId: String
+
+    /// A user.
+    public init(username: String, userId: String) {
+        self.username = username
+        self.userId = userId
+    }
+}
+
+/// The payloads the Auth plugins of this package dispatch, for listeners to read:
+/// - `Auth.signedIn`: data ``SignedInUser``;
+/// - `Auth.signedOut`, `Auth.sessionExpired`, `Auth.userDeleted`: data the username (`String`);
+/// - `Auth.*API`: data `Result<Success, AuthError>` of the call, context the username when the
+///   call names one.
+public enum AuthEventData {
+    /// The username a lifecycle payload carries.
+    public static func username(in payload: HubPayload) -> String? {
+        (payload.data as? SignedInUser)?.username ?? (payload.data as? String) ?? (payload.context as? String)
+    }
+}

@@ -1,0 +1,113 @@
+import Amplify
+import Observation
+
+/// The server-side counterpart of the session-manager pattern: an `@Observable` object that
+/// says who is signed in, kept current only by the Hub's `.auth` events (so it works with any
+/// Auth plugin), also readable as an `AsyncSequence` of states.
+///
+/// It lives on ``AuthStateActor``. Observe it with `withObservationTracking` (on that actor) or
+/// iterate ``updates``.
+@Observable
+@AuthStateActor
+public final class AuthSessionState {
+    /// Why nobody is signed in.
+    public enum SignedOutReason: Sendable, Equatable {
+        /// Nobody has signed in yet (in this process).
+        case initial
+        /// The user signed out.
+        case signedOut
+        /// The session expired and could not be refreshed.
+        case sessionExpired
+        /// The user was deleted.
+        case userDeleted
+    }
+
+    /// Where the session stands.
+    public enum Status: Sendable, Equatable {
+        /// Nobody is signed in, and why.
+        case signedOut(SignedOutReason)
+        /// `username` signed up and must confirm the account.
+        case awaitingConfirmation(username: String)
+        /// `user` is signed in.
+        case signedIn(SignedInUser)
+
+        /// Whether a user is signed in.
+        public var isSignedIn: Bool { if case .signedIn = self { true } else { false } }
+    }
+
+    /// The current status.
+    public private(set) var status: Status = .signedOut(.initial)
+
+    @ObservationIgnored private var subscribers: [Int: AsyncStream<Status>.Continuation] = [:]
+    @ObservationIgnored private var nextSubscriber = 0
+    @ObservationIgnored private var consumer: Task<Void, Never>?
+
+    /// Starts following the `.auth` channel of `hub` (Amplify's by default). Events dispatched
+    /// after this returns are applied in order.
+    public nonisolated init(hub: (any HubCategoryBehavior)? = nil) {
+        let events = (hub ?? Amplify.Hub.plugin).events(on: .auth, isIncluded: nil, bufferingPolicy: .unbounded)
+        Task { @AuthStateActor [weak self] in
+            self?.consumer = Task { @AuthStateActor [weak self] in
+                for await payload in events {
+                    guard let self else { return }
+                    self.apply(payload)
+                }
+            }
+        }
+    }
+
+    /// Every status from now on (starting with the current one), until the Hub resets or the
+    /// iteration ends.
+    public var updates: AsyncStream<Status> {
+        let (stream, continuation) = AsyncStream<Status>.makeStream(bufferingPolicy: .unbounded)
+        let id = nextSubscriber
+        nextSubscriber += 1
+        subscribers[id] = continuation
+        continuation.yield(status)
+        continuation.onTermination = { [weak self] _ in
+            Task { @AuthStateActor in self?.subscribers.removeValue(forKey: id) }
+        }
+        return stream
+    }
+
+    /// Stops following the Hub and ends every ``updates`` sequence.
+    public func stop() {
+        consumer?.cancel()
+        for continuation in subscribers.values { continuation.finish() }
+        subscribers.removeAll()
+    }
+
+    /// Applies one `.auth` event.
+    func apply(_ payload: HubPayload) {
+        typealias Names = HubPayload.EventName.Auth
+        let next: Status?
+        switch payload.eventName {
+        case Names.signedIn:
+            next = (payload.data as? SignedInUser).map(Status.signedIn)
+        case Names.signedOut:
+            next = .signedOut(.signedOut)
+        case Names.sessionExpired:
+            next = .signedOut(.sessionExpired)
+        case Names.userDeleted:
+            next = .signedOut(.userDeleted)
+        case Names.signUpAPI:
+            if case .success(let result)? = payload.data as? Result<AuthSignUpResult, AuthError>, !result.isSignUpComplete,
+               let username = payload.context as? String {
+                next = .awaitingConfirmation(username: username)
+            } else {
+                next = nil
+            }
+        case Names.confirmSignUpAPI:
+            if case .success = payload.data as? Result<AuthSignUpResult, AuthError>, case .awaitingConfirmation = status {
+                next = .signedOut(.initial)
+            } else {
+                next = nil
+            }
+        default:
+            next = nil
+        }
+        guard let next, next != status else { return }
+        status = next
+        for continuation in subscribers.values { continuation.yield(next) }
+    }
+}

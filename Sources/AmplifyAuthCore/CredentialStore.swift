@@ -1,0 +1,91 @@
+import Amplify
+import AmplifySQLite
+import Foundation
+
+/// A signed-in session as the credential store keeps it.
+public struct StoredSession: Sendable, Equatable {
+    /// The name the user signed in with.
+    public var username: String
+    /// The user's stable id.
+    public var userId: String
+    /// The ID token (JWT).
+    public var idToken: String
+    /// The access token (JWT).
+    public var accessToken: String
+    /// The refresh token.
+    public var refreshToken: String
+    /// When the access token expires.
+    public var accessTokenExpiresAt: Date
+    /// When the refresh token expires, if known.
+    public var refreshTokenExpiresAt: Date?
+
+    /// A session.
+    public init(
+        username: String, userId: String, idToken: String, accessToken: String, refreshToken: String,
+        accessTokenExpiresAt: Date, refreshTokenExpiresAt: Date?
+    ) {
+        self.username = username
+        self.userId = userId
+        self.idToken = idToken
+        self.accessToken = accessToken
+        self.refreshToken = refreshToken
+        self.accessTokenExpiresAt = accessTokenExpiresAt
+        self.refreshTokenExpiresAt = refreshTokenExpiresAt
+    }
+}
+
+/// Where every Auth plugin keeps its signed-in session, so a new process finds the user already
+/// signed in: an SQLite file of mode 0600, one row per plugin key. Safe from any task.
+public actor CredentialStore {
+    private let database: SQLiteDatabase
+    /// The file's path.
+    public let path: String
+
+    /// Opens (creating with mode 0600) the store at `path`.
+    /// - Throws: ``SQLiteError`` if the file cannot be opened.
+    public init(path: String) async throws {
+        self.path = path
+        database = try SQLiteDatabase(path: path, fileMode: 0o600)
+        try await database.run("""
+            CREATE TABLE IF NOT EXISTS sessions (
+                plugin_key TEXT PRIMARY KEY, username TEXT NOT NULL, user_id TEXT NOT NULL,
+                id_token TEXT NOT NULL, access_token TEXT NOT NULL, refresh_token TEXT NOT NULL,
+                access_expires_at REAL NOT NULL, refresh_expires_at REAL, updated_at REAL NOT NULL)
+            """)
+    }
+
+    /// Saves `session` for `pluginKey`, replacing any earlier one.
+    /// - Throws: ``SQLiteError``.
+    public func save(_ session: StoredSession, for pluginKey: String) async throws {
+        try await database.run(
+            "INSERT OR REPLACE INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [.text(pluginKey), .text(session.username), .text(session.userId), .text(session.idToken),
+             .text(session.accessToken), .text(session.refreshToken), .real(session.accessTokenExpiresAt.timeIntervalSince1970),
+             session.refreshTokenExpiresAt.map { .real($0.timeIntervalSince1970) } ?? .null, .real(Date().timeIntervalSince1970)])
+    }
+
+    /// The session saved for `pluginKey`, if any.
+    /// - Throws: ``SQLiteError``.
+    public func load(for pluginKey: String) async throws -> StoredSession? {
+        guard let row = try await database.run("SELECT * FROM sessions WHERE plugin_key = ?", [.text(pluginKey)]).first,
+              let username = row["username"].text, let userId = row["user_id"].text, let idToken = row["id_token"].text,
+              let accessToken = row["access_token"].text, let refreshToken = row["refresh_token"].text,
+              let accessExpiry = row["access_expires_at"].real
+        else { return nil }
+        return StoredSession(
+            username: username, userId: userId, idToken: idToken, accessToken: accessToken, refreshToken: refreshToken,
+            accessTokenExpiresAt: Date(timeIntervalSince1970: accessExpiry),
+            refreshTokenExpiresAt: row["refresh_expires_at"].real.map { Date(timeIntervalSince1970: $0) })
+    }
+
+    /// Forgets the session of `pluginKey`.
+    /// - Throws: ``SQLiteError``.
+    public func clear(for pluginKey: String) async throws {
+        try await database.run("DELETE FROM sessions WHERE plugin_key = ?", [.text(pluginKey)])
+    }
+
+    /// Closes the file.
+    public func close() async {
+        await database.close()
+    }
+}
