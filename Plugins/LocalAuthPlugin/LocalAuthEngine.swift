@@ -16,6 +16,7 @@ actor LocalAuthEngine {
     private var expired = false
     private var timer: LoopTimer?
     private var timerGeneration = 0
+    private var refreshing: Task<Void, any Error>?
 
     private let hub: @Sendable () -> any HubCategoryBehavior
     private let eventLoop: @Sendable () throws -> EventLoop
@@ -230,8 +231,18 @@ actor LocalAuthEngine {
         schedule(at: tokens.accessExpiresAt)
     }
 
-    /// Renews the tokens with the refresh token, or ends the session as expired.
+    /// Renews the tokens with the refresh token, or ends the session as expired. Concurrent
+    /// callers (the timer and a call, say) share one refresh: the refresh token rotates, so a
+    /// second exchange of the same token would fail and end a healthy session.
     private func refresh() async throws {
+        if let refreshing { return try await refreshing.value }
+        let task = Task { try await self.exchangeRefreshToken() }
+        refreshing = task
+        defer { refreshing = nil }
+        try await task.value
+    }
+
+    private func exchangeRefreshToken() async throws {
         guard let current = session, let pool else { throw AuthError.signedOut("Nobody is signed in.", "Sign in first.") }
         do {
             let (user, tokens) = try await pool.refresh(current.refreshToken)
