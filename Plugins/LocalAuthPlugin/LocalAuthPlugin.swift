@@ -35,8 +35,9 @@ public final class LocalAuthPlugin: AuthCategoryPlugin {
     /// `"localAuthPlugin"`.
     public var key: PluginKey { Self.pluginKey }
 
-    /// Reads the plugin's block (see ``LocalAuthConfiguration``) and, in the background, opens the
-    /// pool and restores a saved session, arming its expiry timer.
+    /// Reads the plugin's block (see ``LocalAuthConfiguration``). When a saved session exists, it
+    /// restores it in the background and arms its expiry timer; otherwise the pool opens (and its
+    /// files are created) on the first call.
     /// - Throws: ``ConfigurationValueError`` for a bad value.
     public func configure(using configuration: Any?) throws {
         let settings = try LocalAuthConfiguration(json: configuration as? JSONValue)
@@ -44,7 +45,9 @@ public final class LocalAuthPlugin: AuthCategoryPlugin {
             configuration: settings, delivery: delivery, pluginKey: key,
             hub: { [hub] in hub ?? Amplify.Hub.plugin }, eventLoop: { [eventLoop] in try eventLoop ?? Amplify.eventLoop() })
         engineSlot.withLock { $0 = engine }
-        Task { _ = try? await engine.prepare() }
+        if FileManager.default.fileExists(atPath: settings.credentialStorePath) {
+            Task { _ = try? await engine.prepare() }
+        }
     }
 
     /// Cancels the expiry timer and closes the stores.

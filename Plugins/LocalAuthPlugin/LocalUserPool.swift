@@ -271,7 +271,10 @@ actor LocalUserPool {
 
     // MARK: Tokens
 
-    func issueTokens(for user: PoolUser) async throws -> IssuedTokens {
+    /// Issues ID, access and refresh tokens. A refresh token made by rotation keeps the expiry of
+    /// the one it replaces (`refreshExpiry`): using a session does not make it last longer than
+    /// the refresh-token lifetime from sign-in.
+    func issueTokens(for user: PoolUser, refreshExpiry: Date? = nil) async throws -> IssuedTokens {
         let now = Date()
         let accessExpiry = now.addingTimeInterval(configuration.accessTokenLifetime)
         let attributes = try await attributes(sub: user.sub)
@@ -288,7 +291,7 @@ actor LocalUserPool {
             "ver": .number(Double(user.tokenVersion)), "scope": "aws.cognito.signin.user.admin",
         ]
         let refreshToken = Base64URL.encode(try Digest.randomBytes(32))
-        let refreshExpiry = now.addingTimeInterval(configuration.refreshTokenLifetime)
+        let refreshExpiry = refreshExpiry ?? now.addingTimeInterval(configuration.refreshTokenLifetime)
         try await database.run("INSERT INTO refresh_tokens VALUES (?, ?, ?, 0)", [.blob(mac(refreshToken)), .text(user.sub), .real(refreshExpiry.timeIntervalSince1970)])
         return IssuedTokens(
             idToken: try JSONWebToken.sign(claims: .object(idClaims), key: signingKey, keyId: keyId),
@@ -303,15 +306,16 @@ actor LocalUserPool {
     func refresh(_ refreshToken: String) async throws -> (PoolUser, IssuedTokens) {
         let expired = AuthError.sessionExpired("The session has expired or was revoked.", "Sign in again.")
         let key = mac(refreshToken)
-        let outcome = try await database.transaction { connection -> String? in
+        let outcome = try await database.transaction { connection -> (String, Double)? in
             guard let row = try connection.run("SELECT * FROM refresh_tokens WHERE token_mac = ?", [.blob(key)]).first,
-                  row["revoked"].integer == 0, (row["expires_at"].real ?? 0) > Date().timeIntervalSince1970
+                  row["revoked"].integer == 0, let expiry = row["expires_at"].real, expiry > Date().timeIntervalSince1970,
+                  let sub = row["sub"].text
             else { return nil }
             try connection.run("UPDATE refresh_tokens SET revoked = 1 WHERE token_mac = ?", [.blob(key)])
-            return row["sub"].text
+            return (sub, expiry)
         }
-        guard let sub = outcome, let user = try await user(sub: sub), user.confirmed else { throw expired }
-        return (user, try await issueTokens(for: user))
+        guard let (sub, expiry) = outcome, let user = try await user(sub: sub), user.confirmed else { throw expired }
+        return (user, try await issueTokens(for: user, refreshExpiry: Date(timeIntervalSince1970: expiry)))
     }
 
     func revoke(refreshToken: String) async throws {

@@ -58,6 +58,19 @@ struct SessionLifecycleTests {
         try await fixture.close(server)
     }
 
+    @Test("refreshing does not stretch the session: at the refresh token's end, Auth.sessionExpired fires once")
+    func absoluteSessionLifetime() async throws {
+        let fixture = try LocalPoolFixture(["accessTokenLifetimeSeconds": 1, "refreshTokenLifetimeSeconds": 2])
+        let plugin = try fixture.plugin()
+        try await signUpAndIn(plugin, fixture, "quinn")
+        try await Task.sleep(for: .milliseconds(1_500))
+        #expect(try await plugin.fetchAuthSession(options: nil).isSignedIn)
+        try await Task.sleep(for: .milliseconds(2_000))
+        #expect(await fixture.eventNames().filter { $0 == "Auth.sessionExpired" }.count == 1)
+        #expect(try await plugin.fetchAuthSession(options: nil).isSignedIn == false)
+        try await fixture.close(plugin)
+    }
+
     @Test("sign-out ends the session and revokes its refresh token; calls afterwards fail with signedOut")
     func signOut() async throws {
         let fixture = try LocalPoolFixture()
