@@ -44,7 +44,7 @@ let package = Package(
 
         // Registers every plugin this package ships (the one module that depends on them all).
         .target(name: "AmplifyPlugins", dependencies: ["Amplify", "LocalAuthPlugin"]),
-        .executableTarget(name: "amplify", dependencies: ["AmplifyPlugins"]),
+        .executableTarget(name: "amplify", dependencies: ["AmplifyPlugins", "LocalAuthPlugin", "AmplifyAuthCore", "AmplifyEventLoop"]),
 
         // MARK: Examples.
         .executableTarget(

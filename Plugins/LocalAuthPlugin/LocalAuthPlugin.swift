@@ -69,6 +69,13 @@ public final class LocalAuthPlugin: AuthCategoryPlugin {
     /// Runs a call and dispatches its `…API` event with the result (errors that are not
     /// ``AuthError`` become `.unknown`).
     private func report<T: Sendable>(_ event: String, username: String? = nil, _ call: () async throws -> T) async throws -> T {
+        try await report(event, username: username, published: { $0 }, call)
+    }
+
+    /// Like ``report(_:username:_:)``, with the event carrying `published(value)` as its success.
+    private func report<T: Sendable, Published: Sendable>(
+        _ event: String, username: String?, published: (T) -> Published, _ call: () async throws -> T
+    ) async throws -> T {
         let result: Result<T, AuthError>
         do {
             result = .success(try await call())
@@ -77,7 +84,7 @@ public final class LocalAuthPlugin: AuthCategoryPlugin {
         } catch {
             result = .failure(AuthError.unknown("The local user pool failed: \(error)", error))
         }
-        events.dispatch(to: .auth, payload: HubPayload(eventName: event, context: username, data: result))
+        events.dispatch(to: .auth, payload: HubPayload(eventName: event, context: username, data: result.map(published)))
         return try result.get()
     }
 
@@ -113,7 +120,7 @@ public final class LocalAuthPlugin: AuthCategoryPlugin {
     /// - Throws: ``AuthError/notAuthorized(_:_:_:)`` for a wrong password or a locked account,
     ///   ``AuthError/invalidState(_:_:_:)`` if someone is signed in.
     public func signIn(username: String?, password: String?, options: AuthSignInRequest.Options?) async throws -> AuthSignInResult {
-        let (result, user) = try await report(HubPayload.EventName.Auth.signInAPI, username: username) {
+        let (result, user) = try await report(HubPayload.EventName.Auth.signInAPI, username: username, published: \.0) {
             try await engine().signIn(username: username, password: password)
         }
         if let user { lifecycle(HubPayload.EventName.Auth.signedIn, user) }

@@ -71,7 +71,7 @@ struct ConfigurationSummary {
 
     private static func isSecret(_ name: String) -> Bool {
         let lowered = name.lowercased()
-        return ["secret", "password", "token", "privatekey", "private_key"].contains { lowered.contains($0) }
+        return ["secret", "password", "privatekey", "private_key"].contains { lowered.contains($0) } || lowered.hasSuffix("token")
     }
 
     var text: String {

@@ -21,7 +21,7 @@ enum Tool {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Examples/Configurations")
 
-    static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> ToolRun {
+    static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:], input: String? = nil) throws -> ToolRun {
         let process = Process()
         process.executableURL = binary
         process.arguments = arguments
@@ -35,7 +35,11 @@ enum Tool {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
+        let stdin = Pipe()
+        process.standardInput = stdin
         try process.run()
+        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        try stdin.fileHandleForWriting.close()
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

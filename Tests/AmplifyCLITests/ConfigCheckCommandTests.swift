@@ -15,8 +15,10 @@ struct ConfigCheckCommandTests {
               consoleLoggingPlugin — logLevel: warn
             Hub:
               defaultHubPlugin — slowListenerThresholdMilliseconds: 100
+            Auth:
+              localAuthPlugin — accessTokenLifetimeSeconds: 3600, directory: .amplify/local-auth, signUpRequiresConfirmation: true
 
-            OK: Amplify.configure() accepted every plugin (2 in all).
+            OK: Amplify.configure() accepted every plugin (3 in all).
 
             """)
         #expect(run.stderr.isEmpty)
@@ -58,7 +60,7 @@ struct ConfigCheckCommandTests {
         let document = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
         #expect(document?["ok"] as? Bool == true)
         let categories = document?["categories"] as? [[String: Any]]
-        #expect(categories?.map { $0["category"] as? String } == ["logging", "hub"])
+        #expect(categories?.map { $0["category"] as? String } == ["logging", "hub", "auth"])
         let failing = try Tool.run(["config", "check", "--json", "--config", sample("amplifyconfiguration.json")])
         let failed = try JSONSerialization.jsonObject(with: Data(failing.stdout.utf8)) as? [String: Any]
         #expect(failed?["ok"] as? Bool == false)

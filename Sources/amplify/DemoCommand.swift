@@ -1,0 +1,115 @@
+import AmplifyAuthCore
+import AmplifyPlugins
+import Foundation
+import LocalAuthPlugin
+
+/// `amplify demo`: the whole auth flow on the embedded local pool, in a fresh temporary folder,
+/// printing each Hub event and each state change as it happens.
+enum DemoCommand {
+    static var command: ActionCommand {
+        ActionCommand(
+            path: ["demo"], summary: "walk the whole auth flow locally, printing events and state",
+            usage: "[--keep]",
+            details: """
+                In a fresh temporary folder with an embedded configuration (a local user pool whose access \
+                tokens live 2 s and whose sessions live 5 s), signs a user up, reads the code from the outbox, \
+                confirms, signs in, shows the session and attributes, waits for the session to expire on its \
+                own, signs in again and signs out, printing every Hub event and every change of the observable \
+                session state. --keep leaves the folder behind.
+                """,
+            switchOptions: ["--keep"], needsConfiguration: false
+        ) { arguments, _ in
+            try await run(keep: arguments.switches.contains("--keep"))
+            return CommandResult(text: "", json: .null)
+        }
+    }
+
+    static let username = "alice"
+    static let password = "Demo-Passw0rd"
+
+    static func run(keep: Bool) async throws {
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("amplify-demo-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { if !keep { try? FileManager.default.removeItem(at: folder) } }
+        let file = folder.appendingPathComponent("amplifyconfiguration.json")
+        try Data("""
+            {"auth": {"plugins": {"localAuthPlugin": {"directory": "auth", "accessTokenLifetimeSeconds": 2,
+                                                      "refreshTokenLifetimeSeconds": 5, "passwordHashCost": 16384}}}}
+            """.utf8).write(to: file)
+        Output.line("Amplify demo in \(folder.path)")
+        try Amplify.configure(AmplifyConfiguration(configurationFile: file))
+
+        Amplify.Hub.listen(to: .auth) { payload in
+            Output.line("    hub    \(payload.eventName)  \(HubListenCommand.summary(payload.data).compactText)")
+        }
+        let state = AuthSessionState()
+        let updates = await state.updates
+        let watcher = Task {
+            for await status in updates { Output.line("    state  \(describe(status))") }
+        }
+
+        try await step("Sign up \(username) with email \(username)@example.com") {
+            let result = try await Amplify.Auth.signUp(
+                username: username, password: password,
+                options: .init(userAttributes: [AuthUserAttribute(.email, value: "\(username)@example.com")]))
+            return "next step: \(result.isSignUpComplete ? "done" : "confirm the code sent to a***@example.com")"
+        }
+        let plugin = try Amplify.Auth.getPlugin(for: LocalAuthPlugin.pluginKey) as? LocalAuthPlugin
+        let code = try await plugin?.outbox(for: username).last?.code ?? ""
+        try await step("Read the code from the pool's outbox") { "code \(code)" }
+        try await step("Confirm the sign-up") {
+            try await Amplify.Auth.confirmSignUp(for: username, confirmationCode: code).isSignUpComplete ? "confirmed" : "not confirmed"
+        }
+        try await step("Sign in") {
+            try await Amplify.Auth.signIn(username: username, password: password).isSignedIn ? "signed in" : "not signed in"
+        }
+        try await step("Show the session and the attributes") {
+            let session = try await Amplify.Auth.fetchAuthSession() as? LocalAuthSession
+            let seconds = session?.tokens.map { max(0, $0.expiresAt.timeIntervalSinceNow) } ?? 0
+            let attributes = try await Amplify.Auth.fetchUserAttributes().map { "\($0.key.rawValue)=\($0.value)" }
+            return "signed in: \(session?.isSignedIn == true), tokens expire in \(Int(seconds.rounded())) s; \(attributes.joined(separator: ", "))"
+        }
+        try await step("Wait: the timer refreshes the tokens until the 5 s session ends, then the session expires on its own") {
+            let start = Date()
+            while await state.status != .signedOut(.sessionExpired), Date().timeIntervalSince(start) < 15 {
+                try await Task.sleep(for: .milliseconds(100))
+            }
+            return "expired after \(String(format: "%.1f", Date().timeIntervalSince(start))) s of waiting"
+        }
+        try await step("Sign in again") {
+            try await Amplify.Auth.signIn(username: username, password: password).isSignedIn ? "signed in" : "not signed in"
+        }
+        try await step("Sign out") {
+            await Amplify.Auth.signOut().signedOutLocally ? "signed out" : "could not sign out"
+        }
+        await state.stop()
+        await watcher.value
+        Output.line(keep ? "Done; the demo's files are in \(folder.path)." : "Done; the demo's folder was removed.")
+    }
+
+    private static func step(_ title: String, _ body: () async throws -> String) async throws {
+        Output.line("• \(title)")
+        let outcome = try await body()
+        // Let the Hub and the state catch up, so each step's events print under it.
+        await Amplify.Hub.flush()
+        try await Task.sleep(for: .milliseconds(50))
+        Output.line("  → \(outcome)")
+    }
+
+    private static func describe(_ status: AuthSessionState.Status) -> String {
+        switch status {
+        case .signedOut(let reason): "signed out (\(reason))"
+        case .awaitingConfirmation(let username): "awaiting confirmation of \(username)"
+        case .signedIn(let user): "signed in as \(user.username)"
+        }
+    }
+}
+
+extension JSONValue {
+    /// One-line JSON.
+    var compactText: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    }
+}

@@ -1,0 +1,35 @@
+import AmplifyPlugins
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Reads passwords from a prompt without echo, or from standard input with `--password-stdin`;
+/// never from the command line, where other users could see them.
+enum PasswordReader {
+    /// One password. With `fromStandardInput`, the next line of standard input; otherwise a
+    /// prompt on the terminal with echo turned off.
+    /// - Throws: ``AuthError/validation(_:_:_:_:)`` when there is no line, or no terminal to ask.
+    static func read(prompt: String, fromStandardInput: Bool) throws -> String {
+        if fromStandardInput {
+            guard let line = readLine(strippingNewline: true) else {
+                throw AuthError.validation("password", "Standard input ended before a password.", "Write the password as a line on standard input.")
+            }
+            return line
+        }
+        guard isatty(STDIN_FILENO) == 1 else {
+            throw AuthError.validation("password", "There is no terminal to ask for the password.", "Pass --password-stdin and write the password on standard input.")
+        }
+        FileHandle.standardError.write(Data(prompt.utf8))
+        var original = termios()
+        tcgetattr(STDIN_FILENO, &original)
+        var silent = original
+        silent.c_lflag &= ~tcflag_t(ECHO)
+        tcsetattr(STDIN_FILENO, TCSANOW, &silent)
+        defer {
+            tcsetattr(STDIN_FILENO, TCSANOW, &original)
+            FileHandle.standardError.write(Data("\n".utf8))
+        }
+        return readLine(strippingNewline: true) ?? ""
+    }
+}
