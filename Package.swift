@@ -51,6 +51,10 @@ let package = Package(
             name: "CustomPlugin", dependencies: ["Amplify"], path: "Examples/CustomPlugin",
             exclude: ["amplifyconfiguration.json"]),
 
+        .executableTarget(
+            name: "SessionManager", dependencies: ["AmplifyPlugins", "AmplifyAuthCore", "LocalAuthPlugin"],
+            path: "Examples/SessionManager"),
+
         // MARK: Benchmarks (build with -c release).
         .target(name: "CHubFloorBenchmark", path: "Benchmarks/CHubFloorBenchmark", linkerSettings: [.linkedLibrary("uv")]),
         .executableTarget(
@@ -69,6 +73,6 @@ let package = Package(
         .testTarget(name: "AmplifyPluginsTests", dependencies: ["AmplifyPlugins"]),
         .testTarget(name: "LocalAuthPluginTests", dependencies: ["LocalAuthPlugin", "AmplifyTestKit", "AmplifySQLite", "AmplifyCrypto"]),
         .testTarget(name: "AmplifyCLITests", dependencies: ["amplify"]),
-        .testTarget(name: "ExamplesTests", dependencies: ["CustomPlugin"]),
+        .testTarget(name: "ExamplesTests", dependencies: ["CustomPlugin", "SessionManager"]),
     ]
 )

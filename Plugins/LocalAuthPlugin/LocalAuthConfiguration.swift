@@ -20,10 +20,15 @@ import Foundation
 public struct LocalAuthConfiguration: Sendable, Equatable {
     /// Rules a new password must meet.
     public struct PasswordPolicy: Sendable, Equatable {
+        /// The fewest characters a password may have.
         public var minLength = 8
+        /// Whether a lower-case letter is required.
         public var requireLowercase = true
+        /// Whether an upper-case letter is required.
         public var requireUppercase = true
+        /// Whether a digit is required.
         public var requireNumbers = true
+        /// Whether a symbol (neither letter nor digit) is required.
         public var requireSymbols = false
 
         /// The default policy (8 characters, lower, upper, digit).

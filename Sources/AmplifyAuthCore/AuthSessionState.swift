@@ -23,7 +23,7 @@ public final class AuthSessionState {
     }
 
     /// Where the session stands.
-    public enum Status: Sendable, Equatable {
+    public enum Status: Sendable, Equatable, CustomStringConvertible {
         /// Nobody is signed in, and why.
         case signedOut(SignedOutReason)
         /// `username` signed up and must confirm the account.
@@ -33,6 +33,15 @@ public final class AuthSessionState {
 
         /// Whether a user is signed in.
         public var isSignedIn: Bool { if case .signedIn = self { true } else { false } }
+
+        /// "signed in as alice", "awaiting confirmation of alice", "signed out (sessionExpired)".
+        public var description: String {
+            switch self {
+            case .signedOut(let reason): "signed out (\(reason))"
+            case .awaitingConfirmation(let username): "awaiting confirmation of \(username)"
+            case .signedIn(let user): "signed in as \(user.username)"
+            }
+        }
     }
 
     /// The current status.

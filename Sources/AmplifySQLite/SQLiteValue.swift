@@ -1,9 +1,14 @@
 /// A value stored in, or bound to, an SQLite statement.
 public enum SQLiteValue: Sendable, Equatable, Hashable {
+    /// NULL.
     case null
+    /// A 64-bit integer.
     case integer(Int64)
+    /// A double.
     case real(Double)
+    /// UTF-8 text.
     case text(String)
+    /// Bytes.
     case blob([UInt8])
 
     /// The text, if this is text.

@@ -45,7 +45,7 @@ enum DemoCommand {
         let state = AuthSessionState()
         let updates = await state.updates
         let watcher = Task {
-            for await status in updates { Output.line("    state  \(describe(status))") }
+            for await status in updates { Output.line("    state  \(status)") }
         }
 
         try await step("Sign up \(username) with email \(username)@example.com") {
@@ -94,14 +94,6 @@ enum DemoCommand {
         await Amplify.Hub.flush()
         try await Task.sleep(for: .milliseconds(50))
         Output.line("  → \(outcome)")
-    }
-
-    private static func describe(_ status: AuthSessionState.Status) -> String {
-        switch status {
-        case .signedOut(let reason): "signed out (\(reason))"
-        case .awaitingConfirmation(let username): "awaiting confirmation of \(username)"
-        case .signedIn(let user): "signed in as \(user.username)"
-        }
     }
 }
 

@@ -167,3 +167,46 @@ struct SignUpAndSignInTests {
         try await fixture.close(plugin)
     }
 }
+
+@Suite("Local auth: Hub events")
+struct LocalAuthEventTests {
+    @Test("every call dispatches its API event with its result, and the lifecycle events follow")
+    func everyCallReports() async throws {
+        let fixture = try LocalPoolFixture()
+        let plugin = try fixture.plugin()
+        _ = try await plugin.signUp(username: "rae", password: "Passw0rd!", options: .init(userAttributes: [AuthUserAttribute(.email, value: "r@example.com")]))
+        _ = try await plugin.resendSignUpCode(for: "rae", options: nil)
+        _ = try await plugin.confirmSignUp(for: "rae", confirmationCode: try await fixture.latestCode(plugin, for: "rae"), options: nil)
+        _ = try await plugin.signIn(username: "rae", password: "Passw0rd!", options: nil)
+        let challenge = await authError { _ = try await plugin.confirmSignIn(challengeResponse: "x", options: nil) }
+        guard case .invalidState = challenge else { Issue.record("\(String(describing: challenge))"); return }
+        _ = try await plugin.fetchAuthSession(options: nil)
+        _ = try await plugin.fetchUserAttributes(options: nil)
+        _ = try await plugin.update(userAttribute: AuthUserAttribute(.name, value: "Rae"), options: nil)
+        _ = try await plugin.update(userAttributes: [AuthUserAttribute(.nickname, value: "R")], options: nil)
+        try await plugin.update(oldPassword: "Passw0rd!", to: "N3wPassword", options: nil)
+        _ = try await plugin.resetPassword(for: "rae", options: nil)
+        try await plugin.confirmResetPassword(for: "rae", with: "Res3tPassword", confirmationCode: try await fixture.latestCode(plugin, for: "rae"), options: nil)
+        _ = await plugin.signOut(options: nil)
+        _ = try await plugin.signIn(username: "rae", password: "Res3tPassword", options: nil)
+        try await plugin.deleteUser()
+        #expect(await fixture.eventNames() == [
+            "Auth.signUpAPI", "Auth.resendSignUpCodeAPI", "Auth.confirmSignUpAPI", "Auth.signInAPI", "Auth.signedIn",
+            "Auth.confirmSignInAPI", "Auth.fetchSessionAPI", "Auth.fetchUserAttributesAPI", "Auth.updateUserAttributeAPI",
+            "Auth.updateUserAttributesAPI", "Auth.changePasswordAPI", "Auth.resetPasswordAPI", "Auth.confirmResetPasswordAPI",
+            "Auth.signOutAPI", "Auth.signedOut", "Auth.signInAPI", "Auth.signedIn", "Auth.deleteUserAPI", "Auth.userDeleted",
+        ])
+        let signIn = fixture.events.payloads.first { $0.eventName == "Auth.signInAPI" }
+        #expect(signIn?.context as? String == "rae")
+        if case .success(let result)? = signIn?.data as? Result<AuthSignInResult, AuthError> {
+            #expect(result.isSignedIn)
+        } else {
+            Issue.record("signInAPI carries \(String(describing: signIn?.data))")
+        }
+        let failed = fixture.events.payloads.first { $0.eventName == "Auth.confirmSignInAPI" }
+        if case .failure(.invalidState)? = failed?.data as? Result<AuthSignInResult, AuthError> {} else {
+            Issue.record("confirmSignInAPI carries \(String(describing: failed?.data))")
+        }
+        try await fixture.close(plugin)
+    }
+}

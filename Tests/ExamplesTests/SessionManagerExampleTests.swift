@@ -1,0 +1,33 @@
+import Foundation
+import Testing
+
+@Suite("Examples/SessionManager")
+struct SessionManagerExampleTests {
+    @Test("the session-manager example follows sign-up, sign-in, expiry on its own, sign-in and sign-out")
+    func flow() throws {
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("SessionManager").path), folder.path != "/" {
+            folder.deleteLastPathComponent()
+        }
+        let process = Process()
+        process.executableURL = folder.appendingPathComponent("SessionManager")
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        #expect(stdout == """
+            session: signed out (initial)
+            session: awaiting confirmation of sam
+            session: signed out (initial)
+            session: signed in as sam
+            session: signed out (sessionExpired)
+            expired on its own: true
+            session: signed in as sam
+            session: signed out (signedOut)
+            signed out: true
+
+            """)
+    }
+}
