@@ -39,7 +39,7 @@ struct SessionLifecycleTests {
         let server = try fixture.plugin()
         try await signUpAndIn(server, fixture, "kim")
         // Another device signs the same user in and out everywhere.
-        let other = LocalAuthPlugin()
+        let other = LocalAuthPlugin(hub: fixture.hub, eventLoop: fixture.loop)
         var otherSettings = fixture.settings.asObject ?? [:]
         otherSettings["credentialStore"] = .string(fixture.folder + "/other.sqlite")
         try other.configure(using: JSONValue.object(otherSettings))

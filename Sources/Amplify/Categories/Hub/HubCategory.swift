@@ -16,12 +16,17 @@ public final class HubCategory: Sendable {
 
     /// The plugin in use, starting the default one if there is none.
     public var plugin: any HubCategoryPlugin {
-        slot.withLock { current in
-            if let current { return current }
-            let made = DefaultHubPlugin()
+        if let current = slot.withLock({ $0 }) { return current }
+        // Made outside the lock: starting it waits for the loop thread, which may itself be
+        // inside a listener that needs this lock.
+        let made = DefaultHubPlugin()
+        let (winner, lost) = slot.withLock { current -> (any HubCategoryPlugin, Bool) in
+            if let current { return (current, true) }
             current = made
-            return made
+            return (made, false)
         }
+        if lost { Task { await made.reset() } }
+        return winner
     }
 
     /// The plugin with `key`.
