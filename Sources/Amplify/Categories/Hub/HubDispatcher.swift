@@ -167,6 +167,7 @@ final class HubDispatcher: @unchecked Sendable {
                 }
             }
         }
+        monitor.leave()
         batch.removeAll(keepingCapacity: true)
         spare = batch
     }
@@ -183,6 +184,7 @@ final class HubDispatcher: @unchecked Sendable {
 
     @inline(__always)
     private func deliver(_ payload: HubPayload, to boxes: UnsafeBufferPointer<HubListenerBox>) {
+        monitor.nextEvent()
         for index in boxes.indices {
             // The table owns the box for the whole call: no retain/release per delivery.
             Unmanaged.passUnretained(boxes[index])._withUnsafeGuaranteedRef { $0.deliver(payload, monitor: monitor) }

@@ -36,6 +36,5 @@ final class HubListenerBox: Sendable {
         if let filter, !filter(payload) { return }
         monitor.enter(serial)
         listener(payload)
-        monitor.leave()
     }
 }

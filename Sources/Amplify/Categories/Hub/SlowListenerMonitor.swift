@@ -6,9 +6,10 @@ import Synchronization
 /// through the Logging category (category "Hub", level warn), with the file and line where it
 /// was registered.
 ///
-/// The loop thread only publishes which listener it is in and how many calls it has made (two
-/// relaxed stores per call); a watchdog thread samples them a few times per threshold and
-/// reports a call that is still the same one after the threshold has passed. The watchdog
+/// The loop thread only publishes which listener it is in (one relaxed store per call), how many
+/// events it has started delivering (one per event) and when a drain ends (the listener is then
+/// cleared); a watchdog thread samples them a few times per threshold and reports a listener
+/// that is still in the same event's call after the threshold has passed. The watchdog
 /// starts with the first listener and stops with the Hub.
 final class SlowListenerMonitor: Sendable {
     private struct Site {
@@ -26,7 +27,7 @@ final class SlowListenerMonitor: Sendable {
 
     /// The serial of the listener the loop is inside, or 0.
     private let current = Atomic<Int>(0)
-    /// Listener calls started (loop-only writer).
+    /// Events whose delivery started (loop-only writer).
     private let calls = Atomic<Int>(0)
     private let thresholdNanoseconds: Atomic<Int>
     private let watch = Locked(Watch())
@@ -46,12 +47,19 @@ final class SlowListenerMonitor: Sendable {
         set { thresholdNanoseconds.store(Self.nanoseconds(newValue), ordering: .relaxed) }
     }
 
+    /// The loop is about to call listener `serial`.
     @inline(__always)
     func enter(_ serial: Int) {
         current.store(serial, ordering: .relaxed)
+    }
+
+    /// The loop starts delivering another event.
+    @inline(__always)
+    func nextEvent() {
         calls.store(calls.load(ordering: .relaxed) &+ 1, ordering: .relaxed)
     }
 
+    /// The loop is in no listener (a drain ended).
     @inline(__always)
     func leave() {
         current.store(0, ordering: .relaxed)
