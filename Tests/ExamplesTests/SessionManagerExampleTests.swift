@@ -5,18 +5,8 @@ import Testing
 struct SessionManagerExampleTests {
     @Test("the session-manager example follows sign-up, sign-in, expiry on its own, sign-in and sign-out")
     func flow() throws {
-        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        while !FileManager.default.fileExists(atPath: folder.appendingPathComponent("SessionManager").path), folder.path != "/" {
-            folder.deleteLastPathComponent()
-        }
-        let process = Process()
-        process.executableURL = folder.appendingPathComponent("SessionManager")
-        let out = Pipe()
-        process.standardOutput = out
-        try process.run()
-        let stdout = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let (status, stdout, _) = try ExampleBinary.run("SessionManager")
+        #expect(status == 0)
         let lines = stdout.split(separator: "\n").map(String.init)
         // The session lines come from the manager's watcher task, the results from the flow: each
         // kind is in order, the two interleave as the tasks run.
