@@ -17,6 +17,7 @@ actor LocalAuthEngine {
     private var timer: LoopTimer?
     private var timerGeneration = 0
     private var refreshing: Task<Void, any Error>?
+    private var preparing: Task<LocalUserPool, any Error>?
 
     private let hub: @Sendable () -> any HubCategoryBehavior
     private let eventLoop: @Sendable () throws -> EventLoop
@@ -34,9 +35,23 @@ actor LocalAuthEngine {
 
     // MARK: Set-up
 
-    /// Opens the pool and the store and restores a saved session (once).
+    /// Opens the pool and the store and restores a saved session, once: concurrent callers share
+    /// the one opening.
     func prepare() async throws -> LocalUserPool {
         if let pool { return pool }
+        if let preparing { return try await preparing.value }
+        let task = Task { try await self.open() }
+        preparing = task
+        do {
+            let opened = try await task.value
+            return opened
+        } catch {
+            preparing = nil
+            throw error
+        }
+    }
+
+    private func open() async throws -> LocalUserPool {
         do {
             let opened = try await LocalUserPool(configuration: configuration, delivery: delivery)
             let credentials = try await CredentialStore(path: configuration.credentialStorePath)
@@ -56,7 +71,9 @@ actor LocalAuthEngine {
         }
     }
 
+    /// Waits for an opening under way, then cancels the timer and closes the store.
     func shutdown() async {
+        _ = try? await preparing?.value
         timer?.cancel()
         timer = nil
         await store?.close()

@@ -20,6 +20,8 @@ public final class LocalAuthPlugin: AuthCategoryPlugin {
     private let hub: (any HubCategoryBehavior)?
     private let eventLoop: EventLoop?
     private let engineSlot = Locked<LocalAuthEngine?>(nil)
+    /// The background restore started by `configure`; `reset` waits for it.
+    private let restoring = Locked<Task<Void, Never>?>(nil)
 
     /// A plugin that delivers codes with `delivery` (default: the pool's outbox, read with
     /// ``outbox(for:)`` or `amplify auth outbox`), dispatches on `hub` and runs its expiry timer on
@@ -46,12 +48,19 @@ public final class LocalAuthPlugin: AuthCategoryPlugin {
             hub: { [hub] in hub ?? Amplify.Hub.plugin }, eventLoop: { [eventLoop] in try eventLoop ?? Amplify.eventLoop() })
         engineSlot.withLock { $0 = engine }
         if FileManager.default.fileExists(atPath: settings.credentialStorePath) {
-            Task { _ = try? await engine.prepare() }
+            let task = Task { _ = try? await engine.prepare() }
+            restoring.withLock { $0 = task }
         }
     }
 
-    /// Cancels the expiry timer and closes the stores.
+    /// Waits for a restore under way, cancels the expiry timer and closes the stores.
     public func reset() async {
+        if let task = restoring.withLock({ slot in
+            defer { slot = nil }
+            return slot
+        }) {
+            await task.value
+        }
         let engine = engineSlot.withLock { slot in
             defer { slot = nil }
             return slot
