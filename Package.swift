@@ -37,7 +37,7 @@ let package = Package(
         // What the AWS plugins share: Signature Version 4, credentials (more with the AWS issue).
         .target(name: "AWSPluginsCore", dependencies: ["Amplify", "AmplifyCrypto"]),
         // What every Auth plugin shares: JWTs, the credential store, the observable session state.
-        .target(name: "AmplifyAuthCore", dependencies: ["Amplify", "AmplifyCrypto", "AmplifySQLite"]),
+        .target(name: "AmplifyAuthCore", dependencies: ["Amplify", "AmplifyCrypto", "AmplifySQLite", "AmplifyEventLoop"]),
         .target(name: "AmplifyTestKit", dependencies: ["Amplify"]),
         // MARK: Plugins.
         .target(name: "LocalAuthPlugin", dependencies: ["Amplify", "AmplifyAuthCore"], path: "Plugins/LocalAuthPlugin"),

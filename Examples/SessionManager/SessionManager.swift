@@ -17,7 +17,7 @@ final class SessionManager: Sendable {
     }
 
     /// Signs `username` up and confirms the account with a code from `readCode`.
-    func register(_ username: String, email: String, password: String, readCode: () async throws -> String) async throws {
+    func register(_ username: String, email: String, password: String, readCode: @Sendable () async throws -> String) async throws {
         let result = try await Amplify.Auth.signUp(
             username: username, password: password, options: .init(userAttributes: [AuthUserAttribute(.email, value: email)]))
         if !result.isSignUpComplete {

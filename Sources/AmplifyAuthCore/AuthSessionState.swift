@@ -1,4 +1,5 @@
 import Amplify
+import AmplifyEventLoop
 import Observation
 
 /// The server-side counterpart of the session-manager pattern: an `@Observable` object that
@@ -49,20 +50,20 @@ public final class AuthSessionState {
 
     @ObservationIgnored private var subscribers: [Int: AsyncStream<Status>.Continuation] = [:]
     @ObservationIgnored private var nextSubscriber = 0
-    @ObservationIgnored private var consumer: Task<Void, Never>?
+    /// The task that applies the Hub's events (set once, by `init`).
+    @ObservationIgnored private let consumer = Locked<Task<Void, Never>?>(nil)
 
     /// Starts following the `.auth` channel of `hub` (Amplify's by default). Events dispatched
     /// after this returns are applied in order.
     public nonisolated init(hub: (any HubCategoryBehavior)? = nil) {
         let events = (hub ?? Amplify.Hub.plugin).events(on: .auth, isIncluded: nil, bufferingPolicy: .unbounded)
-        Task { @AuthStateActor [weak self] in
-            self?.consumer = Task { @AuthStateActor [weak self] in
-                for await payload in events {
-                    guard let self else { return }
-                    self.apply(payload)
-                }
+        let task = Task { @AuthStateActor [weak self] in
+            for await payload in events {
+                guard let self else { return }
+                self.apply(payload)
             }
         }
+        consumer.withLock { $0 = task }
     }
 
     /// Every status from now on (starting with the current one), until the Hub resets or the
@@ -79,9 +80,12 @@ public final class AuthSessionState {
         return stream
     }
 
-    /// Stops following the Hub and ends every ``updates`` sequence.
-    public func stop() {
-        consumer?.cancel()
+    /// Stops following the Hub, waits for the last event to be applied, and ends every
+    /// ``updates`` sequence.
+    public func stop() async {
+        let task = consumer.withLock { $0 }
+        task?.cancel()
+        await task?.value
         for continuation in subscribers.values { continuation.finish() }
         subscribers.removeAll()
     }
