@@ -26,6 +26,8 @@ let package = Package(
         .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
         // Linux system calls Swift cannot reach directly (syscall(2) is variadic).
         .target(name: "CAmplifyEventLoopShims"),
+        // curl's variadic setopt/getinfo calls, typed.
+        .target(name: "CCurlShims", linkerSettings: [.linkedLibrary("curl")]),
 
         // MARK: The runtime.
         .target(name: "AmplifyEventLoop", dependencies: ["CLibUV", "CAmplifyEventLoopShims"]),
@@ -35,7 +37,7 @@ let package = Package(
         // SQLite on a serial queue of its own, for the plugins' stores.
         .target(name: "AmplifySQLite", dependencies: ["CSQLite"]),
         // What the AWS plugins share: Signature Version 4, credentials (more with the AWS issue).
-        .target(name: "AWSPluginsCore", dependencies: ["Amplify", "AmplifyCrypto"]),
+        .target(name: "AWSPluginsCore", dependencies: ["Amplify", "AmplifyCrypto", "AmplifyEventLoop", "CCurlShims"]),
         // What every Auth plugin shares: JWTs, the credential store, the observable session state.
         .target(name: "AmplifyAuthCore", dependencies: ["Amplify", "AmplifyCrypto", "AmplifySQLite", "AmplifyEventLoop"]),
         .target(name: "AmplifyTestKit", dependencies: ["Amplify"]),
@@ -67,7 +69,7 @@ let package = Package(
         .testTarget(name: "AmplifyEventLoopTests", dependencies: ["AmplifyEventLoop", "AmplifyTestKit"]),
         .testTarget(name: "AmplifyCryptoTests", dependencies: ["AmplifyCrypto"]),
         .testTarget(name: "AmplifySQLiteTests", dependencies: ["AmplifySQLite"]),
-        .testTarget(name: "AWSPluginsCoreTests", dependencies: ["AWSPluginsCore"], exclude: ["Vectors"]),
+        .testTarget(name: "AWSPluginsCoreTests", dependencies: ["AWSPluginsCore", "AmplifyCrypto", "AmplifyEventLoop"], exclude: ["Vectors", "Support"]),
         .testTarget(name: "AmplifyTests", dependencies: ["Amplify", "AmplifyTestKit"]),
         .testTarget(name: "AmplifyTestKitTests", dependencies: ["AmplifyTestKit"]),
         .testTarget(name: "AmplifyPluginsTests", dependencies: ["AmplifyPlugins"]),

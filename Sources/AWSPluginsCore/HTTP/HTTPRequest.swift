@@ -1,0 +1,85 @@
+import Foundation
+
+/// What a request sends as its body.
+public enum HTTPBody: Sendable, Equatable {
+    /// No body.
+    case empty
+    /// These bytes.
+    case bytes([UInt8])
+    /// The contents of the file at this path, streamed from disk.
+    case file(String)
+}
+
+/// An HTTP request for ``HTTPClient``.
+public struct HTTPRequest: Sendable {
+    /// `GET`, `PUT`, `POST`, `DELETE`, `HEAD`, ...
+    public var method: String
+    /// The URL.
+    public var url: URL
+    /// Headers, in order.
+    public var headers: [(name: String, value: String)]
+    /// The body.
+    public var body: HTTPBody
+    /// The whole transfer must end within this time, or it fails with a timeout.
+    public var timeout: Duration?
+    /// Where the response body goes: memory (`nil`) or the file at this path, streamed.
+    public var responseFile: String?
+    /// Called on the loop thread with (bytes sent, bytes to send) as the upload progresses.
+    public var uploadProgress: (@Sendable (Int64, Int64) -> Void)?
+    /// Called on the loop thread with (bytes received, bytes expected) as the download progresses.
+    public var downloadProgress: (@Sendable (Int64, Int64) -> Void)?
+
+    /// A request.
+    public init(
+        method: String = "GET", url: URL, headers: [(name: String, value: String)] = [], body: HTTPBody = .empty,
+        timeout: Duration? = nil, responseFile: String? = nil
+    ) {
+        self.method = method
+        self.url = url
+        self.headers = headers
+        self.body = body
+        self.timeout = timeout
+        self.responseFile = responseFile
+    }
+}
+
+/// What the server answered.
+public struct HTTPResponse: Sendable {
+    /// The status code.
+    public let status: Int
+    /// The headers of the final response, in order (names as the server wrote them).
+    public let headers: [(name: String, value: String)]
+    /// The body (empty when it went to a file).
+    public let body: [UInt8]
+
+    /// The first header called `name`, case-insensitively.
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+}
+
+/// A transfer that did not produce a response: no connection, a timeout, a cancelled task, a
+/// file that could not be read or written.
+public struct HTTPClientError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// What kind of failure.
+    public enum Kind: Sendable, Equatable {
+        /// The connection could not be made or broke.
+        case connection
+        /// The time limit passed.
+        case timeout
+        /// The task was cancelled.
+        case cancelled
+        /// Anything else curl reports.
+        case other
+    }
+
+    /// The kind.
+    public let kind: Kind
+    /// curl's result code (0 for cancellation).
+    public let curlCode: Int32
+    /// What curl said.
+    public let message: String
+
+    /// "timeout (curl 28): Operation timed out after 200 milliseconds ..."
+    public var description: String { "\(kind) (curl \(curlCode)): \(message)" }
+}

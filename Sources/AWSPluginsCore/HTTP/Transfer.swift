@@ -1,0 +1,184 @@
+import CCurlShims
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One transfer: its curl easy handle, the body it sends, what it receives, and who waits.
+/// Loop thread only.
+final class Transfer {
+    let easy: UnsafeMutableRawPointer
+    var id = 0
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private let upload: [UInt8]
+    private var uploadOffset = 0
+    private var uploadDescriptor: Int32 = -1
+    private var downloadDescriptor: Int32 = -1
+    private var received: [UInt8] = []
+    private var continuation: CheckedContinuation<HTTPResponse, any Error>?
+    private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
+    private let request: HTTPRequest
+    private var fileError: String?
+
+    init(request: HTTPRequest, continuation: CheckedContinuation<HTTPResponse, any Error>) throws {
+        guard let easy = curl_easy_init() else {
+            throw HTTPClientError(kind: .other, curlCode: -1, message: "curl_easy_init failed")
+        }
+        self.easy = easy
+        self.request = request
+        self.continuation = continuation
+        errorBuffer.initialize(to: 0)
+        var uploadSize: Int64 = 0
+        switch request.body {
+        case .empty: upload = []
+        case .bytes(let bytes):
+            upload = bytes
+            uploadSize = Int64(bytes.count)
+        case .file(let path):
+            upload = []
+            uploadDescriptor = open(path, O_RDONLY | O_CLOEXEC)
+            var status = stat()
+            guard uploadDescriptor >= 0, fstat(uploadDescriptor, &status) == 0 else {
+                cleanUp()
+                throw HTTPClientError(kind: .other, curlCode: -1, message: "Cannot read \(path): \(String(cString: strerror(errno)))")
+            }
+            uploadSize = Int64(status.st_size)
+        }
+        if let file = request.responseFile {
+            downloadDescriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard downloadDescriptor >= 0 else {
+                cleanUp()
+                throw HTTPClientError(kind: .other, curlCode: -1, message: "Cannot write \(file): \(String(cString: strerror(errno)))")
+            }
+        }
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        c_curl_easy_setopt_string(easy, CURLOPT_URL, request.url.absoluteString)
+        c_curl_easy_setopt_pointer(easy, CURLOPT_PRIVATE, me)
+        c_curl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer)
+        c_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
+        c_curl_easy_setopt_string(easy, CURLOPT_ACCEPT_ENCODING, "")
+        let method = request.method.uppercased()
+        if method == "HEAD" {
+            c_curl_easy_setopt_long(easy, CURLOPT_NOBODY, 1)
+        } else if method != "GET" || request.body != .empty {
+            c_curl_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method)
+        }
+        if request.body != .empty || ["PUT", "POST", "PATCH"].contains(method) {
+            c_curl_easy_setopt_long(easy, CURLOPT_UPLOAD, 1)
+            c_curl_easy_setopt_offset(easy, CURLOPT_INFILESIZE_LARGE, curl_off_t(uploadSize))
+            c_curl_easy_setopt_read_function(easy) { buffer, size, count, userdata in
+                guard let buffer, let userdata else { return 0 }
+                return Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue().read(into: buffer, size * count)
+            }
+            c_curl_easy_setopt_pointer(easy, CURLOPT_READDATA, me)
+        }
+        c_curl_easy_setopt_write_function(easy) { buffer, size, count, userdata in
+            guard let buffer, let userdata else { return 0 }
+            return Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue().write(from: buffer, size * count)
+        }
+        c_curl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me)
+        if request.uploadProgress != nil || request.downloadProgress != nil {
+            c_curl_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0)
+            c_curl_easy_setopt_xferinfo_function(easy) { userdata, downloadTotal, downloaded, uploadTotal, uploaded in
+                guard let userdata else { return 0 }
+                let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
+                transfer.request.uploadProgress?(Int64(uploaded), Int64(uploadTotal))
+                transfer.request.downloadProgress?(Int64(downloaded), Int64(downloadTotal))
+                return 0
+            }
+            c_curl_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, me)
+        }
+        if let timeout = request.timeout {
+            let (seconds, attoseconds) = timeout.components
+            c_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int(seconds * 1000 + attoseconds / 1_000_000_000_000_000))
+        }
+        // curl adds `Expect: 100-continue` to large uploads; AWS and the test servers don't need it.
+        for (name, value) in request.headers + [("Expect", "")] {
+            headerList = curl_slist_append(headerList, "\(name): \(value)")
+        }
+        c_curl_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, headerList)
+    }
+
+    deinit {
+        cleanUp()
+        errorBuffer.deallocate()
+    }
+
+    private func cleanUp() {
+        curl_easy_cleanup(easy)
+        curl_slist_free_all(headerList)
+        headerList = nil
+        if uploadDescriptor >= 0 { close(uploadDescriptor) }
+        if downloadDescriptor >= 0 { close(downloadDescriptor) }
+        uploadDescriptor = -1
+        downloadDescriptor = -1
+    }
+
+    private func read(into buffer: UnsafeMutablePointer<CChar>, _ capacity: Int) -> Int {
+        if uploadDescriptor >= 0 {
+            let count = Glibc.read(uploadDescriptor, buffer, capacity)
+            if count < 0 {
+                fileError = "Reading the request body failed: \(String(cString: strerror(errno)))"
+                return Int(CURL_READFUNC_ABORT)
+            }
+            return count
+        }
+        let count = min(capacity, upload.count - uploadOffset)
+        guard count > 0 else { return 0 }
+        upload.withUnsafeBytes { bytes in
+            if let base = bytes.baseAddress { UnsafeMutableRawPointer(buffer).copyMemory(from: base + uploadOffset, byteCount: count) }
+        }
+        uploadOffset += count
+        return count
+    }
+
+    private func write(from buffer: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
+        if downloadDescriptor >= 0 {
+            var written = 0
+            while written < count {
+                let result = Glibc.write(downloadDescriptor, buffer + written, count - written)
+                if result <= 0 {
+                    fileError = "Writing the response body failed: \(String(cString: strerror(errno)))"
+                    return 0
+                }
+                written += result
+            }
+            return count
+        }
+        received.append(contentsOf: UnsafeRawBufferPointer(start: buffer, count: count))
+        return count
+    }
+
+    /// curl finished the transfer with `code`.
+    func complete(_ code: CURLcode) {
+        guard code == CURLE_OK else {
+            let message = fileError ?? (errorBuffer.pointee != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code)))
+            let kind: HTTPClientError.Kind = switch code {
+            case CURLE_OPERATION_TIMEDOUT: .timeout
+            case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING: .connection
+            default: .other
+            }
+            finish(.failure(HTTPClientError(kind: kind, curlCode: Int32(code.rawValue), message: message)))
+            return
+        }
+        var status = 0
+        c_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        var headers: [(name: String, value: String)] = []
+        var previous: UnsafeMutablePointer<curl_header>?
+        while let header = curl_easy_nextheader(easy, UInt32(CURLH_HEADER), -1, previous) {
+            headers.append((String(cString: header.pointee.name), String(cString: header.pointee.value)))
+            previous = header
+        }
+        finish(.success(HTTPResponse(status: status, headers: headers, body: received)))
+    }
+
+    func finish(_ result: Result<HTTPResponse, any Error>) {
+        guard let continuation else { return }
+        self.continuation = nil
+        if downloadDescriptor >= 0 {
+            close(downloadDescriptor)
+            downloadDescriptor = -1
+        }
+        continuation.resume(with: result)
+    }
+}

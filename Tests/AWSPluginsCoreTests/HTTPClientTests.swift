@@ -1,0 +1,154 @@
+import AWSPluginsCore
+import AmplifyCrypto
+import AmplifyEventLoop
+import Foundation
+import Testing
+
+@Suite("HTTP client on the loop")
+struct HTTPClientTests {
+    private func withClient(_ body: (HTTPClient, LocalHTTPServer) async throws -> Void) async throws {
+        let server = try LocalHTTPServer()
+        let loop = try EventLoop(name: "http-test")
+        let client = try HTTPClient(loop: loop)
+        do {
+            try await body(client, server)
+        } catch {
+            await client.shutdown()
+            try loop.shutdown()
+            server.stop()
+            throw error
+        }
+        await client.shutdown()
+        try loop.shutdown()
+        #expect(loop.loopClosedCleanly)
+        server.stop()
+    }
+
+    private func json(_ response: HTTPResponse) throws -> [String: Any] {
+        try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+    }
+
+    @Test("GET returns status, headers and the body byte for byte")
+    func get() async throws {
+        try await withClient { client, server in
+            let response = try await client.send(HTTPRequest(url: server.url("/bytes?n=1048576")))
+            #expect(response.status == 200)
+            #expect(response.header("content-length") == "1048576")
+            #expect(response.body.count == 1_048_576)
+            #expect(response.body.prefix(300) == ArraySlice((0..<300).map { UInt8($0 % 251) }))
+            let missing = try await client.send(HTTPRequest(url: server.url("/nothing")))
+            #expect(missing.status == 404)
+        }
+    }
+
+    @Test("POST sends the method, headers and body; the server sees exactly them")
+    func post() async throws {
+        try await withClient { client, server in
+            let body = Array("hello, loop".utf8)
+            let response = try await client.send(HTTPRequest(
+                method: "POST", url: server.url("/echo?x=1"), headers: [("X-Amz-Target", "Test.Op"), ("Content-Type", "application/x-amz-json-1.1")],
+                body: .bytes(body)))
+            let echo = try json(response)
+            #expect(echo["method"] as? String == "POST")
+            #expect(echo["query"] as? String == "x=1")
+            #expect((echo["headers"] as? [String: String])?["x-amz-target"] == "Test.Op")
+            #expect(echo["bodyLength"] as? Int == body.count)
+            #expect(echo["bodySHA256"] as? String == Digest.hex(Digest.sha256(body)))
+            #expect(response.header("x-test-server") == "yes")
+        }
+    }
+
+    @Test("100 concurrent requests complete on one loop")
+    func concurrent() async throws {
+        try await withClient { client, server in
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for index in 0..<100 {
+                    group.addTask { try await client.send(HTTPRequest(url: server.url("/echo?i=\(index)"), timeout: .seconds(10))).status }
+                }
+                return try await group.reduce(into: [Int]()) { $0.append($1) }
+            }
+            #expect(statuses.count == 100)
+            #expect(statuses.allSatisfy { $0 == 200 })
+        }
+    }
+
+    @Test("a request past its time limit fails with a timeout, and a cancelled task aborts its transfer")
+    func timeoutAndCancellation() async throws {
+        try await withClient { client, server in
+            let start = ContinuousClock.now
+            do {
+                _ = try await client.send(HTTPRequest(url: server.url("/slow?ms=3000"), timeout: .milliseconds(200)))
+                Issue.record("the slow request succeeded")
+            } catch let error as HTTPClientError {
+                #expect(error.kind == .timeout)
+            }
+            #expect(ContinuousClock.now - start < .seconds(2))
+            let task = Task { try await client.send(HTTPRequest(url: server.url("/slow?ms=3000"))) }
+            try await Task.sleep(for: .milliseconds(100))
+            let cancelledAt = ContinuousClock.now
+            task.cancel()
+            do {
+                _ = try await task.value
+                Issue.record("the cancelled request succeeded")
+            } catch let error as HTTPClientError {
+                #expect(error.kind == .cancelled)
+            }
+            #expect(ContinuousClock.now - cancelledAt < .seconds(1))
+        }
+    }
+
+    @Test("a refused connection is a connection error")
+    func refused() async throws {
+        try await withClient { client, _ in
+            do {
+                _ = try await client.send(HTTPRequest(url: URL(string: "http://127.0.0.1:1/")!))
+                Issue.record("connected to port 1")
+            } catch let error as HTTPClientError {
+                #expect(error.kind == .connection)
+            }
+        }
+    }
+
+    @Test("a 100 MiB body streams from a file and a 100 MiB response streams to a file, with progress, memory flat")
+    func streaming() async throws {
+        try await withClient { client, server in
+            let folder = NSTemporaryDirectory() + "http-stream-\(UUID().uuidString)"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(atPath: folder) }
+            let size = 100 * 1_048_576
+            let source = folder + "/upload.bin"
+            _ = FileManager.default.createFile(atPath: source, contents: nil)
+            let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: source))
+            let block = Data((0..<1_048_576).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+            for _ in 0..<100 { handle.write(block) }
+            try handle.close()
+            let before = residentBytes()
+            let uploaded = Counter()
+            var request = HTTPRequest(method: "PUT", url: server.url("/echo"), body: .file(source))
+            request.uploadProgress = { sent, _ in uploaded.set(sent) }
+            let echo = try json(try await client.send(request))
+            #expect(echo["bodyLength"] as? Int == size)
+            #expect(uploaded.value == Int64(size))
+            let target = folder + "/download.bin"
+            let download = try await client.send(HTTPRequest(url: server.url("/bytes?n=\(size)"), responseFile: target))
+            #expect(download.status == 200)
+            #expect(download.body.isEmpty)
+            #expect((try FileManager.default.attributesOfItem(atPath: target)[.size] as? NSNumber)?.intValue == size)
+            #expect(residentBytes() - before < 40 * 1_048_576)
+        }
+    }
+}
+
+/// The process's resident memory in bytes.
+func residentBytes() -> Int {
+    let text = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? ""
+    let pages = Int(text.split(separator: " ").dropFirst().first ?? "") ?? 0
+    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+}
+
+/// The largest value set so far, shared with a callback.
+final class Counter: Sendable {
+    private let storage = Locked<Int64>(0)
+    func set(_ value: Int64) { storage.withLock { $0 = max($0, value) } }
+    var value: Int64 { storage.value }
+}

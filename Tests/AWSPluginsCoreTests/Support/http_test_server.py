@@ -1,0 +1,86 @@
+"""A small HTTP server for the HTTP client's tests: listens on 127.0.0.1 on a free port, prints
+"PORT <n>" on its first line, and serves until it is terminated."""
+import hashlib
+import json
+import signal
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlparse
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args):
+        pass
+
+    def read_body(self):
+        digest = hashlib.sha256()
+        remaining = int(self.headers.get("Content-Length") or 0)
+        total = 0
+        while remaining > 0:
+            chunk = self.rfile.read(min(remaining, 1 << 20))
+            if not chunk:
+                break
+            digest.update(chunk)
+            total += len(chunk)
+            remaining -= len(chunk)
+        return total, digest.hexdigest()
+
+    def reply(self, status, body, content_type="application/octet-stream"):
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("X-Test-Server", "yes")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def handle_any(self):
+        url = urlparse(self.path)
+        query = parse_qs(url.query)
+        if url.path == "/bytes":
+            count = int(query.get("n", ["0"])[0])
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Length", str(count))
+            self.end_headers()
+            block = bytes(i % 251 for i in range(1 << 16))
+            sent = 0
+            while sent < count:
+                piece = block[: min(len(block), count - sent)]
+                self.wfile.write(piece)
+                sent += len(piece)
+            return
+        if url.path == "/slow":
+            time.sleep(int(query.get("ms", ["1000"])[0]) / 1000)
+            self.reply(200, b"done", "text/plain")
+            return
+        length, digest = self.read_body()
+        if url.path == "/echo":
+            body = json.dumps({
+                "method": self.command, "path": url.path, "query": url.query,
+                "headers": {k.lower(): v for k, v in self.headers.items()},
+                "bodyLength": length, "bodySHA256": digest,
+            }).encode()
+            self.reply(int(query.get("status", ["200"])[0]), body, "application/json")
+            return
+        self.reply(404, b"not found", "text/plain")
+
+    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = handle_any
+
+    def do_HEAD(self):
+        self.reply(200, b"")
+
+
+# A parent that spawned us from a thread with signals blocked passes that mask on; take SIGTERM
+# back so the tests can stop the server by its PID.
+signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
+class Server(ThreadingHTTPServer):
+    # Room for the 100-connection test in the listen queue (the default is 5).
+    request_queue_size = 256
+    daemon_threads = True
+
+
+server = Server(("127.0.0.1", 0), Handler)
+print(f"PORT {server.server_address[1]}", flush=True)
+server.serve_forever()
