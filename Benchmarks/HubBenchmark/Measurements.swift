@@ -1,3 +1,4 @@
+import AmplifyTestKit
 import CHubFloorBenchmark
 import Foundation
 import Synchronization
@@ -9,14 +10,6 @@ func nowNanoseconds() -> UInt64 { c_floor_now_ns() }
 /// Heap bytes in use, from glibc's allocator.
 func heapBytesInUse() -> Int { Int(c_floor_heap_bytes()) }
 
-/// Resident memory in bytes, from /proc/self/statm.
-func residentBytes() -> Int {
-    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
-    let fields = text.split(separator: " ")
-    guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
-    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
-}
-
 /// Samples resident memory every millisecond while a run goes on, and keeps the peak.
 final class PeakMemorySampler: Sendable {
     private let peak = Atomic<Int>(0)
@@ -25,11 +18,11 @@ final class PeakMemorySampler: Sendable {
     let baseline: Int
 
     init() {
-        baseline = residentBytes()
+        baseline = residentMemoryBytes()
         peak.store(baseline, ordering: .relaxed)
         Thread { [self] in
             while running.load(ordering: .relaxed) {
-                let now = residentBytes()
+                let now = residentMemoryBytes()
                 if now > peak.load(ordering: .relaxed) { peak.store(now, ordering: .relaxed) }
                 usleep(1_000)
             }

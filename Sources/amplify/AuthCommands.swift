@@ -132,9 +132,7 @@ enum AuthCommands {
             },
             ActionCommand(path: ["auth", "jwks"], summary: "the local pool's public keys (JWKS)", usage: "", details: "Prints the JWKS document other services verify the local pool's tokens with.") { _, _ in
                 let document = try await localPlugin().jwks()
-                let encoder = JSONEncoder()
-                encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-                return CommandResult(text: String(decoding: try encoder.encode(document), as: UTF8.self), json: document)
+                return CommandResult(text: document.compactText, json: document)
             },
         ]
     }

@@ -25,9 +25,9 @@ struct ConfigCheckCommand: CLICommand {
         if options.verbose { Amplify.Logging.logLevel = .debug }
         let configuration: AmplifyConfiguration
         do {
-            configuration = try loadConfiguration(options)
+            configuration = try CLIConfiguration.load(options)
         } catch {
-            if options.json { Output.json(["ok": false, "error": errorJSON(error)]) }
+            if options.json { Output.json(["ok": false, "error": CLIConfiguration.errorJSON(error)]) }
             Output.report(error)
             return CommandLineTool.ExitCode.failure
         }
@@ -41,7 +41,7 @@ struct ConfigCheckCommand: CLICommand {
         if options.json {
             var object = summary.json.asObject ?? [:]
             object["ok"] = .boolean(failure == nil)
-            if let failure { object["error"] = errorJSON(failure) }
+            if let failure { object["error"] = CLIConfiguration.errorJSON(failure) }
             Output.json(.object(object))
         } else {
             Output.line(summary.text)
@@ -52,18 +52,5 @@ struct ConfigCheckCommand: CLICommand {
             return CommandLineTool.ExitCode.failure
         }
         return CommandLineTool.ExitCode.success
-    }
-
-    private func loadConfiguration(_ options: GlobalOptions) throws -> AmplifyConfiguration {
-        guard let path = options.configPath else { return try ConfigurationLocator.loadDefault() }
-        let url = path.hasPrefix("/")
-            ? URL(fileURLWithPath: path)
-            : URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(path)
-        return try ConfigurationLocator.load(url.standardizedFileURL)
-    }
-
-    private func errorJSON(_ error: any Error) -> JSONValue {
-        guard let error = error as? any AmplifyError else { return ["description": .string("\(error)")] }
-        return ["description": .string(error.errorDescription), "recoverySuggestion": .string(error.recoverySuggestion)]
     }
 }

@@ -96,12 +96,3 @@ enum DemoCommand {
         Output.line("  → \(outcome)")
     }
 }
-
-extension JSONValue {
-    /// One-line JSON.
-    var compactText: String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? ""
-    }
-}

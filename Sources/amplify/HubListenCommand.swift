@@ -54,9 +54,7 @@ enum HubListenCommand {
 
     static func line(_ channel: HubChannel, _ payload: HubPayload) -> String {
         let object: JSONValue = ["channel": .string(channel.name), "event": .string(payload.eventName), "data": summary(payload.data)]
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return (try? encoder.encode(object)).map { String(decoding: $0, as: UTF8.self) } ?? "{}"
+        return object.compactText
     }
 
     /// A payload's data without secrets: strings and users as they are, results as ok/error.

@@ -61,3 +61,12 @@ enum Help {
         command.help + "\n\nGlobal options:\n" + GlobalOptions.summary
     }
 }
+
+extension JSONValue {
+    /// One-line JSON.
+    var compactText: String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return (try? encoder.encode(self)).map { String(decoding: $0, as: UTF8.self) } ?? ""
+    }
+}

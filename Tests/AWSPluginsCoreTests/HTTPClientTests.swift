@@ -1,6 +1,7 @@
 import AWSPluginsCore
 import AmplifyCrypto
 import AmplifyEventLoop
+import AmplifyTestKit
 import Foundation
 import Testing
 
@@ -121,8 +122,8 @@ struct HTTPClientTests {
             let block = Data((0..<1_048_576).map { UInt8(truncatingIfNeeded: $0 &* 7) })
             for _ in 0..<100 { handle.write(block) }
             try handle.close()
-            let before = residentBytes()
-            let uploaded = Counter()
+            let before = residentMemoryBytes()
+            let uploaded = MaxValue()
             var request = HTTPRequest(method: "PUT", url: server.url("/echo"), body: .file(source))
             request.uploadProgress = { sent, _ in uploaded.set(sent) }
             let echo = try json(try await client.send(request))
@@ -136,7 +137,7 @@ struct HTTPClientTests {
             // A client that buffered either body would grow by 100 MiB. Sanitizer runtimes grow
             // resident memory with their shadow pages, so the bound applies to plain builds.
             if !runningUnderSanitizer {
-                #expect(residentBytes() - before < 40 * 1_048_576)
+                #expect(residentMemoryBytes() - before < 40 * 1_048_576)
             }
         }
     }
@@ -146,15 +147,8 @@ struct HTTPClientTests {
 let runningUnderSanitizer = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil
     || dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__asan_init") != nil
 
-/// The process's resident memory in bytes.
-func residentBytes() -> Int {
-    let text = (try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8)) ?? ""
-    let pages = Int(text.split(separator: " ").dropFirst().first ?? "") ?? 0
-    return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
-}
-
 /// The largest value set so far, shared with a callback.
-final class Counter: Sendable {
+final class MaxValue: Sendable {
     private let storage = Locked<Int64>(0)
     func set(_ value: Int64) { storage.withLock { $0 = max($0, value) } }
     var value: Int64 { storage.value }
