@@ -8,6 +8,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlparse
 
 
+COUNTS = {}
+
+
 class Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
 
@@ -55,6 +58,9 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(int(query.get("ms", ["1000"])[0]) / 1000)
             self.reply(200, b"done", "text/plain")
             return
+        if url.path == "/json":
+            self.handle_json()
+            return
         length, digest = self.read_body()
         if url.path == "/echo":
             body = json.dumps({
@@ -65,6 +71,36 @@ class Handler(BaseHTTPRequestHandler):
             self.reply(int(query.get("status", ["200"])[0]), body, "application/json")
             return
         self.reply(404, b"not found", "text/plain")
+
+    def handle_json(self):
+        """An AWS JSON 1.1 stand-in: the X-Amz-Target picks the behaviour, the body's "key" counts calls."""
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        body = json.loads(raw or b"{}")
+        key = body.get("key", "")
+        COUNTS[key] = COUNTS.get(key, 0) + 1
+        count = COUNTS[key]
+        target = self.headers.get("X-Amz-Target", "")
+        def answer(status, value):
+            self.reply(status, json.dumps(value).encode(), "application/x-amz-json-1.1")
+        if target == "Test.Echo":
+            answer(200, {"target": target, "authorization": self.headers.get("Authorization"),
+                         "contentType": self.headers.get("Content-Type"), "body": body})
+        elif target == "Test.FailTwice":
+            if count <= 2:
+                answer(500, {"__type": "InternalErrorException", "message": "try again"})
+            else:
+                answer(200, {"attempts": count})
+        elif target == "Test.Throttle":
+            if count == 1:
+                answer(400, {"__type": "ThrottlingException", "message": "Rate exceeded"})
+            else:
+                answer(200, {"attempts": count})
+        elif target == "Test.Deny":
+            answer(400, {"__type": "com.amazonaws.cognito#NotAuthorizedException", "message": "Incorrect username or password."})
+        elif target == "Test.Count":
+            answer(200, {"count": COUNTS.get(body.get("of", ""), 0)})
+        else:
+            answer(400, {"__type": "UnknownOperationException", "message": target})
 
     do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = handle_any
 

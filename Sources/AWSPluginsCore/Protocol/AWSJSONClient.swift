@@ -1,0 +1,90 @@
+import Amplify
+import Foundation
+
+/// Calls an AWS JSON 1.1 service (Cognito Identity Provider, Cognito Identity, Kinesis,
+/// Firehose): `POST /` with `X-Amz-Target`, signed with SigV4 unless the operation is public,
+/// retried per ``RetryPolicy`` (each retry logged at debug level, category "AWS"), error answers
+/// mapped to ``AWSPluginsError``.
+public struct AWSJSONClient: Sendable {
+    /// The HTTP client (and so the loop) requests go through.
+    public let http: HTTPClient
+    /// The service's endpoint.
+    public let endpoint: URL
+    /// The signing region.
+    public let region: String
+    /// The signing name (`cognito-idp`, `cognito-identity`, `kinesis`, `firehose`).
+    public let signingName: String
+    /// Where signed calls get their keys.
+    public let credentials: (any AWSCredentialsProvider)?
+    /// When to retry.
+    public let retryPolicy: RetryPolicy
+    /// How long one attempt may take.
+    public let attemptTimeout: Duration
+
+    /// A client for one service.
+    public init(
+        http: HTTPClient, endpoint: URL, region: String, signingName: String,
+        credentials: (any AWSCredentialsProvider)? = nil, retryPolicy: RetryPolicy = RetryPolicy(), attemptTimeout: Duration = .seconds(30)
+    ) {
+        self.http = http
+        self.endpoint = endpoint
+        self.region = region
+        self.signingName = signingName
+        self.credentials = credentials
+        self.retryPolicy = retryPolicy
+        self.attemptTimeout = attemptTimeout
+    }
+
+    /// Calls `target` (`AWSCognitoIdentityProviderService.InitiateAuth`) with `body`.
+    ///
+    /// - Parameter signed: whether to sign (public Cognito operations are not signed).
+    /// - Returns: the answer's JSON (`{}` for an empty answer).
+    /// - Throws: ``AWSPluginsError`` for the service's error answer (after retries, for retryable
+    ///   ones), ``HTTPClientError`` when no answer came after the retries, or the credentials
+    ///   provider's error.
+    public func call(_ target: String, _ body: JSONValue, signed: Bool = true) async throws -> JSONValue {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let payload = Array(try encoder.encode(body))
+        let logger = Amplify.Logging.logger(forCategory: "AWS")
+        var attempt = 1
+        while true {
+            let request = try await signedRequest(target: target, payload: payload, signed: signed)
+            let failure: RetryPolicy.Failure
+            let error: any Error
+            do {
+                let response = try await http.send(request)
+                if (200..<300).contains(response.status) {
+                    guard !response.body.isEmpty else { return [:] }
+                    return try JSONDecoder().decode(JSONValue.self, from: Data(response.body))
+                }
+                let parsed = AWSJSONError.parse(status: response.status, body: Data(response.body), errorTypeHeader: response.header("x-amzn-ErrorType"))
+                failure = .response(status: response.status, code: parsed.code)
+                error = parsed
+            } catch let transport as HTTPClientError where transport.kind == .connection || transport.kind == .timeout {
+                failure = .connection
+                error = transport
+            }
+            guard attempt < retryPolicy.maxAttempts, retryPolicy.isRetryable(failure) else { throw error }
+            let delay = retryPolicy.delay(beforeRetry: attempt)
+            logger.debug("\(target) attempt \(attempt) failed (\(error)); retrying in \(delay)")
+            try await Task.sleep(for: delay)
+            attempt += 1
+        }
+    }
+
+    private func signedRequest(target: String, payload: [UInt8], signed: Bool) async throws -> HTTPRequest {
+        let host = endpoint.port.map { "\(endpoint.host ?? ""):\($0)" } ?? (endpoint.host ?? "")
+        var signable = SignableRequest(
+            method: "POST", path: endpoint.path.isEmpty ? "/" : endpoint.path,
+            headers: [("Host", host), ("Content-Type", "application/x-amz-json-1.1"), ("X-Amz-Target", target)])
+        if signed {
+            guard let credentials else {
+                throw AWSPluginsError(code: "CredentialsNotFound", "\(target) must be signed, and no credentials provider was given.", "Configure credentials for the plugin.")
+            }
+            SigV4Signer(credentials: try await credentials.credentials(), region: region, service: signingName)
+                .sign(&signable, payload: .bytes(payload))
+        }
+        return HTTPRequest(method: "POST", url: endpoint, headers: signable.headers, body: .bytes(payload), timeout: attemptTimeout)
+    }
+}
