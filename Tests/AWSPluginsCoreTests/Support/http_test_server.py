@@ -97,6 +97,24 @@ class Handler(BaseHTTPRequestHandler):
                 answer(200, {"attempts": count})
         elif target == "Test.Deny":
             answer(400, {"__type": "com.amazonaws.cognito#NotAuthorizedException", "message": "Incorrect username or password."})
+        elif target == "AWSCognitoIdentityService.GetId":
+            if body.get("IdentityPoolId") != "us-east-1:pool":
+                answer(400, {"__type": "ResourceNotFoundException", "message": "IdentityPool not found"})
+            elif body.get("Logins"):
+                token = sorted(body["Logins"].values())[0]
+                answer(200, {"IdentityId": "us-east-1:user-" + hashlib.sha256(token.encode()).hexdigest()[:8]})
+            else:
+                COUNTS["guest"] = COUNTS.get("guest", 0) + 1
+                answer(200, {"IdentityId": "us-east-1:guest-%d" % COUNTS["guest"]})
+        elif target == "AWSCognitoIdentityService.GetCredentialsForIdentity":
+            COUNTS["credentials"] = COUNTS.get("credentials", 0) + 1
+            identity = body.get("IdentityId", "")
+            if identity.startswith("us-east-1:user-") and not body.get("Logins"):
+                answer(400, {"__type": "NotAuthorizedException", "message": "Logins needed for an authenticated identity"})
+            else:
+                answer(200, {"IdentityId": identity, "Credentials": {
+                    "AccessKeyId": "ASIA" + identity[-8:].upper(), "SecretKey": "secret-" + identity,
+                    "SessionToken": "token-" + identity, "Expiration": time.time() + 3600}})
         elif target == "Test.Count":
             answer(200, {"count": COUNTS.get(body.get("of", ""), 0)})
         else:
