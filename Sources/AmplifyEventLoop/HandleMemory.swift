@@ -16,3 +16,22 @@ func closeAndFree<Handle>(_ handle: UnsafeMutablePointer<Handle>) {
         UnsafeMutableRawPointer(base).deallocate()
     }
 }
+
+/// Allocates a handle and initialises it with `initialize` (a `uv_*_init` call); frees the memory
+/// again and throws if libuv refuses. Loop thread only (or before the loop runs).
+func openHandle<Handle>(
+    _ operation: String, _ initialize: (UnsafeMutablePointer<Handle>) -> Int32
+) throws(EventLoopError) -> UnsafeMutablePointer<Handle> {
+    let handle = UnsafeMutablePointer<Handle>.allocate(capacity: 1)
+    let rc = initialize(handle)
+    guard rc == 0 else {
+        handle.deallocate()
+        throw EventLoopError.libuv(operation: operation, code: rc, message: uvErrorMessage(rc))
+    }
+    return handle
+}
+
+/// Keeps `owner` alive in the handle's `data` field until ``closeAndFree(_:)`` releases it.
+func retainOwner<Handle>(_ owner: AnyObject, in handle: UnsafeMutablePointer<Handle>) {
+    baseHandle(handle).pointee.data = Unmanaged.passRetained(owner).toOpaque()
+}

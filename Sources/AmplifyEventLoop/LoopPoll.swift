@@ -29,13 +29,8 @@ public final class LoopPoll: LoopOwnedHandle {
         self.loop = loop
         self.callback = callback
         guard loop.acceptsHandles else { throw EventLoopError.shutDown }
-        let poll = UnsafeMutablePointer<uv_poll_t>.allocate(capacity: 1)
-        let rc = uv_poll_init_socket(loop.uvLoop, poll, socket)
-        guard rc == 0 else {
-            poll.deallocate()
-            throw EventLoopError.libuv(operation: "uv_poll_init_socket", code: rc, message: uvErrorMessage(rc))
-        }
-        poll.pointee.data = Unmanaged.passRetained(self as AnyObject).toOpaque()
+        let poll: UnsafeMutablePointer<uv_poll_t> = try openHandle("uv_poll_init_socket") { uv_poll_init_socket(loop.uvLoop, $0, socket) }
+        retainOwner(self, in: poll)
         handle = poll
         loop.register(self)
     }

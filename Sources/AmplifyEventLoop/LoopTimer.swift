@@ -39,13 +39,8 @@ public final class LoopTimer: @unchecked Sendable, LoopOwnedHandle {
     /// Starts the timer. Loop thread only.
     func startOnLoop() throws(EventLoopError) {
         guard !isCancelled else { return }
-        let timer = UnsafeMutablePointer<uv_timer_t>.allocate(capacity: 1)
-        let rc = uv_timer_init(loop.uvLoop, timer)
-        guard rc == 0 else {
-            timer.deallocate()
-            throw EventLoopError.libuv(operation: "uv_timer_init", code: rc, message: uvErrorMessage(rc))
-        }
-        timer.pointee.data = Unmanaged.passRetained(self as AnyObject).toOpaque()
+        let timer: UnsafeMutablePointer<uv_timer_t> = try openHandle("uv_timer_init") { uv_timer_init(loop.uvLoop, $0) }
+        retainOwner(self, in: timer)
         handle = timer
         loop.register(self)
         uv_update_time(loop.uvLoop)

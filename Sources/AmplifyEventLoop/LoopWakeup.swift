@@ -39,17 +39,14 @@ public final class LoopWakeup: @unchecked Sendable, LoopOwnedHandle {
     init(unstartedLoop loop: EventLoop, _ callback: @escaping () -> Void) throws(EventLoopError) {
         self.loop = loop
         self.callback = callback
-        handle = UnsafeMutablePointer<uv_async_t>.allocate(capacity: 1)
-        let rc = uv_async_init(loop.uvLoop, handle) { handle in
-            guard let handle, let data = handle.pointee.data else { return }
-            Unmanaged<LoopWakeup>.fromOpaque(data).takeUnretainedValue().callback()
-        }
-        guard rc == 0 else {
-            handle.deallocate()
-            throw EventLoopError.libuv(operation: "uv_async_init", code: rc, message: uvErrorMessage(rc))
+        handle = try openHandle("uv_async_init") { handle in
+            uv_async_init(loop.uvLoop, handle) { handle in
+                guard let handle, let data = handle.pointee.data else { return }
+                Unmanaged<LoopWakeup>.fromOpaque(data).takeUnretainedValue().callback()
+            }
         }
         // Released in the close callback, which also frees the handle.
-        handle.pointee.data = Unmanaged.passRetained(self).toOpaque()
+        retainOwner(self, in: handle)
     }
 
     /// Wakes the loop. Safe from any thread, at any time; returns `false` (and does nothing) once
