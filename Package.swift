@@ -74,7 +74,7 @@ let package = Package(
         .testTarget(name: "AmplifyTestKitTests", dependencies: ["AmplifyTestKit"]),
         .testTarget(name: "AmplifyPluginsTests", dependencies: ["AmplifyPlugins"]),
         .testTarget(name: "LocalAuthPluginTests", dependencies: ["LocalAuthPlugin", "AmplifyTestKit", "AmplifySQLite", "AmplifyCrypto"]),
-        .testTarget(name: "AmplifyCLITests", dependencies: ["amplify"]),
-        .testTarget(name: "ExamplesTests", dependencies: ["CustomPlugin", "SessionManager"]),
+        .testTarget(name: "AmplifyCLITests", dependencies: ["amplify", "AmplifyTestKit"]),
+        .testTarget(name: "ExamplesTests", dependencies: ["CustomPlugin", "SessionManager", "AmplifyTestKit"]),
     ]
 )

@@ -1,3 +1,4 @@
+import AmplifyTestKit
 import Foundation
 import Testing
 
@@ -5,7 +6,8 @@ import Testing
 struct CustomPluginExampleTests {
     @Test("the example plugin is made from its factory, configured from its block, and prints each event")
     func printsEvents() throws {
-        let (status, stdout, stderr) = try ExampleBinary.run("CustomPlugin")
+        let run = try ProductRunner.run("CustomPlugin")
+        let (status, stdout, stderr) = (run.exitCode, run.stdout, run.stderr)
         #expect(status == 0)
         #expect(stdout == """
             {"app":"orders-service","event":"orderPlaced","express":true,"items":3,"region":"eu-west-1","total":59.5,"user":"user-42"}
@@ -26,7 +28,8 @@ struct CustomPluginExampleTests {
         let file = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("custom-\(UUID().uuidString).json")
         try Data(#"{"analytics": {"plugins": {"printingAnalyticsPlugin": {}}}}"#.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let (status, _, stderr) = try ExampleBinary.run("CustomPlugin", [file.path])
+        let run = try ProductRunner.run("CustomPlugin", [file.path])
+        let (status, stderr) = (run.exitCode, run.stderr)
         #expect(status == 1)
         #expect(stderr.contains("error: `analytics.plugins.printingAnalyticsPlugin.appName` in \(file.path) is missing; expected a non-empty string."))
     }

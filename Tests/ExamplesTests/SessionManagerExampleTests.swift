@@ -1,3 +1,4 @@
+import AmplifyTestKit
 import Foundation
 import Testing
 
@@ -5,7 +6,8 @@ import Testing
 struct SessionManagerExampleTests {
     @Test("the session-manager example follows sign-up, sign-in, expiry on its own, sign-in and sign-out")
     func flow() throws {
-        let (status, stdout, _) = try ExampleBinary.run("SessionManager")
+        let run = try ProductRunner.run("SessionManager")
+        let (status, stdout) = (run.exitCode, run.stdout)
         #expect(status == 0)
         let lines = stdout.split(separator: "\n").map(String.init)
         // The session lines come from the manager's watcher task, the results from the flow: each

@@ -1,0 +1,53 @@
+import Foundation
+
+/// What a finished child process printed and how it ended.
+public struct ProductRun: Sendable {
+    /// The exit status.
+    public let exitCode: Int32
+    /// Standard output.
+    public let stdout: String
+    /// Standard error.
+    public let stderr: String
+}
+
+/// Runs this package's built executables (`amplify`, the examples) from tests.
+public enum ProductRunner {
+    /// The executable `name` built beside the running test bundle.
+    public static func url(of name: String) -> URL {
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        while !FileManager.default.fileExists(atPath: folder.appendingPathComponent(name).path), folder.path != "/" {
+            folder.deleteLastPathComponent()
+        }
+        return folder.appendingPathComponent(name)
+    }
+
+    /// Runs `name` with `arguments` in `directory`, with `environment` (the test's own by
+    /// default) and `input` on standard input (which is then closed), and waits for it.
+    /// - Throws: what `Process.run` throws when the executable cannot start.
+    public static func run(
+        _ name: String, _ arguments: [String] = [], in directory: URL? = nil,
+        environment: [String: String]? = nil, input: String? = nil
+    ) throws -> ProductRun {
+        let process = Process()
+        process.executableURL = url(of: name)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        if let directory { process.currentDirectoryURL = directory }
+        let out = Pipe()
+        let err = Pipe()
+        let stdin = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = stdin
+        try process.run()
+        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        try stdin.fileHandleForWriting.close()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return ProductRun(
+            exitCode: process.terminationStatus,
+            stdout: String(decoding: stdout, as: UTF8.self),
+            stderr: String(decoding: stderr, as: UTF8.self))
+    }
+}
