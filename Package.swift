@@ -40,7 +40,7 @@ let package = Package(
         .target(name: "AWSPluginsCore", dependencies: ["Amplify", "AmplifyCrypto", "AmplifyEventLoop", "CCurlShims"]),
         // What every Auth plugin shares: JWTs, the credential store, the observable session state.
         .target(name: "AmplifyAuthCore", dependencies: ["Amplify", "AmplifyCrypto", "AmplifySQLite", "AmplifyEventLoop"]),
-        .target(name: "AmplifyTestKit", dependencies: ["Amplify"]),
+        .target(name: "AmplifyTestKit", dependencies: ["Amplify", "AmplifyEventLoop"], exclude: ["Moto/moto_harness.py"]),
         // MARK: Plugins.
         .target(name: "LocalAuthPlugin", dependencies: ["Amplify", "AmplifyAuthCore"], path: "Plugins/LocalAuthPlugin"),
 

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages the package builds against (and pkg-config, which SwiftPM uses
-# to find them). Skips apt-get entirely when everything is already installed.
+# to find them; libxml2 is what Foundation's XMLParser runs on). Skips apt-get entirely when
+# everything is already installed.
 set -euo pipefail
 
-packages=(pkg-config libuv1-dev libcurl4-openssl-dev libssl-dev libsqlite3-dev libhiredis-dev)
+packages=(pkg-config libuv1-dev libcurl4-openssl-dev libssl-dev libsqlite3-dev libhiredis-dev libxml2)
 
 missing=()
 for package in "${packages[@]}"; do

@@ -22,7 +22,9 @@ public struct HTTPRequest: Sendable {
     public var body: HTTPBody
     /// The whole transfer must end within this time, or it fails with a timeout.
     public var timeout: Duration?
-    /// Where the response body goes: memory (`nil`) or the file at this path, streamed.
+    /// Where the response body goes: memory (`nil`) or the file at this path, streamed. The file
+    /// is created (or truncated) when the transfer starts; only a 2xx answer's body is written to
+    /// it; any other answer's body stays in ``HTTPResponse/body`` so its error can be read.
     public var responseFile: String?
     /// Called on the loop thread with (bytes sent, bytes to send) as the upload progresses.
     public var uploadProgress: (@Sendable (Int64, Int64) -> Void)?
@@ -49,7 +51,7 @@ public struct HTTPResponse: Sendable {
     public let status: Int
     /// The headers of the final response, in order (names as the server wrote them).
     public let headers: [(name: String, value: String)]
-    /// The body (empty when it went to a file).
+    /// The body (empty when a 2xx answer's body went to ``HTTPRequest/responseFile``).
     public let body: [UInt8]
 
     /// The first header called `name`, case-insensitively.

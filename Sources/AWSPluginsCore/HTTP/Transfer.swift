@@ -19,6 +19,7 @@ final class Transfer {
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
     private let request: HTTPRequest
     private var fileError: String?
+    private var bodyGoesToFile: Bool?
 
     init(request: HTTPRequest, continuation: CheckedContinuation<HTTPResponse, any Error>) throws {
         guard let easy = curl_easy_init() else {
@@ -133,7 +134,14 @@ final class Transfer {
     }
 
     private func write(from buffer: UnsafeMutablePointer<CChar>, _ count: Int) -> Int {
-        if downloadDescriptor >= 0 {
+        if bodyGoesToFile == nil {
+            // Only a successful answer's body goes to the response file; an error answer's body
+            // stays in memory so the caller can read the service's error.
+            var status = 0
+            c_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+            bodyGoesToFile = downloadDescriptor >= 0 && (200..<300).contains(status)
+        }
+        if bodyGoesToFile == true {
             var written = 0
             while written < count {
                 let result = Glibc.write(downloadDescriptor, buffer + written, count - written)

@@ -46,31 +46,13 @@ public struct AWSJSONClient: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let payload = Array(try encoder.encode(body))
-        let logger = Amplify.Logging.logger(forCategory: "AWS")
-        var attempt = 1
-        while true {
-            let request = try await signedRequest(target: target, payload: payload, signed: signed)
-            let failure: RetryPolicy.Failure
-            let error: any Error
-            do {
-                let response = try await http.send(request)
-                if (200..<300).contains(response.status) {
-                    guard !response.body.isEmpty else { return [:] }
-                    return try JSONDecoder().decode(JSONValue.self, from: Data(response.body))
-                }
-                let parsed = AWSJSONError.parse(status: response.status, body: Data(response.body), errorTypeHeader: response.header("x-amzn-ErrorType"))
-                failure = .response(status: response.status, code: parsed.code)
-                error = parsed
-            } catch let transport as HTTPClientError where transport.kind == .connection || transport.kind == .timeout {
-                failure = .connection
-                error = transport
-            }
-            guard attempt < retryPolicy.maxAttempts, retryPolicy.isRetryable(failure) else { throw error }
-            let delay = retryPolicy.delay(beforeRetry: attempt)
-            logger.debug("\(target) attempt \(attempt) failed (\(error)); retrying in \(delay)")
-            try await Task.sleep(for: delay)
-            attempt += 1
+        let response = try await retryPolicy.send(target, with: http) {
+            try await signedRequest(target: target, payload: payload, signed: signed)
+        } parseError: { response in
+            AWSJSONError.parse(status: response.status, body: Data(response.body), errorTypeHeader: response.header("x-amzn-ErrorType"))
         }
+        guard !response.body.isEmpty else { return [:] }
+        return try JSONDecoder().decode(JSONValue.self, from: Data(response.body))
     }
 
     private func signedRequest(target: String, payload: [UInt8], signed: Bool) async throws -> HTTPRequest {

@@ -61,6 +61,9 @@ class Handler(BaseHTTPRequestHandler):
         if url.path == "/json":
             self.handle_json()
             return
+        if url.path.startswith("/rest/"):
+            self.handle_rest(url.path, query)
+            return
         length, digest = self.read_body()
         if url.path == "/echo":
             body = json.dumps({
@@ -119,6 +122,27 @@ class Handler(BaseHTTPRequestHandler):
             answer(200, {"count": COUNTS.get(body.get("of", ""), 0)})
         else:
             answer(400, {"__type": "UnknownOperationException", "message": target})
+
+    def handle_rest(self, path, query):
+        """An S3-like REST-XML stand-in: /rest/flaky answers 503 SlowDown twice per key, then the
+        object; /rest/denied answers 403 AccessDenied; /rest/count tells how often a key was asked."""
+        self.read_body()
+        key = query.get("key", [""])[0]
+        def error(status, code, message):
+            body = f"<?xml version=\"1.0\"?><Error><Code>{code}</Code><Message>{message}</Message></Error>"
+            self.reply(status, body.encode(), "application/xml")
+        if path == "/rest/count":
+            self.reply(200, json.dumps({"count": COUNTS.get(key, 0)}).encode(), "application/json")
+            return
+        COUNTS[key] = COUNTS.get(key, 0) + 1
+        if path == "/rest/flaky" and COUNTS[key] <= 2:
+            error(503, "SlowDown", "Please reduce your request rate.")
+        elif path == "/rest/flaky":
+            self.reply(200, b"object body after %d attempts" % COUNTS[key], "text/plain")
+        elif path == "/rest/denied":
+            error(403, "AccessDenied", "Access Denied")
+        else:
+            error(404, "NoSuchKey", "The specified key does not exist.")
 
     do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = handle_any
 

@@ -1,0 +1,38 @@
+import Amplify
+
+extension RetryPolicy {
+    /// Sends the request `makeRequest` builds (afresh for every attempt, so each is signed with
+    /// a current date) until a 2xx answer, a failure this policy does not retry, or the last
+    /// attempt. Each retry is logged at debug level in category "AWS".
+    ///
+    /// - Returns: the 2xx answer.
+    /// - Throws: `parseError`'s error for the last error answer, ``HTTPClientError`` when no
+    ///   answer came, or what `makeRequest` throws.
+    func send(
+        _ label: String, with http: HTTPClient, _ makeRequest: () async throws -> HTTPRequest,
+        parseError: (HTTPResponse) -> AWSPluginsError
+    ) async throws -> HTTPResponse {
+        let logger = Amplify.Logging.logger(forCategory: "AWS")
+        var attempt = 1
+        while true {
+            let request = try await makeRequest()
+            let failure: Failure
+            let error: any Error
+            do {
+                let response = try await http.send(request)
+                if (200..<300).contains(response.status) { return response }
+                let parsed = parseError(response)
+                failure = .response(status: response.status, code: parsed.code)
+                error = parsed
+            } catch let transport as HTTPClientError where transport.kind == .connection || transport.kind == .timeout {
+                failure = .connection
+                error = transport
+            }
+            guard attempt < maxAttempts, isRetryable(failure) else { throw error }
+            let delay = delay(beforeRetry: attempt)
+            logger.debug("\(label) attempt \(attempt) failed (\(error)); retrying in \(delay)")
+            try await Task.sleep(for: delay)
+            attempt += 1
+        }
+    }
+}

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Installs what the integration tests talk to: the curl command-line tool (presigned URLs, the
+# benchmark's baseline) from Debian, and moto_server (the local AWS stand-in) in a venv at
+# .build/test-tools/venv. Idempotent, and safe to run from several test processes at once.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+missing=()
+command -v curl >/dev/null 2>&1 || missing+=(curl)
+python3 -m venv --help >/dev/null 2>&1 || missing+=(python3-venv)
+if [ ${#missing[@]} -gt 0 ]; then
+    echo "Installing: ${missing[*]}"
+    sudo_cmd=""
+    [ "$(id -u)" -eq 0 ] || sudo_cmd="sudo"
+    $sudo_cmd apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo_cmd apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+tools=.build/test-tools
+venv=$tools/venv
+mkdir -p "$tools"
+exec 9>"$tools/.lock"
+flock 9
+if [ ! -x "$venv/bin/moto_server" ] || [ ! -f "$venv/.complete" ]; then
+    echo "Creating $venv with moto"
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check 'moto[cognitoidp,s3]==5.2.5' flask flask-cors
+    touch "$venv/.complete"
+fi
