@@ -64,6 +64,7 @@ let package = Package(
             dependencies: ["Amplify", "AmplifyTestKit", "CHubFloorBenchmark"],
             path: "Benchmarks/HubBenchmark"
         ),
+        .executableTarget(name: "HTTPBenchmark", dependencies: ["AWSPluginsCore", "AmplifyEventLoop"], path: "Benchmarks/HTTPBenchmark"),
 
         // MARK: Tests.
         .testTarget(name: "AmplifyEventLoopTests", dependencies: ["AmplifyEventLoop", "AmplifyTestKit"]),

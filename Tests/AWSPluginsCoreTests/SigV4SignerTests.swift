@@ -47,6 +47,17 @@ struct SigV4SignerTests {
         #expect(signer.presign(request, expires: 10_000_000, date: date)[3].value == "604800")
     }
 
+    @Test("the presigned GET of AWS's S3 documentation example gets its published signature (botocore computes the same)")
+    func presignKnownAnswer() {
+        let keys = AWSCredentials(accessKeyId: "AKIAIOSFODNN7EXAMPLE", secretAccessKey: "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY")
+        let signer = SigV4Signer(credentials: keys, region: "us-east-1", service: "s3")
+        let request = SignableRequest(method: "GET", path: "/test.txt", headers: [("Host", "examplebucket.s3.amazonaws.com")])
+        let query = signer.presign(request, expires: 86_400, date: Date(timeIntervalSince1970: 1_369_353_600))
+        #expect(query.first { $0.name == "X-Amz-Date" }?.value == "20130524T000000Z")
+        #expect(query.last?.name == "X-Amz-Signature")
+        #expect(query.last?.value == "aeeed9bbccd4d02ee5c0109b86d86835f995330da4c265957d157751f604d404")
+    }
+
     @Test("credentials never print their secret or token")
     func redactedDescription() {
         let temporary = AWSCredentials(accessKeyId: "ASIAEXAMPLE", secretAccessKey: "very-secret", sessionToken: "session-token")

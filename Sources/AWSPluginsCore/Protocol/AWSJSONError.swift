@@ -21,7 +21,12 @@ public enum AWSJSONError {
     ]
 
     /// The error in an answer with `status`, `body` and the `x-amzn-ErrorType` header value.
+    /// An XML error body (what a proxy or a stand-in may answer, e.g. moto's signature check)
+    /// is read by ``AWSXMLError``.
     public static func parse(status: Int, body: Data, errorTypeHeader: String? = nil) -> AWSPluginsError {
+        if errorTypeHeader == nil, body.first(where: { !" \t\r\n".utf8.contains($0) }) == UInt8(ascii: "<") {
+            return AWSXMLError.parse(status: status, body: body)
+        }
         let object = (try? JSONSerialization.jsonObject(with: body)) as? [String: Any]
         let rawType = (object?["__type"] as? String) ?? (object?["code"] as? String) ?? errorTypeHeader ?? "HTTP\(status)"
         let code = rawType.split(separator: "#").last.map { String($0.split(separator: ":").first ?? $0) } ?? rawType

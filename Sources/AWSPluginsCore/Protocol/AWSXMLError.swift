@@ -1,7 +1,7 @@
 import Foundation
 
 /// Reads the error a REST-XML service (S3) answers with (`<Error><Code>…</Code><Message>…`, or
-/// `<ErrorResponse><Error>…` for query services) and turns it into an ``AWSPluginsError`` with a
+/// `<ErrorResponse><Error>…` or `<ErrorResponse><Errors><Error>…` for query services) and turns it into an ``AWSPluginsError`` with a
 /// recovery suggestion. A `HEAD` answer has no body, so its code comes from the status.
 public enum AWSXMLError {
     /// Suggestions for the codes the plugins meet most.
@@ -24,7 +24,7 @@ public enum AWSXMLError {
     /// The error in an answer with `status` and `body` (empty for `HEAD`).
     public static func parse(status: Int, body: Data) -> AWSPluginsError {
         let root = body.isEmpty ? nil : try? XMLElementTree.parse(body)
-        let error = root.flatMap { $0.name == "Error" ? $0 : $0.child("Error") }
+        let error = root.flatMap { $0.name == "Error" ? $0 : $0.child("Error") ?? $0.child("Errors")?.child("Error") }
         let code = error?.text(of: "Code") ?? codeForStatus(status)
         let message = error?.text(of: "Message") ?? "The service answered with HTTP status \(status)."
         let suggestion = suggestions[code] ?? (RetryPolicy.throttlingCodes.contains(code) || status >= 500

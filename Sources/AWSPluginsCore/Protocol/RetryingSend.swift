@@ -12,7 +12,6 @@ extension RetryPolicy {
         _ label: String, with http: HTTPClient, _ makeRequest: () async throws -> HTTPRequest,
         parseError: (HTTPResponse) -> AWSPluginsError
     ) async throws -> HTTPResponse {
-        let logger = Amplify.Logging.logger(forCategory: "AWS")
         var attempt = 1
         while true {
             let request = try await makeRequest()
@@ -30,7 +29,7 @@ extension RetryPolicy {
             }
             guard attempt < maxAttempts, isRetryable(failure) else { throw error }
             let delay = delay(beforeRetry: attempt)
-            logger.debug("\(label) attempt \(attempt) failed (\(error)); retrying in \(delay)")
+            Amplify.Logging.logger(forCategory: "AWS").debug("\(label) attempt \(attempt) failed (\(error)); retrying in \(delay)")
             try await Task.sleep(for: delay)
             attempt += 1
         }

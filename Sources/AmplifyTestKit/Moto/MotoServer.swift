@@ -171,7 +171,10 @@ final class LineReader {
                 buffer.removeSubrange(buffer.startIndex...newline)
                 return String(decoding: line, as: UTF8.self)
             }
-            guard let chunk = try? handle.read(upToCount: 65536), !chunk.isEmpty else { return nil }
+            // `availableData` returns what the pipe holds now; `read(upToCount:)` would wait for
+            // the whole count or the end of the stream.
+            let chunk = handle.availableData
+            guard !chunk.isEmpty else { return nil }
             buffer.append(chunk)
         }
     }

@@ -1,0 +1,167 @@
+import AWSPluginsCore
+import AmplifyEventLoop
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// HTTP client benchmark: client CPU time (user + system) per MiB uploaded, per MiB downloaded
+// and per request, ours (libcurl on the libuv loop) next to curl's command-line tool against the
+// same local server in the same run; plus our SigV4-signed S3-style PUT. Run with
+//   swift run -c release HTTPBenchmark            (about a minute)
+//   swift run -c release HTTPBenchmark --quick    (a smoke run)
+
+let quick = CommandLine.arguments.contains("--quick")
+let mebibytes = quick ? 32 : 256
+let requests = quick ? 200 : 2_000
+let rounds = quick ? 1 : 3
+
+/// CPU seconds (user + system) of this process, or of its reaped children.
+func cpuSeconds(_ who: Int32) -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(who), &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
+
+func ownCPU<T>(_ body: () async throws -> T) async rethrows -> Double {
+    let start = cpuSeconds(RUSAGE_SELF.rawValue)
+    _ = try await body()
+    return cpuSeconds(RUSAGE_SELF.rawValue) - start
+}
+
+/// Runs the curl tool with `arguments` and returns the CPU time it used.
+func curlCPU(_ arguments: [String]) throws -> Double {
+    let start = cpuSeconds(RUSAGE_CHILDREN.rawValue)
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    process.arguments = ["curl", "-s", "-f"] + arguments
+    process.standardInput = FileHandle.nullDevice
+    process.standardOutput = FileHandle.nullDevice
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    process.waitUntilExit()
+    guard process.terminationStatus == 0 else { throw BenchmarkError("curl \(arguments) exited \(process.terminationStatus)") }
+    return cpuSeconds(RUSAGE_CHILDREN.rawValue) - start
+}
+
+struct BenchmarkError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+
+/// The tests' local HTTP server (it reads and hashes uploads, streams `/bytes?n=`).
+final class Server {
+    let process = Process()
+    let port: Int
+
+    init() throws {
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Tests/AWSPluginsCoreTests/Support/http_test_server.py")
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        var line = [UInt8]()
+        while let byte = try output.fileHandleForReading.read(upToCount: 1)?.first, byte != UInt8(ascii: "\n") { line.append(byte) }
+        guard let port = Int(String(decoding: line, as: UTF8.self).replacingOccurrences(of: "PORT ", with: "")) else {
+            throw BenchmarkError("the local server did not start")
+        }
+        self.port = port
+    }
+
+    func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)") ?? URL(fileURLWithPath: "/") }
+
+    func stop() {
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+}
+
+let server = try Server()
+defer { server.stop() }
+let loop = try EventLoop(name: "http-bench")
+let http = try HTTPClient(loop: loop)
+let folder = FileManager.default.temporaryDirectory.appendingPathComponent("http-bench-\(getpid())")
+try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(at: folder) }
+let source = folder.appendingPathComponent("upload.bin").path
+let target = folder.appendingPathComponent("download.bin").path
+let block = [UInt8]((0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+_ = FileManager.default.createFile(atPath: source, contents: nil)
+let writer = try FileHandle(forWritingTo: URL(fileURLWithPath: source))
+for _ in 0..<mebibytes { try writer.write(contentsOf: block) }
+try writer.close()
+
+let bytes = mebibytes << 20
+let uploadURL = server.url("/echo")
+let downloadURL = server.url("/bytes?n=\(bytes)")
+let smallURL = server.url("/bytes?n=64")
+let signer = AWSRESTClient(
+    http: http, endpoint: server.url(""), region: "us-east-1",
+    credentials: StaticCredentialsProvider(AWSCredentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret")))
+let smallBody = [UInt8](repeating: 7, count: 1024)
+let smallFile = folder.appendingPathComponent("small.bin").path
+_ = FileManager.default.createFile(atPath: smallFile, contents: Data(smallBody))
+
+var results: [String: [Double]] = [:]
+for _ in 0..<rounds {
+    results["ours upload", default: []].append(try await ownCPU {
+        let response = try await http.send(HTTPRequest(method: "PUT", url: uploadURL, body: .file(source)))
+        guard response.status == 200 else { throw BenchmarkError("upload answered \(response.status)") }
+    })
+    results["curl upload", default: []].append(try curlCPU(["-T", source, uploadURL.absoluteString, "-o", "/dev/null"]))
+    results["ours download", default: []].append(try await ownCPU {
+        let response = try await http.send(HTTPRequest(url: downloadURL, responseFile: target))
+        guard response.status == 200 else { throw BenchmarkError("download answered \(response.status)") }
+    })
+    results["curl download", default: []].append(try curlCPU([downloadURL.absoluteString, "-o", target]))
+    results["ours requests", default: []].append(try await ownCPU {
+        for _ in 0..<requests { _ = try await http.send(HTTPRequest(url: smallURL)) }
+    })
+    results["curl requests", default: []].append(try curlCPU([smallURL.absoluteString + "&i=[1-\(requests)]", "-o", "/dev/null"]))
+    results["ours puts", default: []].append(try await ownCPU {
+        for _ in 0..<requests {
+            _ = try await http.send(HTTPRequest(method: "PUT", url: uploadURL, headers: [("Content-Type", "application/octet-stream")], body: .bytes(smallBody)))
+        }
+    })
+    results["curl puts", default: []].append(try curlCPU(["-T", smallFile, uploadURL.absoluteString + "?i=[1-\(requests)]", "-o", "/dev/null"]))
+    results["ours signed", default: []].append(try await ownCPU {
+        for _ in 0..<requests {
+            _ = try await signer.send(AWSRESTRequest(method: "PUT", path: "/echo", headers: [("Content-Type", "application/octet-stream")], body: .bytes(smallBody)))
+        }
+    })
+}
+let signingKeys = AWSCredentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret")
+for _ in 0..<rounds {
+    results["ours signing only", default: []].append(await ownCPU {
+        let signer = SigV4Signer(credentials: signingKeys, region: "us-east-1", service: "s3")
+        for _ in 0..<requests * 10 {
+            var request = SignableRequest(method: "PUT", path: "/bucket/photos/cat.jpg", headers: [("Host", "127.0.0.1:9000"), ("Content-Type", "image/jpeg")])
+            signer.sign(&request, payload: .bytes(smallBody))
+        }
+    })
+}
+await http.shutdown()
+try loop.shutdown()
+
+@MainActor func figure(_ name: String) -> Double { median(results[name] ?? [0]) }
+func row(_ label: String, _ unit: String, _ ours: Double, _ curl: Double?) {
+    let curlText = curl.map { String(format: "%10.3f", $0) } ?? "         -"
+    let ratioText = curl.map { String(format: "%8.2f×", ours / max($0, 1e-9)) } ?? "        -"
+    print(label.padding(toLength: 34, withPad: " ", startingAt: 0) + String(format: "%10.3f", ours) + curlText + ratioText + "  " + unit)
+}
+print("HTTP client benchmark (\(quick ? "quick" : "full") run, \(ProcessInfo.processInfo.activeProcessorCount) cores, release build, medians of \(rounds))")
+print("client CPU time (user + system) against a local Python server on 127.0.0.1; lower is better")
+print("")
+print("what".padding(toLength: 34, withPad: " ", startingAt: 0) + "      ours  curl tool  ours÷curl  unit")
+row("upload \(mebibytes) MiB from a file", "ms CPU per MiB", figure("ours upload") * 1000 / Double(mebibytes), figure("curl upload") * 1000 / Double(mebibytes))
+row("download \(mebibytes) MiB to a file", "ms CPU per MiB", figure("ours download") * 1000 / Double(mebibytes), figure("curl download") * 1000 / Double(mebibytes))
+row("\(requests) GETs of 64 B, one at a time", "µs CPU per request", figure("ours requests") * 1e6 / Double(requests), figure("curl requests") * 1e6 / Double(requests))
+row("\(requests) PUTs of 1 KiB, one at a time", "µs CPU per request", figure("ours puts") * 1e6 / Double(requests), figure("curl puts") * 1e6 / Double(requests))
+row("\(requests * 10) SigV4 signatures (1 KiB body)", "µs CPU per signature", figure("ours signing only") * 1e6 / Double(requests * 10), nil)
+row("\(requests) SigV4-signed PUTs of 1 KiB", "µs CPU per request", figure("ours signed") * 1e6 / Double(requests), nil)
