@@ -6,6 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 scripts/install-dependencies.sh
+scripts/install-test-tools.sh
 
 echo "== swift build (warnings are errors here)"
 build_log=$(mktemp)

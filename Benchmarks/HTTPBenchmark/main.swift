@@ -153,12 +153,12 @@ try loop.shutdown()
 func row(_ label: String, _ unit: String, _ ours: Double, _ curl: Double?) {
     let curlText = curl.map { String(format: "%10.3f", $0) } ?? "         -"
     let ratioText = curl.map { String(format: "%8.2f×", ours / max($0, 1e-9)) } ?? "        -"
-    print(label.padding(toLength: 34, withPad: " ", startingAt: 0) + String(format: "%10.3f", ours) + curlText + ratioText + "  " + unit)
+    print(label.padding(toLength: 38, withPad: " ", startingAt: 0) + String(format: "%10.3f", ours) + curlText + ratioText + "  " + unit)
 }
 print("HTTP client benchmark (\(quick ? "quick" : "full") run, \(ProcessInfo.processInfo.activeProcessorCount) cores, release build, medians of \(rounds))")
 print("client CPU time (user + system) against a local Python server on 127.0.0.1; lower is better")
 print("")
-print("what".padding(toLength: 34, withPad: " ", startingAt: 0) + "      ours  curl tool  ours÷curl  unit")
+print("what".padding(toLength: 38, withPad: " ", startingAt: 0) + "      ours  curl tool  ours÷curl  unit")
 row("upload \(mebibytes) MiB from a file", "ms CPU per MiB", figure("ours upload") * 1000 / Double(mebibytes), figure("curl upload") * 1000 / Double(mebibytes))
 row("download \(mebibytes) MiB to a file", "ms CPU per MiB", figure("ours download") * 1000 / Double(mebibytes), figure("curl download") * 1000 / Double(mebibytes))
 row("\(requests) GETs of 64 B, one at a time", "µs CPU per request", figure("ours requests") * 1e6 / Double(requests), figure("curl requests") * 1e6 / Double(requests))
