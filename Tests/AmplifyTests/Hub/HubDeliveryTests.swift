@@ -90,7 +90,9 @@ struct HubDeliveryTests {
         stop.set()
         while producer.isExecuting { usleep(100) }
         await hub.flush()
-        #expect(started.value == atRemoval)
+        // The loop may have checked the flag and begun one call just before removeListener
+        // returned, without that call's first instruction having run yet: at most that one.
+        #expect(started.value - atRemoval <= 1)
         #expect(hub.listenerCount == 0)
         #expect(try await isolated.close())
     }
