@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "AWSPluginsCore", targets: ["AWSPluginsCore"]),
         .library(name: "AmplifyAuthCore", targets: ["AmplifyAuthCore"]),
         .library(name: "LocalAuthPlugin", targets: ["LocalAuthPlugin"]),
+        .library(name: "RedisHubBridgePlugin", targets: ["RedisHubBridgePlugin"]),
         .library(name: "AmplifyPlugins", targets: ["AmplifyPlugins"]),
         .library(name: "AmplifyTestKit", targets: ["AmplifyTestKit"]),
         .executable(name: "amplify", targets: ["amplify"]),
@@ -23,11 +24,15 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
-        .systemLibrary(name: "CHiredis", pkgConfig: "hiredis", providers: [.apt(["libhiredis-dev"])]),
+        // No pkgConfig: hiredis's .pc adds -D_FILE_OFFSET_BITS=64, which SwiftPM refuses with a
+        // warning; its headers are on the standard include path.
+        .systemLibrary(name: "CHiredis", providers: [.apt(["libhiredis-dev"])]),
         // Linux system calls Swift cannot reach directly (syscall(2) is variadic).
         .target(name: "CAmplifyEventLoopShims"),
         // curl's variadic setopt/getinfo calls, typed.
         .target(name: "CCurlShims", linkerSettings: [.linkedLibrary("curl")]),
+        // hiredis's libuv adapter, compiled in C so Swift code never sees libuv's declarations.
+        .target(name: "CHiredisShims", linkerSettings: [.linkedLibrary("hiredis"), .linkedLibrary("uv")]),
 
         // MARK: The runtime.
         .target(name: "AmplifyEventLoop", dependencies: ["CLibUV", "CAmplifyEventLoopShims"]),
@@ -43,6 +48,9 @@ let package = Package(
         .target(name: "AmplifyTestKit", dependencies: ["Amplify", "AmplifyEventLoop"], exclude: ["Moto/moto_harness.py"]),
         // MARK: Plugins.
         .target(name: "LocalAuthPlugin", dependencies: ["Amplify", "AmplifyAuthCore"], path: "Plugins/LocalAuthPlugin"),
+        .target(
+            name: "RedisHubBridgePlugin", dependencies: ["Amplify", "AmplifyEventLoop", "CHiredis", "CHiredisShims"],
+            path: "Plugins/RedisHubBridgePlugin"),
 
         // Registers every plugin this package ships (the one module that depends on them all).
         .target(name: "AmplifyPlugins", dependencies: ["Amplify", "LocalAuthPlugin"]),
@@ -76,6 +84,10 @@ let package = Package(
         .testTarget(name: "AmplifyPluginsTests", dependencies: ["AmplifyPlugins"]),
         .testTarget(name: "LocalAuthPluginTests", dependencies: ["LocalAuthPlugin", "AmplifyTestKit", "AmplifySQLite", "AmplifyCrypto"]),
         .testTarget(name: "AmplifyCLITests", dependencies: ["amplify", "AmplifyTestKit"]),
+        .executableTarget(name: "HubBridgePeer", dependencies: ["Amplify", "AmplifyEventLoop", "RedisHubBridgePlugin"], path: "Tests/HubBridgePeer"),
+        .testTarget(
+            name: "RedisHubBridgePluginTests",
+            dependencies: ["RedisHubBridgePlugin", "AmplifyTestKit", "AmplifyEventLoop", "HubBridgePeer"]),
         .testTarget(name: "ExamplesTests", dependencies: ["CustomPlugin", "SessionManager", "AmplifyTestKit"]),
     ]
 )

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Installs what the integration tests talk to: the curl command-line tool (presigned URLs, the
-# benchmark's baseline) from Debian, and moto_server (the local AWS stand-in) in a venv at
-# .build/test-tools/venv. Idempotent, and safe to run from several test processes at once.
+# HTTP benchmark's baseline) and redis-server (with redis-benchmark) from Debian, and moto_server
+# (the local AWS stand-in) in a venv at .build/test-tools/venv. Idempotent, and safe to run from several test processes at once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 missing=()
 command -v curl >/dev/null 2>&1 || missing+=(curl)
+command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
 python3 -m venv --help >/dev/null 2>&1 || missing+=(python3-venv)
 if [ ${#missing[@]} -gt 0 ]; then
     echo "Installing: ${missing[*]}"

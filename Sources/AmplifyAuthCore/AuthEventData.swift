@@ -1,7 +1,7 @@
 import Amplify
 
 /// The user named in `Auth.signedIn` (payload data) and in the observable state.
-public struct SignedInUser: AuthUser, Equatable {
+public struct SignedInUser: AuthUser, Equatable, Codable {
     /// The name the user signs in with.
     public let username: String
     /// The user's stable id.

@@ -164,6 +164,11 @@ public final class EventLoop: @unchecked Sendable {
         if stray > 0 { throw EventLoopError.handlesLeftOpen(count: stray) }
     }
 
+    /// The `uv_loop_t *` itself, untyped, for a C library that ships a libuv adapter (hiredis)
+    /// to attach its sockets to this loop. Use it on the loop thread only, and close what the
+    /// library opened in an ``onShutdown(_:)`` hook, so the loop ends with no handle left open.
+    public var unsafeUVLoop: UnsafeMutableRawPointer { UnsafeMutableRawPointer(uvLoop) }
+
     /// Whether ``shutdown()`` has completed and the libuv loop is closed. After a clean shutdown,
     /// `uv_loop_close` returned 0: ``loopClosedCleanly`` says so.
     public var isShutDown: Bool { joined.withLock { $0 } }

@@ -33,6 +33,9 @@ public final class DefaultHubPlugin: HubCategoryPlugin {
         }
     }
 
+    /// The loop listeners run on (`nil` if the plugin could not start).
+    public var loop: EventLoop? { dispatcher?.loop }
+
     /// How long a listener call may hold the loop before it is reported.
     public var slowListenerThreshold: Duration {
         get { dispatcher?.monitor.threshold ?? Self.defaultSlowListenerThreshold }

@@ -38,11 +38,17 @@ public final class HubCategory: Sendable {
     }
 
     /// Replaces the Hub's plugin. Allowed before `configure` while the current plugin has no
-    /// listeners (they would never hear from the new one).
+    /// listeners (they would never hear from the new one), or at any time by a
+    /// ``HubPluginWrapper`` that wraps the current plugin.
     /// - Throws: ``PluginError/pluginConfigurationError(_:_:_:)`` if listeners are registered.
     func add(plugin newPlugin: any HubCategoryPlugin) throws {
         let replaced = try slot.withLock { current -> (any HubCategoryPlugin)? in
             if let current, current.key == newPlugin.key, current === newPlugin { return nil }
+            // A wrapper around the current plugin keeps its listeners: nothing to refuse or reset.
+            if let existing = current, let wrapper = newPlugin as? any HubPluginWrapper, wrapper.wrappedPlugin === existing {
+                current = newPlugin
+                return nil
+            }
             if let existing = current as? DefaultHubPlugin, existing.listenerCount > 0 {
                 throw PluginError.pluginConfigurationError(
                     "The Hub plugin '\(newPlugin.key)' was added after listeners were registered on the default Hub.",

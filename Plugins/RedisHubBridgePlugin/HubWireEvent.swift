@@ -1,0 +1,107 @@
+import Amplify
+import AmplifyEventLoop
+import Foundation
+
+/// A Hub event as it crosses Redis: versioned JSON.
+///
+/// `{"v":1,"id":"…","origin":"…","channel":"auth","event":"Auth.signedOut","time":1764…,
+///   "dataType":"Swift.String","data":"alice","context":null}`
+///
+/// `id` is unique per event (listeners deduplicate by it in streams mode); `origin` is the
+/// publishing bridge's id, so a process never delivers its own event back to itself.
+struct HubWireEvent: Codable, Equatable, Sendable {
+    /// The format's version; a bridge ignores (and counts) events of versions it does not know.
+    static let version = 1
+
+    var v: Int
+    var id: String
+    var origin: String
+    var channel: String
+    var event: String
+    var time: Double
+    var dataType: String?
+    var data: JSONValue?
+    var contextType: String?
+    var context: JSONValue?
+}
+
+/// What a listener finds in `HubPayload.context` of an event that came from another process.
+public struct RemoteHubEvent: Sendable, Equatable {
+    /// The event's unique id (the same in every process that receives it).
+    public let id: String
+    /// The publishing bridge's id.
+    public let origin: String
+    /// The stream entry id (streams mode), e.g. `1764512345678-0`.
+    public let streamEntryId: String?
+    /// When the publisher dispatched it.
+    public let sentAt: Date
+    /// The publisher's own context, decoded as ``HubPayloadCodec`` could (else as JSON).
+    public let originalContext: (any Sendable)?
+
+    /// Compares ids, origins and entry ids.
+    public static func == (lhs: RemoteHubEvent, rhs: RemoteHubEvent) -> Bool {
+        lhs.id == rhs.id && lhs.origin == rhs.origin && lhs.streamEntryId == rhs.streamEntryId
+    }
+}
+
+/// Turns payload data and context into JSON and back.
+///
+/// Encodes `JSONValue`, `String`, `Bool`, `Int`, `Double`, arrays and dictionaries of them, and
+/// any `Encodable` value. On the receiving side a value comes back as its own type when that
+/// type was registered with ``register(_:)`` (and the built-in ones above), otherwise as
+/// `JSONValue`.
+public enum HubPayloadCodec {
+    private static let decoders = Locked<[String: @Sendable (JSONValue) throws -> any Sendable]>([:])
+
+    /// Decodes values published as `type` back into `type` (register the same types in every
+    /// process, before events arrive).
+    public static func register<T: Decodable & Sendable>(_ type: T.Type) {
+        decoders.withLock {
+            $0[typeName(T.self)] = { json in try JSONDecoder().decode(T.self, from: JSONEncoder().encode(json)) }
+        }
+    }
+
+    static func typeName(_ type: Any.Type) -> String { String(reflecting: type) }
+
+    /// The JSON of `value` and its type's name, or why it cannot be encoded.
+    static func encode(_ value: (any Sendable)?) -> Result<(JSONValue, String)?, HubPayloadEncodingError> {
+        guard let value else { return .success(nil) }
+        let type = typeName(Swift.type(of: value))
+        if let json = value as? JSONValue { return .success((json, type)) }
+        if let text = value as? String { return .success((.string(text), type)) }
+        if let flag = value as? Bool { return .success((.boolean(flag), type)) }
+        if let number = value as? Int { return .success((.number(Double(number)), type)) }
+        if let number = value as? Double { return .success((.number(number), type)) }
+        if let encodable = value as? any Encodable {
+            do {
+                let data = try JSONEncoder().encode(encodable)
+                return .success((try JSONDecoder().decode(JSONValue.self, from: data), type))
+            } catch {
+                return .failure(HubPayloadEncodingError(typeName: type, reason: "\(error)"))
+            }
+        }
+        return .failure(HubPayloadEncodingError(typeName: type, reason: "it is not Encodable"))
+    }
+
+    /// `json` as the registered type called `type`, else as a built-in value, else as `JSONValue`.
+    static func decode(_ json: JSONValue?, type: String?) -> (any Sendable)? {
+        guard let json else { return nil }
+        if let type, let decoder = decoders.withLock({ $0[type] }), let value = try? decoder(json) { return value }
+        switch (type, json) {
+        case (typeName(String.self), .string(let text)): return text
+        case (typeName(Bool.self), .boolean(let flag)): return flag
+        case (typeName(Int.self), _): return json.intValue ?? json
+        case (typeName(Double.self), .number(let number)): return number
+        default: return json
+        }
+    }
+}
+
+/// A payload's data or context could not be encoded for Redis; the event was delivered locally
+/// only, and the bridge counted and logged it.
+public struct HubPayloadEncodingError: Error, Sendable, Equatable {
+    /// The value's type.
+    public let typeName: String
+    /// Why.
+    public let reason: String
+}

@@ -1,0 +1,85 @@
+import Amplify
+import AmplifyEventLoop
+import Foundation
+import RedisHubBridgePlugin
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// A process on the Redis Hub bridge, driven by the bridge's integration tests and benchmark.
+//   HubBridgePeer --port P --mode pubsub|streams [--group G]
+// It prints "READY" once its bridge is connected, then:
+// - reads commands on standard input: "publish N" dispatches N events `Peer.event` on channel
+//   "peer" (data: {"seq": n, "sentNanos": t}, seq counting from 1 across commands); "wait" prints
+//   "PUBLISHED n" once Redis accepted n events in all; "quit" exits;
+// - prints each event it receives from other processes as "EVENT <seq> <latency ns> <id>".
+
+func argument(_ name: String) -> String? {
+    CommandLine.arguments.firstIndex(of: name).flatMap { $0 + 1 < CommandLine.arguments.count ? CommandLine.arguments[$0 + 1] : nil }
+}
+
+func monotonicNanos() -> Int {
+    var now = timespec()
+    clock_gettime(CLOCK_MONOTONIC, &now)
+    return now.tv_sec * 1_000_000_000 + now.tv_nsec
+}
+
+let output = Locked(())
+func say(_ line: String) {
+    output.withLock { _ in
+        let bytes = Array((line + "\n").utf8)
+        _ = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+    }
+}
+
+let port = Int(argument("--port") ?? "") ?? 6379
+let mode = RedisHubBridgeConfiguration.Mode(rawValue: argument("--mode") ?? "pubsub") ?? .pubsub
+let group = argument("--group") ?? "peer-\(getpid())"
+let loop = try EventLoop(name: "peer-loop")
+let hub = DefaultHubPlugin(loop: loop)
+let bridge = try RedisHubBridgePlugin(wrapping: hub, loop: loop)
+let channel = HubChannel.custom("peer")
+let ready = DispatchSemaphore(value: 0)
+bridge.listen(to: RedisHubBridgePlugin.statusChannel, isIncluded: nil, file: #fileID, line: #line) { payload in
+    if payload.eventName == "RedisHubBridge.connected" { ready.signal() }
+}
+bridge.listen(to: channel, isIncluded: nil, file: #fileID, line: #line) { payload in
+    guard let remote = payload.context as? RemoteHubEvent, let data = payload.data as? JSONValue,
+          let seq = data["seq"]?.intValue, let sent = data["sentNanos"]?.intValue else { return }
+    say("EVENT \(seq) \(monotonicNanos() - sent) \(remote.id)")
+}
+try bridge.start(RedisHubBridgeConfiguration(
+    port: port, mode: mode, channels: [channel], eventNames: nil, key: "peer-test", consumerGroup: group,
+    reconnectDelay: .milliseconds(50), maxReconnectDelay: .milliseconds(500)))
+if ready.wait(timeout: .now() + 10) == .success { say("READY") } else { say("NOT-CONNECTED") }
+
+var next = 1
+while let line = readLine() {
+    let words = line.split(separator: " ")
+    switch words.first {
+    case "publish":
+        let count = words.count > 1 ? Int(words[1]) ?? 0 : 0
+        for _ in 0..<count {
+            bridge.dispatch(to: channel, payload: HubPayload(eventName: "Peer.event", data: JSONValue.object([
+                "seq": .number(Double(next)), "sentNanos": .number(Double(monotonicNanos())),
+            ])))
+            next += 1
+        }
+    case "wait":
+        let deadline = Date().addingTimeInterval(60)
+        while bridge.statistics.published < next - 1, Date() < deadline { usleep(2_000) }
+        say("PUBLISHED \(bridge.statistics.published)")
+    case "stats":
+        let stats = bridge.statistics
+        say("STATS published=\(stats.published) received=\(stats.received) ownSkipped=\(stats.ownSkipped) dropped=\(stats.dropped) disconnections=\(stats.disconnections)")
+    case "quit":
+        await hub.flush()
+        await bridge.reset()
+        try loop.shutdown()
+        exit(0)
+    default:
+        break
+    }
+}
+await bridge.reset()
+try loop.shutdown()
