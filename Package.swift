@@ -64,6 +64,9 @@ let package = Package(
         .executableTarget(
             name: "SessionManager", dependencies: ["AmplifyPlugins", "AmplifyAuthCore", "LocalAuthPlugin"],
             path: "Examples/SessionManager"),
+        .executableTarget(
+            name: "HubBridgeExample", dependencies: ["AmplifyPlugins", "AmplifyAuthCore", "LocalAuthPlugin", "RedisHubBridgePlugin"],
+            path: "Examples/HubBridge"),
 
         // MARK: Benchmarks (build with -c release).
         .target(name: "CHubFloorBenchmark", path: "Benchmarks/CHubFloorBenchmark", linkerSettings: [.linkedLibrary("uv")]),
@@ -88,6 +91,6 @@ let package = Package(
         .testTarget(
             name: "RedisHubBridgePluginTests",
             dependencies: ["RedisHubBridgePlugin", "AmplifyTestKit", "AmplifyEventLoop", "HubBridgePeer"]),
-        .testTarget(name: "ExamplesTests", dependencies: ["CustomPlugin", "SessionManager", "AmplifyTestKit"]),
+        .testTarget(name: "ExamplesTests", dependencies: ["CustomPlugin", "SessionManager", "HubBridgeExample", "AmplifyTestKit"]),
     ]
 )
