@@ -75,6 +75,9 @@ let package = Package(
             dependencies: ["Amplify", "AmplifyTestKit", "CHubFloorBenchmark"],
             path: "Benchmarks/HubBenchmark"
         ),
+        .executableTarget(
+            name: "HubBridgeBenchmark", dependencies: ["Amplify", "AmplifyEventLoop", "AmplifyTestKit", "RedisHubBridgePlugin"],
+            path: "Benchmarks/HubBridgeBenchmark"),
         .executableTarget(name: "HTTPBenchmark", dependencies: ["AWSPluginsCore", "AmplifyEventLoop"], path: "Benchmarks/HTTPBenchmark"),
 
         // MARK: Tests.

@@ -61,7 +61,20 @@ public enum HubPayloadCodec {
         }
     }
 
-    static func typeName(_ type: Any.Type) -> String { String(reflecting: type) }
+    private static let typeNames = Locked<[ObjectIdentifier: String]>([:])
+    private static let stringType = String(reflecting: String.self)
+    private static let boolType = String(reflecting: Bool.self)
+    private static let intType = String(reflecting: Int.self)
+    private static let doubleType = String(reflecting: Double.self)
+
+    /// `String(reflecting:)` of `type`, remembered (it is slow to compute per event).
+    static func typeName(_ type: Any.Type) -> String {
+        let id = ObjectIdentifier(type)
+        if let known = typeNames.withLock({ $0[id] }) { return known }
+        let name = String(reflecting: type)
+        typeNames.withLock { $0[id] = name }
+        return name
+    }
 
     /// The JSON of `value` and its type's name, or why it cannot be encoded.
     static func encode(_ value: (any Sendable)?) -> Result<(JSONValue, String)?, HubPayloadEncodingError> {
@@ -88,10 +101,10 @@ public enum HubPayloadCodec {
         guard let json else { return nil }
         if let type, let decoder = decoders.withLock({ $0[type] }), let value = try? decoder(json) { return value }
         switch (type, json) {
-        case (typeName(String.self), .string(let text)): return text
-        case (typeName(Bool.self), .boolean(let flag)): return flag
-        case (typeName(Int.self), _): return json.intValue ?? json
-        case (typeName(Double.self), .number(let number)): return number
+        case (stringType, .string(let text)): return text
+        case (boolType, .boolean(let flag)): return flag
+        case (intType, _): return json.intValue ?? json
+        case (doubleType, .number(let number)): return number
         default: return json
         }
     }
