@@ -53,7 +53,7 @@ let package = Package(
             path: "Plugins/RedisHubBridgePlugin"),
 
         // Registers every plugin this package ships (the one module that depends on them all).
-        .target(name: "AmplifyPlugins", dependencies: ["Amplify", "LocalAuthPlugin"]),
+        .target(name: "AmplifyPlugins", dependencies: ["Amplify", "LocalAuthPlugin", "RedisHubBridgePlugin"]),
         .executableTarget(name: "amplify", dependencies: ["AmplifyPlugins", "LocalAuthPlugin", "AmplifyAuthCore", "AmplifyEventLoop"]),
 
         // MARK: Examples.

@@ -46,13 +46,18 @@ final class Listener {
         try process.run()
     }
 
+    private var offset = 0
+
     func line() -> String? {
         while true {
-            if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
-                let line = String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self)
-                buffer.removeSubrange(buffer.startIndex...newline)
+            if let newline = buffer[offset...].firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: buffer[offset..<newline], as: UTF8.self)
+                offset = newline + 1
                 return line
             }
+            // Keep only the unread tail before reading more (never shifting per line).
+            buffer = Data(buffer[offset...])
+            offset = 0
             let chunk = output.fileHandleForReading.availableData
             guard !chunk.isEmpty else { return nil }
             buffer.append(chunk)

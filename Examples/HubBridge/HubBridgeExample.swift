@@ -22,7 +22,6 @@ enum HubBridgeExample {
         // The bridge carries Auth.signedIn's SignedInUser as JSON; registered, it arrives as itself.
         HubPayloadCodec.register(SignedInUser.self)
         Amplify.registerBuiltInPlugins()
-        RedisHubBridgePlugin.register()
         if role == "watch" {
             try await watch(url)
         } else {

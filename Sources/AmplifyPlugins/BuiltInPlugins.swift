@@ -1,16 +1,18 @@
 @_exported import Amplify
 import LocalAuthPlugin
+import RedisHubBridgePlugin
 
 extension Amplify {
     /// Registers a factory for every plugin this package ships, so `Amplify.configure()` can
     /// create each one a configuration file names. Call it once, before `configure`; calling it
     /// again changes nothing.
     ///
-    /// Registered keys: `consoleLoggingPlugin` (Logging), `defaultHubPlugin` (Hub) and
-    /// `localAuthPlugin` (Auth). Each category plugin this package adds registers here too.
+    /// Registered keys: `consoleLoggingPlugin` (Logging), `defaultHubPlugin` and
+    /// `redisHubBridgePlugin` (Hub), and `localAuthPlugin` (Auth). Each category plugin this package adds registers here too.
     public static func registerBuiltInPlugins() {
         registry.register(key: ConsoleLoggingPlugin.pluginKey, category: .logging) { ConsoleLoggingPlugin() }
         registry.register(key: DefaultHubPlugin.pluginKey, category: .hub) { DefaultHubPlugin() }
         registry.register(key: LocalAuthPlugin.pluginKey, category: .auth) { LocalAuthPlugin() }
+        RedisHubBridgePlugin.register()
     }
 }
