@@ -12,8 +12,10 @@ let package = Package(
         .library(name: "AmplifySQLite", targets: ["AmplifySQLite"]),
         .library(name: "AWSPluginsCore", targets: ["AWSPluginsCore"]),
         .library(name: "AmplifyAuthCore", targets: ["AmplifyAuthCore"]),
+        .library(name: "AmplifyAnalyticsCore", targets: ["AmplifyAnalyticsCore"]),
         .library(name: "LocalAuthPlugin", targets: ["LocalAuthPlugin"]),
         .library(name: "RedisHubBridgePlugin", targets: ["RedisHubBridgePlugin"]),
+        .library(name: "LocalAnalyticsPlugin", targets: ["LocalAnalyticsPlugin"]),
         .library(name: "AmplifyPlugins", targets: ["AmplifyPlugins"]),
         .library(name: "AmplifyTestKit", targets: ["AmplifyTestKit"]),
         .executable(name: "amplify", targets: ["amplify"]),
@@ -45,16 +47,20 @@ let package = Package(
         .target(name: "AWSPluginsCore", dependencies: ["Amplify", "AmplifyCrypto", "AmplifyEventLoop", "CCurlShims"]),
         // What every Auth plugin shares: JWTs, the credential store, the observable session state.
         .target(name: "AmplifyAuthCore", dependencies: ["Amplify", "AmplifyCrypto", "AmplifySQLite", "AmplifyEventLoop"]),
+        .target(name: "AmplifyAnalyticsCore", dependencies: ["Amplify", "AmplifyEventLoop", "AmplifySQLite"]),
         .target(name: "AmplifyTestKit", dependencies: ["Amplify", "AmplifyEventLoop"], exclude: ["Moto/moto_harness.py"]),
         // MARK: Plugins.
         .target(name: "LocalAuthPlugin", dependencies: ["Amplify", "AmplifyAuthCore"], path: "Plugins/LocalAuthPlugin"),
+        .target(
+            name: "LocalAnalyticsPlugin", dependencies: ["Amplify", "AmplifyAnalyticsCore", "AmplifyEventLoop"],
+            path: "Plugins/LocalAnalyticsPlugin"),
         .target(
             name: "RedisHubBridgePlugin", dependencies: ["Amplify", "AmplifyEventLoop", "CHiredis", "CHiredisShims"],
             path: "Plugins/RedisHubBridgePlugin"),
 
         // Registers every plugin this package ships (the one module that depends on them all).
-        .target(name: "AmplifyPlugins", dependencies: ["Amplify", "LocalAuthPlugin", "RedisHubBridgePlugin"]),
-        .executableTarget(name: "amplify", dependencies: ["AmplifyPlugins", "LocalAuthPlugin", "AmplifyAuthCore", "AmplifyEventLoop"]),
+        .target(name: "AmplifyPlugins", dependencies: ["Amplify", "LocalAuthPlugin", "LocalAnalyticsPlugin", "RedisHubBridgePlugin"]),
+        .executableTarget(name: "amplify", dependencies: ["AmplifyPlugins", "LocalAuthPlugin", "AmplifyAuthCore", "AmplifyAnalyticsCore", "AmplifyEventLoop"]),
 
         // MARK: Examples.
         .executableTarget(

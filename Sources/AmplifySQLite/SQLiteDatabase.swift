@@ -14,16 +14,20 @@ public actor SQLiteDatabase {
     /// The queue every call of this actor runs on.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { queueExecutor.asUnownedSerialExecutor() }
 
-    /// Opens (creating if needed) the database at `path` (`":memory:"` for a private in-memory one).
-    /// - Throws: ``SQLiteError`` if the file cannot be created or opened.
-    public init(path: String, fileMode: mode_t = 0o600) throws {
+    /// Opens (creating if needed) the database at `path` (`":memory:"` for a private in-memory one),
+    /// then runs `setup` (creating tables, reading counts) on the new connection before anyone else
+    /// can use it.
+    /// - Throws: ``SQLiteError`` if the file cannot be created or opened, or what `setup` throws.
+    public init(path: String, fileMode: mode_t = 0o600, setup: (@Sendable (SQLiteConnection) throws -> Void)? = nil) throws {
         queueExecutor = DispatchQueueExecutor(label: "sqlite:\(URL(fileURLWithPath: path).lastPathComponent)")
-        connection = try SQLiteConnection(path: path, fileMode: fileMode)
+        let opened = try SQLiteConnection(path: path, fileMode: fileMode)
         if path != ":memory:" {
-            try connection.run("PRAGMA journal_mode=WAL")
-            try connection.run("PRAGMA synchronous=NORMAL")
+            try opened.run("PRAGMA journal_mode=WAL")
+            try opened.run("PRAGMA synchronous=NORMAL")
         }
-        try connection.run("PRAGMA foreign_keys=ON")
+        try opened.run("PRAGMA foreign_keys=ON")
+        try setup?(opened)
+        connection = opened
     }
 
     /// Runs one statement. - Returns: its rows. - Throws: ``SQLiteError``.

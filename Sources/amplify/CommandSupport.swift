@@ -46,6 +46,8 @@ struct ActionCommand: CLICommand {
     var positional: [String] = []
     var valueOptions: Set<String> = []
     var switchOptions: Set<String> = []
+    /// Whether more positional arguments than ``positional`` names may follow (`KEY=VALUE ...`).
+    var acceptsMorePositional = false
     /// Whether the command configures Amplify from the configuration file first.
     var needsConfiguration = true
     let action: @Sendable (ParsedArguments, GlobalOptions) async throws -> CommandResult
@@ -56,7 +58,7 @@ struct ActionCommand: CLICommand {
         let parsed: ParsedArguments
         do {
             parsed = try ParsedArguments(arguments, valueOptions: valueOptions, switchOptions: switchOptions)
-            guard parsed.positional.count == positional.count else {
+            guard parsed.positional.count == positional.count || acceptsMorePositional && parsed.positional.count > positional.count else {
                 throw UsageError("\(path.joined(separator: " ")) takes \(positional.isEmpty ? "no arguments" : positional.joined(separator: " ")); got \(parsed.positional.count).")
             }
         } catch let error as UsageError {
@@ -73,6 +75,10 @@ struct ActionCommand: CLICommand {
             if options.json { Output.json(result.json) } else if !result.text.isEmpty { Output.line(result.text) }
             await Amplify.Hub.flush()
             return CommandLineTool.ExitCode.success
+        } catch let error as UsageError {
+            Output.error(error.message)
+            Output.error("Usage: amplify \(path.joined(separator: " ")) \(usage)")
+            return CommandLineTool.ExitCode.usage
         } catch {
             if options.json { Output.json(["ok": false, "error": CLIConfiguration.errorJSON(error)]) }
             Output.report(error)

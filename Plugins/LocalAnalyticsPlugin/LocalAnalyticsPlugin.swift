@@ -1,0 +1,123 @@
+import Amplify
+import AmplifyAnalyticsCore
+import AmplifyEventLoop
+import Foundation
+
+/// The embedded default Analytics plugin (key `localAnalyticsPlugin`): events go into the
+/// durable SQLite queue (``DurableEventQueue``) and flushes append them to a JSON-lines file.
+///
+/// Block, under `analytics.plugins.localAnalyticsPlugin` (every key optional):
+/// `{"directory": ".amplify/analytics", "fileName": "events.jsonl", "maxFileBytes": 10485760,
+///   "maxFiles": 5, "autoFlushEventsInterval": 60, "maxQueuedEvents": 100000, "maxAttempts": 5,
+///   "batchSize": 500}`.
+public final class LocalAnalyticsPlugin: AnalyticsEngineProviding {
+    /// The plugin's key in the configuration file.
+    public static let pluginKey: PluginKey = "localAnalyticsPlugin"
+
+    /// `"localAnalyticsPlugin"`.
+    public var key: PluginKey { Self.pluginKey }
+    private let engineSlot = Locked<AnalyticsEngine?>(nil)
+    private let fileSlot = Locked<String?>(nil)
+    private let loop: EventLoop?
+
+    /// A plugin on `loop` (the Amplify loop by default).
+    public init(loop: EventLoop? = nil) {
+        self.loop = loop
+    }
+
+    /// The engine, for durable recording (``AnalyticsEngine/recordDurably(_:)``), flushing with
+    /// a result, and the queue's counts; `nil` before `configure`.
+    public var engine: AnalyticsEngine? { engineSlot.value }
+
+    /// The JSON-lines file flushes append to; `nil` before `configure`.
+    public var eventsFile: String? { fileSlot.value }
+
+    /// The JSON-lines file.
+    public var targetDescription: String { fileSlot.value ?? "(not configured)" }
+
+    /// Reads the block, opens the queue and starts the auto-flush timer.
+    /// - Throws: ``ConfigurationValueError`` for a bad key, ``AnalyticsError`` when the folder
+    ///   cannot be used.
+    public func configure(using configuration: Any?) throws {
+        let json = configuration as? JSONValue
+        let settings = try AnalyticsQueueSettings(json: json, defaultBatchSize: 500)
+        let fileName = try json?.optionalString("fileName") ?? "events.jsonl"
+        guard !fileName.isEmpty, !fileName.contains("/") else {
+            throw ConfigurationValueError(keyPath: "fileName", expected: "a file name without '/'", found: .string(fileName))
+        }
+        let maxFileBytes = try json?.optionalInt("maxFileBytes") ?? 10 << 20
+        guard maxFileBytes > 0 else {
+            throw ConfigurationValueError(keyPath: "maxFileBytes", expected: "a positive number of bytes", found: .number(Double(maxFileBytes)))
+        }
+        let maxFiles = try json?.optionalInt("maxFiles") ?? 5
+        guard maxFiles >= 0 else {
+            throw ConfigurationValueError(keyPath: "maxFiles", expected: "0 or more", found: .number(Double(maxFiles)))
+        }
+        let loop = try loop ?? Amplify.eventLoop()
+        let path = (settings.directory as NSString).appendingPathComponent(fileName)
+        let sender = JSONLinesSender(path: path, maxFileBytes: UInt64(maxFileBytes), maxFiles: maxFiles, fileSystem: loop.fileSystem)
+        let engine = try AnalyticsEngine(
+            queue: settings.openQueue(), sender: sender, batchSize: settings.batchSize,
+            autoFlushInterval: settings.autoFlushEventsInterval > 0 ? .seconds(settings.autoFlushEventsInterval) : nil, loop: loop)
+        engineSlot.withLock { $0 = engine }
+        fileSlot.withLock { $0 = path }
+    }
+
+    private func withEngine(_ call: String, _ body: (AnalyticsEngine) -> Void) {
+        guard let engine = engineSlot.value else {
+            Amplify.Logging.logger(forCategory: "Analytics").error("Analytics.\(call) before the local analytics plugin was configured; call Amplify.configure() first.")
+            return
+        }
+        body(engine)
+    }
+
+    /// See ``AnalyticsCategoryBehavior/identifyUser(userId:userProfile:)``.
+    public func identifyUser(userId: String, userProfile: AnalyticsUserProfile?) {
+        withEngine("identifyUser") { $0.identifyUser(userId) }
+    }
+
+    /// See ``AnalyticsCategoryBehavior/record(event:)``.
+    public func record(event: any AnalyticsEvent) {
+        withEngine("record") { $0.record(event) }
+    }
+
+    /// See ``AnalyticsCategoryBehavior/record(eventWithName:)``.
+    public func record(eventWithName eventName: String) {
+        record(event: BasicAnalyticsEvent(name: eventName))
+    }
+
+    /// See ``AnalyticsCategoryBehavior/registerGlobalProperties(_:)``.
+    public func registerGlobalProperties(_ properties: AnalyticsProperties) {
+        withEngine("registerGlobalProperties") { $0.registerGlobalProperties(properties) }
+    }
+
+    /// See ``AnalyticsCategoryBehavior/unregisterGlobalProperties(_:)``.
+    public func unregisterGlobalProperties(_ keys: Set<String>?) {
+        withEngine("unregisterGlobalProperties") { $0.unregisterGlobalProperties(keys) }
+    }
+
+    /// Starts a flush; its ``FlushSummary`` goes to the Hub (`Analytics.flushEvents`).
+    public func flushEvents() {
+        withEngine("flushEvents") { engine in Task { await engine.flush() } }
+    }
+
+    /// See ``AnalyticsCategoryBehavior/enable()``.
+    public func enable() {
+        withEngine("enable") { $0.enable() }
+    }
+
+    /// See ``AnalyticsCategoryBehavior/disable()``.
+    public func disable() {
+        withEngine("disable") { $0.disable() }
+    }
+
+    /// Stores what was recorded, stops the timer and closes the queue (unsent events stay in it
+    /// for the next run).
+    public func reset() async {
+        let engine = engineSlot.withLock { slot in
+            defer { slot = nil }
+            return slot
+        }
+        await engine?.close()
+    }
+}
