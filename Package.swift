@@ -95,6 +95,8 @@ let package = Package(
         .testTarget(name: "AmplifyTestKitTests", dependencies: ["AmplifyTestKit"]),
         .testTarget(name: "AmplifyPluginsTests", dependencies: ["AmplifyPlugins"]),
         .testTarget(name: "LocalAuthPluginTests", dependencies: ["LocalAuthPlugin", "AmplifyTestKit", "AmplifySQLite", "AmplifyCrypto"]),
+        .testTarget(name: "AmplifyAnalyticsCoreTests", dependencies: ["AmplifyAnalyticsCore", "AmplifyEventLoop"]),
+        .testTarget(name: "LocalAnalyticsPluginTests", dependencies: ["LocalAnalyticsPlugin", "AmplifyAnalyticsCore", "AmplifyEventLoop"]),
         .testTarget(name: "AmplifyCLITests", dependencies: ["amplify", "AmplifyTestKit"]),
         .executableTarget(name: "HubBridgePeer", dependencies: ["Amplify", "AmplifyEventLoop", "RedisHubBridgePlugin"], path: "Tests/HubBridgePeer"),
         .testTarget(
