@@ -84,6 +84,8 @@ let package = Package(
         .executableTarget(
             name: "HubBridgeBenchmark", dependencies: ["Amplify", "AmplifyEventLoop", "AmplifyTestKit", "RedisHubBridgePlugin"],
             path: "Benchmarks/HubBridgeBenchmark"),
+        .executableTarget(
+            name: "AnalyticsBenchmark", dependencies: ["Amplify", "AmplifyAnalyticsCore", "AmplifySQLite"], path: "Benchmarks/AnalyticsBenchmark"),
         .executableTarget(name: "HTTPBenchmark", dependencies: ["AWSPluginsCore", "AmplifyEventLoop"], path: "Benchmarks/HTTPBenchmark"),
 
         // MARK: Tests.
