@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "LocalAuthPlugin", targets: ["LocalAuthPlugin"]),
         .library(name: "RedisHubBridgePlugin", targets: ["RedisHubBridgePlugin"]),
         .library(name: "LocalAnalyticsPlugin", targets: ["LocalAnalyticsPlugin"]),
+        .library(name: "AWSKinesisAnalyticsPlugin", targets: ["AWSKinesisAnalyticsPlugin"]),
         .library(name: "AmplifyPlugins", targets: ["AmplifyPlugins"]),
         .library(name: "AmplifyTestKit", targets: ["AmplifyTestKit"]),
         .executable(name: "amplify", targets: ["amplify"]),
@@ -52,6 +53,9 @@ let package = Package(
         // MARK: Plugins.
         .target(name: "LocalAuthPlugin", dependencies: ["Amplify", "AmplifyAuthCore"], path: "Plugins/LocalAuthPlugin"),
         .target(
+            name: "AWSKinesisAnalyticsPlugin", dependencies: ["Amplify", "AmplifyAnalyticsCore", "AWSPluginsCore", "AmplifyEventLoop"],
+            path: "Plugins/AWSKinesisAnalyticsPlugin"),
+        .target(
             name: "LocalAnalyticsPlugin", dependencies: ["Amplify", "AmplifyAnalyticsCore", "AmplifyEventLoop"],
             path: "Plugins/LocalAnalyticsPlugin"),
         .target(
@@ -59,7 +63,7 @@ let package = Package(
             path: "Plugins/RedisHubBridgePlugin"),
 
         // Registers every plugin this package ships (the one module that depends on them all).
-        .target(name: "AmplifyPlugins", dependencies: ["Amplify", "LocalAuthPlugin", "LocalAnalyticsPlugin", "RedisHubBridgePlugin"]),
+        .target(name: "AmplifyPlugins", dependencies: ["Amplify", "LocalAuthPlugin", "LocalAnalyticsPlugin", "AWSKinesisAnalyticsPlugin", "RedisHubBridgePlugin"]),
         .executableTarget(name: "amplify", dependencies: ["AmplifyPlugins", "LocalAuthPlugin", "AmplifyAuthCore", "AmplifyAnalyticsCore", "AmplifyEventLoop"]),
 
         // MARK: Examples.
@@ -98,6 +102,9 @@ let package = Package(
         .testTarget(name: "AmplifyPluginsTests", dependencies: ["AmplifyPlugins"]),
         .testTarget(name: "LocalAuthPluginTests", dependencies: ["LocalAuthPlugin", "AmplifyTestKit", "AmplifySQLite", "AmplifyCrypto"]),
         .testTarget(name: "AmplifyAnalyticsCoreTests", dependencies: ["AmplifyAnalyticsCore", "AmplifyEventLoop"]),
+        .testTarget(
+            name: "AWSKinesisAnalyticsPluginTests",
+            dependencies: ["AWSKinesisAnalyticsPlugin", "AmplifyAnalyticsCore", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit"]),
         .testTarget(name: "LocalAnalyticsPluginTests", dependencies: ["LocalAnalyticsPlugin", "AmplifyAnalyticsCore", "AmplifyEventLoop"]),
         .testTarget(name: "AmplifyCLITests", dependencies: ["amplify", "AmplifyTestKit"]),
         .executableTarget(name: "HubBridgePeer", dependencies: ["Amplify", "AmplifyEventLoop", "RedisHubBridgePlugin"], path: "Tests/HubBridgePeer"),

@@ -1,4 +1,5 @@
 @_exported import Amplify
+import AWSKinesisAnalyticsPlugin
 import LocalAnalyticsPlugin
 import LocalAuthPlugin
 import RedisHubBridgePlugin
@@ -9,12 +10,13 @@ extension Amplify {
     /// again changes nothing.
     ///
     /// Registered keys: `consoleLoggingPlugin` (Logging), `defaultHubPlugin` and
-    /// `redisHubBridgePlugin` (Hub), `localAuthPlugin` (Auth) and `localAnalyticsPlugin` (Analytics). Each category plugin this package adds registers here too.
+    /// `redisHubBridgePlugin` (Hub), `localAuthPlugin` (Auth), `localAnalyticsPlugin` and `awsKinesisAnalyticsPlugin` (Analytics). Each category plugin this package adds registers here too.
     public static func registerBuiltInPlugins() {
         registry.register(key: ConsoleLoggingPlugin.pluginKey, category: .logging) { ConsoleLoggingPlugin() }
         registry.register(key: DefaultHubPlugin.pluginKey, category: .hub) { DefaultHubPlugin() }
         registry.register(key: LocalAuthPlugin.pluginKey, category: .auth) { LocalAuthPlugin() }
         registry.register(key: LocalAnalyticsPlugin.pluginKey, category: .analytics) { LocalAnalyticsPlugin() }
+        registry.register(key: AWSKinesisAnalyticsPlugin.pluginKey, category: .analytics) { AWSKinesisAnalyticsPlugin() }
         RedisHubBridgePlugin.register()
     }
 }

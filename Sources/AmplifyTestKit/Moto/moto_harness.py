@@ -12,6 +12,9 @@ Commands:
                    "users": [{"username": "...", "password": "...", "attributes": {"email": "..."}}]}
       "identityPool": {"name": "...", "allowGuests": true}   (linked to the seeded user pool)
       "iamUser": "name"                 a user with an allow-everything policy and an access key
+      "kinesisStreams": ["name", ...]   Kinesis data streams with one shard
+      "firehoseStreams": [{"name": "...", "bucket": "..."}]   Firehose delivery streams writing
+                                        into an S3 bucket (created if missing)
     and answers with the ids: bucket names, userPoolId, clientId, clientSecret, identityPoolId,
     accessKeyId, secretAccessKey.
 """
@@ -86,6 +89,17 @@ def seed(spec):
             AllowUnauthenticatedIdentities=bool(identity.get("allowGuests", True)),
             CognitoIdentityProviders=providers)
         result["identityPoolId"] = created["IdentityPoolId"]
+    for stream in spec.get("kinesisStreams", []):
+        kinesis = client("kinesis")
+        kinesis.create_stream(StreamName=stream, ShardCount=1)
+    for stream in spec.get("firehoseStreams", []):
+        s3 = client("s3")
+        if stream["bucket"] not in [b["Name"] for b in s3.list_buckets().get("Buckets", [])]:
+            s3.create_bucket(Bucket=stream["bucket"])
+        client("firehose").create_delivery_stream(
+            DeliveryStreamName=stream["name"], DeliveryStreamType="DirectPut",
+            S3DestinationConfiguration={"RoleARN": "arn:aws:iam::123456789012:role/firehose",
+                                        "BucketARN": f"arn:aws:s3:::{stream['bucket']}"})
     if spec.get("iamUser"):
         iam = client("iam")
         name = spec["iamUser"]

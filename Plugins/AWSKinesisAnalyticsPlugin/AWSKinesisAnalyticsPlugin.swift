@@ -1,0 +1,123 @@
+import AWSPluginsCore
+import Amplify
+import AmplifyAnalyticsCore
+import AmplifyEventLoop
+import Foundation
+
+/// The Analytics plugin for AWS (key `awsKinesisAnalyticsPlugin`): events go into the durable
+/// queue and flushes deliver them to Kinesis Data Streams (`PutRecords`) or Kinesis Data Firehose
+/// (`PutRecordBatch`), signed with SigV4 with keys from the credentials provider chain. See
+/// ``KinesisConfiguration`` for the block. (Amazon Pinpoint, amplify-swift's analytics
+/// backend, reached end of support on 2026-10-30; a file that names `awsPinpointAnalyticsPlugin`
+/// is refused with the block to write instead.)
+public final class AWSKinesisAnalyticsPlugin: AnalyticsEngineProviding {
+    /// The plugin's key in the configuration file.
+    public static let pluginKey: PluginKey = "awsKinesisAnalyticsPlugin"
+
+    /// `"awsKinesisAnalyticsPlugin"`.
+    public var key: PluginKey { Self.pluginKey }
+    private let engineSlot = Locked<AnalyticsEngine?>(nil)
+    private let httpSlot = Locked<HTTPClient?>(nil)
+    private let configurationSlot = Locked<KinesisConfiguration?>(nil)
+    private let loop: EventLoop?
+    private let credentials: (any AWSCredentialsProvider)?
+
+    /// A plugin on `loop` (the Amplify loop by default) signing with `credentials` (the default
+    /// chain: environment, then `~/.aws` profiles, cached).
+    public init(loop: EventLoop? = nil, credentials: (any AWSCredentialsProvider)? = nil) {
+        self.loop = loop
+        self.credentials = credentials
+    }
+
+    /// The engine; `nil` before `configure`.
+    public var engine: AnalyticsEngine? { engineSlot.value }
+
+    /// `kinesis:clicks` or `firehose:orders`.
+    public var targetDescription: String {
+        configurationSlot.value.map { "\($0.target.rawValue):\($0.streamName)" } ?? "(not configured)"
+    }
+
+    /// Reads the block, opens the queue, and starts the auto-flush timer.
+    /// - Throws: ``ConfigurationValueError`` for a bad key, ``AWSPluginsError`` for a bad
+    ///   endpoint, ``AnalyticsError`` when the queue's folder cannot be used.
+    public func configure(using configuration: Any?) throws {
+        let settings = try KinesisConfiguration(json: configuration as? JSONValue)
+        let loop = try loop ?? Amplify.eventLoop()
+        let service = settings.target == .kinesis ? ("kinesis", "Kinesis") : ("firehose", "Firehose")
+        let endpoint = try AWSEndpoint.resolve(service: service.0, serviceId: service.1, region: settings.region, configured: settings.endpoint)
+        let http = try HTTPClient(loop: loop)
+        let client = AWSJSONClient(
+            http: http, endpoint: endpoint, region: settings.region, signingName: service.0,
+            credentials: credentials ?? CachingCredentialsProvider(CredentialsProviderChain.default()))
+        let engine = try AnalyticsEngine(
+            queue: settings.queue.openQueue(), sender: KinesisSender(client: client, configuration: settings),
+            batchSize: settings.queue.batchSize,
+            autoFlushInterval: settings.queue.autoFlushEventsInterval > 0 ? .seconds(settings.queue.autoFlushEventsInterval) : nil, loop: loop)
+        engineSlot.withLock { $0 = engine }
+        httpSlot.withLock { $0 = http }
+        configurationSlot.withLock { $0 = settings }
+    }
+
+    private func withEngine(_ call: String, _ body: (AnalyticsEngine) -> Void) {
+        guard let engine = engineSlot.value else {
+            Amplify.Logging.logger(forCategory: "Analytics").error("Analytics.\(call) before the Kinesis analytics plugin was configured; call Amplify.configure() first.")
+            return
+        }
+        body(engine)
+    }
+
+    /// See ``AnalyticsCategoryBehavior/identifyUser(userId:userProfile:)``.
+    public func identifyUser(userId: String, userProfile: AnalyticsUserProfile?) {
+        withEngine("identifyUser") { $0.identifyUser(userId) }
+    }
+
+    /// See ``AnalyticsCategoryBehavior/record(event:)``.
+    public func record(event: any AnalyticsEvent) {
+        withEngine("record") { $0.record(event) }
+    }
+
+    /// See ``AnalyticsCategoryBehavior/record(eventWithName:)``.
+    public func record(eventWithName eventName: String) {
+        record(event: BasicAnalyticsEvent(name: eventName))
+    }
+
+    /// See ``AnalyticsCategoryBehavior/registerGlobalProperties(_:)``.
+    public func registerGlobalProperties(_ properties: AnalyticsProperties) {
+        withEngine("registerGlobalProperties") { $0.registerGlobalProperties(properties) }
+    }
+
+    /// See ``AnalyticsCategoryBehavior/unregisterGlobalProperties(_:)``.
+    public func unregisterGlobalProperties(_ keys: Set<String>?) {
+        withEngine("unregisterGlobalProperties") { $0.unregisterGlobalProperties(keys) }
+    }
+
+    /// Starts a flush; its ``FlushSummary`` goes to the Hub (`Analytics.flushEvents`).
+    public func flushEvents() {
+        withEngine("flushEvents") { engine in Task { await engine.flush() } }
+    }
+
+    /// See ``AnalyticsCategoryBehavior/enable()``.
+    public func enable() {
+        withEngine("enable") { $0.enable() }
+    }
+
+    /// See ``AnalyticsCategoryBehavior/disable()``.
+    public func disable() {
+        withEngine("disable") { $0.disable() }
+    }
+
+    /// Stores what was recorded, stops the timer, closes the queue (unsent events stay for the
+    /// next run) and the HTTP client.
+    public func reset() async {
+        let engine = engineSlot.withLock { slot in
+            defer { slot = nil }
+            return slot
+        }
+        await engine?.close()
+        let http = httpSlot.withLock { slot in
+            defer { slot = nil }
+            return slot
+        }
+        await http?.shutdown()
+    }
+}

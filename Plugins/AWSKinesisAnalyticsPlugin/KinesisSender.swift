@@ -1,0 +1,79 @@
+import AWSPluginsCore
+import Amplify
+import AmplifyAnalyticsCore
+import Foundation
+
+/// Delivers batches with Kinesis `PutRecords` or Firehose `PutRecordBatch` (JSON 1.1, SigV4,
+/// retried by ``AWSJSONClient``). Each record's data is the event as one JSON line (so Firehose's
+/// S3 objects are JSON lines). A record the service fails in the answer (`ErrorCode`) is refused
+/// and tried again at a later flush; a call that fails as a whole is not sent (tried again later
+/// without counting an attempt), unless the service refused the request itself (a 4xx that is
+/// neither throttling nor about credentials or the stream), which counts against every record.
+struct KinesisSender: AnalyticsEventSender {
+    let client: AWSJSONClient
+    let configuration: KinesisConfiguration
+
+    private struct Line: Encodable {
+        let id: Int64
+        let name: String
+        let timestamp: Double
+        let attributes: [String: String]
+        let metrics: [String: Double]
+        let userId: String?
+    }
+
+    /// Codes that say "not now" or "not you" rather than "not this request".
+    private static let notSentCodes: Set<String> = [
+        "ResourceNotFoundException", "AccessDeniedException", "UnrecognizedClientException", "InvalidSignatureException",
+        "ExpiredTokenException", "KMSThrottlingException", "SignatureDoesNotMatch", "CredentialsNotFound",
+    ]
+
+    func send(_ batch: [QueuedRecord]) async -> [RecordOutcome] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        var records: [JSONValue] = []
+        for queued in batch {
+            let record = queued.record
+            let line = Line(id: queued.id, name: record.name, timestamp: record.timestamp, attributes: record.attributes, metrics: record.metrics, userId: record.userId)
+            let data = ((try? encoder.encode(line)) ?? Data()) + Data("\n".utf8)
+            var entry: [String: JSONValue] = ["Data": .string(data.base64EncodedString())]
+            if configuration.target == .kinesis { entry["PartitionKey"] = .string(partitionKey(record)) }
+            records.append(.object(entry))
+        }
+        let (operation, body, resultsKey): (String, JSONValue, String) = switch configuration.target {
+        case .kinesis: ("Kinesis_20131202.PutRecords", ["StreamName": .string(configuration.streamName), "Records": .array(records)], "Records")
+        case .firehose: ("Firehose_20150804.PutRecordBatch", ["DeliveryStreamName": .string(configuration.streamName), "Records": .array(records)], "RequestResponses")
+        }
+        do {
+            let answer = try await client.call(operation, body)
+            return Self.outcomes(answer[resultsKey]?.asArray ?? [], count: batch.count)
+        } catch let error as AWSPluginsError {
+            let reason = "\(operation) failed: \(error.errorDescription)"
+            let requestRefused = (error.httpStatus.map { (400..<500).contains($0) } ?? false)
+                && !RetryPolicy.throttlingCodes.contains(error.code) && !Self.notSentCodes.contains(error.code) && error.httpStatus != 429
+            return batch.map { _ in requestRefused ? .rejected(reason) : .notSent(reason) }
+        } catch {
+            return batch.map { _ in .notSent("\(operation) failed: \(error)") }
+        }
+    }
+
+    /// One outcome per record from the answer's per-record results (`Records` of PutRecords,
+    /// `RequestResponses` of PutRecordBatch): an entry with `ErrorCode` is refused.
+    static func outcomes(_ results: [JSONValue], count: Int) -> [RecordOutcome] {
+        (0..<count).map { index in
+            guard index < results.count else { return .rejected("the answer had no result for this record") }
+            if let code = results[index]["ErrorCode"]?.stringValue {
+                return .rejected("\(code): \(results[index]["ErrorMessage"]?.stringValue ?? "")")
+            }
+            return .accepted
+        }
+    }
+
+    private func partitionKey(_ record: AnalyticsRecord) -> String {
+        switch configuration.partitionKey {
+        case .userId: record.userId ?? record.name
+        case .eventName: record.name
+        case .random: UUID().uuidString
+        }
+    }
+}
