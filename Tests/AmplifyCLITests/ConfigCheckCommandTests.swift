@@ -17,8 +17,10 @@ struct ConfigCheckCommandTests {
               defaultHubPlugin — slowListenerThresholdMilliseconds: 100
             Auth:
               localAuthPlugin — accessTokenLifetimeSeconds: 3600, directory: .amplify/local-auth, signUpRequiresConfirmation: true
+            Analytics:
+              localAnalyticsPlugin — autoFlushEventsInterval: 60, directory: .amplify/analytics
 
-            OK: Amplify.configure() accepted every plugin (3 in all).
+            OK: Amplify.configure() accepted every plugin (4 in all).
 
             """)
         #expect(run.stderr.isEmpty)
@@ -60,7 +62,7 @@ struct ConfigCheckCommandTests {
         let document = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
         #expect(document?["ok"] as? Bool == true)
         let categories = document?["categories"] as? [[String: Any]]
-        #expect(categories?.map { $0["category"] as? String } == ["logging", "hub", "auth"])
+        #expect(categories?.map { $0["category"] as? String } == ["logging", "hub", "auth", "analytics"])
         let failing = try Tool.run(["config", "check", "--json", "--config", sample("amplifyconfiguration.json")])
         let failed = try JSONSerialization.jsonObject(with: Data(failing.stdout.utf8)) as? [String: Any]
         #expect(failed?["ok"] as? Bool == false)
