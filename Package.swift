@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "LocalAuthPlugin", targets: ["LocalAuthPlugin"]),
         .library(name: "RedisHubBridgePlugin", targets: ["RedisHubBridgePlugin"]),
         .library(name: "LocalAnalyticsPlugin", targets: ["LocalAnalyticsPlugin"]),
+        .library(name: "LocalStoragePlugin", targets: ["LocalStoragePlugin"]),
         .library(name: "AWSKinesisAnalyticsPlugin", targets: ["AWSKinesisAnalyticsPlugin"]),
         .library(name: "AmplifyPlugins", targets: ["AmplifyPlugins"]),
         .library(name: "AmplifyTestKit", targets: ["AmplifyTestKit"]),
@@ -55,6 +56,7 @@ let package = Package(
         .target(
             name: "AWSKinesisAnalyticsPlugin", dependencies: ["Amplify", "AmplifyAnalyticsCore", "AWSPluginsCore", "AmplifyEventLoop"],
             path: "Plugins/AWSKinesisAnalyticsPlugin"),
+        .target(name: "LocalStoragePlugin", dependencies: ["Amplify", "AmplifyEventLoop"], path: "Plugins/LocalStoragePlugin"),
         .target(
             name: "LocalAnalyticsPlugin", dependencies: ["Amplify", "AmplifyAnalyticsCore", "AmplifyEventLoop"],
             path: "Plugins/LocalAnalyticsPlugin"),
@@ -63,7 +65,7 @@ let package = Package(
             path: "Plugins/RedisHubBridgePlugin"),
 
         // Registers every plugin this package ships (the one module that depends on them all).
-        .target(name: "AmplifyPlugins", dependencies: ["Amplify", "LocalAuthPlugin", "LocalAnalyticsPlugin", "AWSKinesisAnalyticsPlugin", "RedisHubBridgePlugin"]),
+        .target(name: "AmplifyPlugins", dependencies: ["Amplify", "LocalAuthPlugin", "LocalAnalyticsPlugin", "AWSKinesisAnalyticsPlugin", "LocalStoragePlugin", "RedisHubBridgePlugin"]),
         .executableTarget(name: "amplify", dependencies: ["AmplifyPlugins", "LocalAuthPlugin", "AmplifyAuthCore", "AmplifyAnalyticsCore", "AmplifyEventLoop"]),
 
         // MARK: Examples.
@@ -105,6 +107,7 @@ let package = Package(
         .testTarget(
             name: "AWSKinesisAnalyticsPluginTests",
             dependencies: ["AWSKinesisAnalyticsPlugin", "AmplifyAnalyticsCore", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit"]),
+        .testTarget(name: "LocalStoragePluginTests", dependencies: ["LocalStoragePlugin", "AmplifyEventLoop", "AmplifyTestKit"]),
         .testTarget(name: "LocalAnalyticsPluginTests", dependencies: ["LocalAnalyticsPlugin", "AmplifyAnalyticsCore", "AmplifyEventLoop"]),
         .testTarget(name: "AmplifyCLITests", dependencies: ["amplify", "AmplifyTestKit"]),
         .executableTarget(name: "HubBridgePeer", dependencies: ["Amplify", "AmplifyEventLoop", "RedisHubBridgePlugin"], path: "Tests/HubBridgePeer"),

@@ -2,6 +2,7 @@
 import AWSKinesisAnalyticsPlugin
 import LocalAnalyticsPlugin
 import LocalAuthPlugin
+import LocalStoragePlugin
 import RedisHubBridgePlugin
 
 extension Amplify {
@@ -10,13 +11,14 @@ extension Amplify {
     /// again changes nothing.
     ///
     /// Registered keys: `consoleLoggingPlugin` (Logging), `defaultHubPlugin` and
-    /// `redisHubBridgePlugin` (Hub), `localAuthPlugin` (Auth), `localAnalyticsPlugin` and `awsKinesisAnalyticsPlugin` (Analytics). Each category plugin this package adds registers here too.
+    /// `redisHubBridgePlugin` (Hub), `localAuthPlugin` (Auth), `localAnalyticsPlugin` and `awsKinesisAnalyticsPlugin` (Analytics), `localStoragePlugin` (Storage). Each category plugin this package adds registers here too.
     public static func registerBuiltInPlugins() {
         registry.register(key: ConsoleLoggingPlugin.pluginKey, category: .logging) { ConsoleLoggingPlugin() }
         registry.register(key: DefaultHubPlugin.pluginKey, category: .hub) { DefaultHubPlugin() }
         registry.register(key: LocalAuthPlugin.pluginKey, category: .auth) { LocalAuthPlugin() }
         registry.register(key: LocalAnalyticsPlugin.pluginKey, category: .analytics) { LocalAnalyticsPlugin() }
         registry.register(key: AWSKinesisAnalyticsPlugin.pluginKey, category: .analytics) { AWSKinesisAnalyticsPlugin() }
+        registry.register(key: LocalStoragePlugin.pluginKey, category: .storage) { LocalStoragePlugin() }
         RedisHubBridgePlugin.register()
     }
 }

@@ -143,9 +143,7 @@ struct HTTPClientTests {
     }
 }
 
-/// Whether ThreadSanitizer or AddressSanitizer is in this process.
-let runningUnderSanitizer = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil
-    || dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__asan_init") != nil
+
 
 /// The largest value set so far, shared with a callback.
 final class MaxValue: Sendable {

@@ -102,3 +102,22 @@ public enum StorageListRequest {
         }
     }
 }
+
+/// A byte range to download, given as `pluginOptions` of `downloadData` / `downloadFile`:
+/// bytes `start` through `end` inclusive (to the end of the object when `end` is `nil`), as in
+/// an HTTP `Range` header. Every Storage plugin of this package understands it.
+public struct StorageByteRange: Sendable, Equatable {
+    /// The first byte.
+    public let start: Int64
+    /// The last byte (inclusive), or `nil` for the rest of the object.
+    public let end: Int64?
+
+    /// Bytes `start...end` (or `start...` when `end` is `nil`).
+    public init(start: Int64, end: Int64? = nil) {
+        self.start = start
+        self.end = end
+    }
+
+    /// The `Range` header value: `bytes=0-99`.
+    public var headerValue: String { "bytes=\(start)-\(end.map(String.init) ?? "")" }
+}

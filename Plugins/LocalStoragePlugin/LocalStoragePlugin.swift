@@ -1,0 +1,265 @@
+import Amplify
+import AmplifyEventLoop
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The embedded default Storage plugin (key `localStoragePlugin`): objects in a folder, every
+/// file call through libuv's asynchronous file system on the Amplify loop, streamed in chunks
+/// (memory stays flat whatever the size), written atomically (temporary file, sync, rename), with
+/// content type and metadata kept beside each object. `getURL` gives a `file://` URL.
+///
+/// Block, under `storage.plugins.localStoragePlugin` (all optional):
+/// `{"directory": ".amplify/storage", "chunkSizeBytes": 1048576}`. A relative directory is
+/// relative to the configuration file. Paths are checked before they touch the disk: empty,
+/// absolute, `.`/`..` segments, NUL and paths through symbolic links are refused.
+///
+/// Outcomes also go to the Hub through the one dispatch path: `Storage.uploadData`,
+/// `Storage.downloadFile`, … with the key (uploads, remove), the bytes (`downloadData`), the URL,
+/// the list result, or the error.
+public final class LocalStoragePlugin: StorageCategoryPlugin {
+    /// The plugin's key in the configuration file.
+    public static let pluginKey: PluginKey = "localStoragePlugin"
+
+    /// `"localStoragePlugin"`.
+    public var key: PluginKey { Self.pluginKey }
+    private let storeSlot = Locked<LocalObjectStore?>(nil)
+    private let loop: EventLoop?
+    private let identityId: @Sendable () async throws -> String
+
+    /// A plugin on `loop` (the Amplify loop by default); `identityId` gives the id that
+    /// `.fromIdentityID` paths are built from (the signed-in user's id by default).
+    public init(loop: EventLoop? = nil, identityId: (@Sendable () async throws -> String)? = nil) {
+        self.loop = loop
+        self.identityId = identityId ?? {
+            do {
+                return try await Amplify.Auth.getCurrentUser().userId
+            } catch {
+                throw StorageError.authError("This path is built from the identity id, and nobody is signed in.", "Sign in first, or use a string path.", error)
+            }
+        }
+    }
+
+    /// The folder objects are kept in; `nil` before `configure`.
+    public var rootDirectory: String? { storeSlot.value?.root }
+
+    /// Reads the block and creates the folders.
+    /// - Throws: ``ConfigurationValueError`` for a bad key, ``StorageError`` when the folder cannot
+    ///   be created.
+    public func configure(using configuration: Any?) throws {
+        let json = configuration as? JSONValue ?? [:]
+        let directory = Amplify.resolvePath(try json.optionalString("directory") ?? ".amplify/storage")
+        let chunkSize = try json.optionalInt("chunkSizeBytes") ?? 1 << 20
+        guard (4096...(64 << 20)).contains(chunkSize) else {
+            throw ConfigurationValueError(keyPath: "chunkSizeBytes", expected: "a size from 4096 to 67108864 bytes", found: .number(Double(chunkSize)))
+        }
+        let loop = try loop ?? Amplify.eventLoop()
+        let store = LocalObjectStore(root: directory, fileSystem: loop.fileSystem, chunkSize: chunkSize)
+        do {
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        } catch {
+            throw StorageError.configuration("The storage folder \(directory) cannot be created: \(error)", "Point `directory` at a writable folder.", error)
+        }
+        storeSlot.withLock { $0 = store }
+    }
+
+    private func store() async throws -> LocalObjectStore {
+        guard let store = storeSlot.value else {
+            throw StorageError.configuration("The local storage plugin is not configured.", "Call Amplify.configure() first.")
+        }
+        try await store.prepare()
+        return store
+    }
+
+    private func key(_ path: any StoragePath) async throws -> String {
+        try ObjectKey.validated(try await path.resolve(identityId: identityId))
+    }
+
+    private func report<T: Sendable>(_ event: String, _ outcome: Result<T, any Error>) {
+        let data: any Sendable = switch outcome {
+        case .success(let value): value
+        case .failure(let error): error as? any AmplifyError ?? StorageError.unknown("\(error)", error)
+        }
+        Amplify.Hub.dispatch(to: .storage, payload: HubPayload(eventName: event, data: data))
+    }
+
+    private func run<T: Sendable>(
+        _ event: String, _ body: @escaping @Sendable (TransferGate, StorageTransferTask<T>.Controller) async throws -> T
+    ) -> StorageTransferTask<T> {
+        let gate = TransferGate()
+        let (task, controller) = StorageTransferTask<T>.make(hooks: gate.hooks())
+        Task {
+            do {
+                let value = try await body(gate, controller)
+                controller.succeed(value)
+                report(event, .success(value))
+            } catch {
+                controller.fail(error)
+                report(event, Result<T, any Error>.failure(error))
+            }
+        }
+        return task
+    }
+
+    private func upload(_ event: String, path: any StoragePath, source: ByteSource, options: StorageUploadOptions?) -> StorageTransferTask<String> {
+        run(event) { [self] gate, controller in
+            let key = try await key(path)
+            let store = try await store()
+            let contentType = options?.contentType ?? Self.contentType(for: key)
+            _ = try await store.write(key, from: source, contentType: contentType, metadata: options?.metadata ?? [:], gate: gate) { done, total in
+                controller.report(StorageTransferProgress(completedBytes: done, totalBytes: total))
+            }
+            return key
+        }
+    }
+
+    /// Stores `data` at `path`; the task's value is the key.
+    public func uploadData(path: any StoragePath, data: Data, options: StorageUploadDataRequest.Options?) -> StorageUploadDataTask {
+        upload(HubPayload.EventName.Storage.uploadData, path: path, source: .data(data), options: options)
+    }
+
+    /// Stores the file at `local` at `path`, streamed; the task's value is the key.
+    public func uploadFile(path: any StoragePath, local: URL, options: StorageUploadFileRequest.Options?) -> StorageUploadFileTask {
+        upload(HubPayload.EventName.Storage.uploadFile, path: path, source: .file(local.path), options: options)
+    }
+
+    /// Reads the object (or the ``StorageByteRange`` in `options.pluginOptions`) into memory.
+    public func downloadData(path: any StoragePath, options: StorageDownloadDataRequest.Options?) -> StorageDownloadDataTask {
+        run(HubPayload.EventName.Storage.downloadData) { [self] gate, controller in
+            let key = try await key(path)
+            let store = try await store()
+            let bytes = Locked<[UInt8]>([])
+            try await store.read(key, range: options?.pluginOptions as? StorageByteRange, gate: gate, progress: { done, total in
+                controller.report(StorageTransferProgress(completedBytes: done, totalBytes: total))
+            }, sink: { chunk in bytes.withLock { $0 += chunk } })
+            return Data(bytes.value)
+        }
+    }
+
+    /// Writes the object (or a ``StorageByteRange`` of it) to `local`, streamed into a temporary
+    /// file beside it that is renamed over `local` at the end.
+    public func downloadFile(path: any StoragePath, local: URL, options: StorageDownloadFileRequest.Options?) -> StorageDownloadFileTask {
+        run(HubPayload.EventName.Storage.downloadFile) { [self] gate, controller in
+            let key = try await key(path)
+            let store = try await store()
+            let fileSystem = store.fileSystem
+            let temporary = local.deletingLastPathComponent().appendingPathComponent(".\(local.lastPathComponent).\(UUID().uuidString).part").path
+            let descriptor: Int32
+            do {
+                descriptor = try await fileSystem.open(temporary, flags: O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o644)
+            } catch {
+                throw StorageError.localFileNotFound("Cannot write into \(local.deletingLastPathComponent().path): \(error)", "Check the folder exists and is writable.", error)
+            }
+            do {
+                try await store.read(key, range: options?.pluginOptions as? StorageByteRange, gate: gate, progress: { done, total in
+                    controller.report(StorageTransferProgress(completedBytes: done, totalBytes: total))
+                }, sink: { chunk in
+                    var written = 0
+                    while written < chunk.count { written += try await fileSystem.write(descriptor, written == 0 ? chunk : Array(chunk[written...])) }
+                })
+                try await fileSystem.fsync(descriptor)
+                try await fileSystem.close(descriptor)
+                try await fileSystem.rename(temporary, to: local.path)
+            } catch {
+                try? await fileSystem.close(descriptor)
+                try? await fileSystem.unlink(temporary)
+                throw error
+            }
+        }
+    }
+
+    /// A `file://` URL of the object (`expires` does not apply to files).
+    /// - Throws: ``StorageError/keyNotFound(_:_:_:_:)`` or ``StorageError/validation(_:_:_:_:)``.
+    public func getURL(path: any StoragePath, options: StorageGetURLRequest.Options?) async throws -> URL {
+        do {
+            let key = try await key(path)
+            let store = try await store()
+            _ = try await store.metadata(key)
+            let url = URL(fileURLWithPath: store.objectsFolder + "/" + key)
+            report(HubPayload.EventName.Storage.getURL, Result<URL, any Error>.success(url))
+            return url
+        } catch {
+            report(HubPayload.EventName.Storage.getURL, Result<URL, any Error>.failure(error))
+            throw error
+        }
+    }
+
+    /// Deletes the object; returns its key.
+    /// - Throws: ``StorageError/keyNotFound(_:_:_:_:)`` or ``StorageError/validation(_:_:_:_:)``.
+    public func remove(path: any StoragePath, options: StorageRemoveRequest.Options?) async throws -> String {
+        do {
+            let key = try await key(path)
+            try await store().remove(key)
+            report(HubPayload.EventName.Storage.remove, Result<String, any Error>.success(key))
+            return key
+        } catch {
+            report(HubPayload.EventName.Storage.remove, Result<String, any Error>.failure(error))
+            throw error
+        }
+    }
+
+    /// Lists objects whose key starts with `path`, a page at a time, sorted by key; with
+    /// `.exclude(delimitedBy:)`, keys that go on past the delimiter are grouped into
+    /// `excludedSubpaths`.
+    /// - Throws: ``StorageError/validation(_:_:_:_:)`` for a bad prefix or token.
+    public func list(path: any StoragePath, options: StorageListRequest.Options?) async throws -> StorageListResult {
+        do {
+            let prefix = try await path.resolve(identityId: identityId)
+            guard !prefix.contains("\0"), !prefix.hasPrefix("/"), !prefix.split(separator: "/").contains(where: { $0 == ".." }) else {
+                throw StorageError.validation("path", "The list prefix '\(prefix)' is not a relative path.", "Use a prefix such as public/photos/.")
+            }
+            let options = options ?? StorageListRequest.Options()
+            var after: String?
+            if let token = options.nextToken {
+                guard let data = Data(base64Encoded: token), let key = String(data: data, encoding: .utf8) else {
+                    throw StorageError.validation("nextToken", "The page token is not one this plugin gave out.", "Pass the nextToken of the previous page, or none for the first page.")
+                }
+                after = key
+            }
+            let store = try await store()
+            var items: [StorageListResult.Item] = []
+            var subpaths: [String] = []
+            var last: String?
+            var more = false
+            for key in try await store.allKeys() where key.hasPrefix(prefix) {
+                if let after, key <= after { continue }
+                if case .exclude(let delimiter) = options.subpathStrategy, let range = key.dropFirst(prefix.count).range(of: delimiter) {
+                    let subpath = prefix + key.dropFirst(prefix.count)[..<range.upperBound]
+                    if subpaths.last != subpath { subpaths.append(String(subpath)) }
+                    continue
+                }
+                guard items.count < Int(max(options.pageSize, 1)) else {
+                    more = true
+                    break
+                }
+                let meta = try await store.metadata(key)
+                items.append(StorageListResult.Item(path: key, size: Int(meta.size), eTag: meta.eTag.isEmpty ? nil : meta.eTag, lastModified: Date(timeIntervalSince1970: meta.lastModified)))
+                last = key
+            }
+            let result = StorageListResult(
+                items: items, excludedSubpaths: subpaths, nextToken: more ? last.map { Data($0.utf8).base64EncodedString() } : nil)
+            report(HubPayload.EventName.Storage.list, Result<StorageListResult, any Error>.success(result))
+            return result
+        } catch {
+            report(HubPayload.EventName.Storage.list, Result<StorageListResult, any Error>.failure(error))
+            throw error
+        }
+    }
+
+    /// Nothing to release: every call opens and closes its own files.
+    public func reset() async {
+        storeSlot.withLock { $0 = nil }
+    }
+
+    /// A content type from the key's extension.
+    static func contentType(for key: String) -> String {
+        let types = [
+            "txt": "text/plain", "json": "application/json", "html": "text/html", "css": "text/css", "js": "text/javascript",
+            "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp", "svg": "image/svg+xml",
+            "pdf": "application/pdf", "zip": "application/zip", "gz": "application/gzip", "mp4": "video/mp4", "mp3": "audio/mpeg", "csv": "text/csv",
+        ]
+        let ext = key.split(separator: ".").last.map { $0.lowercased() } ?? ""
+        return key.contains(".") ? types[ext] ?? "application/octet-stream" : "application/octet-stream"
+    }
+}
