@@ -10,7 +10,7 @@ enum CommandLineTool {
         static let usage: Int32 = 2
     }
 
-    static let commands: [any CLICommand] = [ConfigCheckCommand(), DemoCommand.command, HubListenCommand.command] + AuthCommands.all + AnalyticsCommands.all
+    static let commands: [any CLICommand] = [ConfigCheckCommand(), DemoCommand.command, HubListenCommand.command] + AuthCommands.all + AnalyticsCommands.all + StorageCommands.all
 
     static func run(_ arguments: [String]) async -> Int32 {
         var options: GlobalOptions

@@ -1,0 +1,55 @@
+import AmplifyTestKit
+import Foundation
+import Testing
+
+/// `amplify storage …` on the local plugin, each command its own process.
+@Suite("amplify storage")
+struct StorageCommandTests {
+    private func folder() throws -> URL {
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("cli-storage-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data(#"{"storage": {"plugins": {"localStoragePlugin": {"directory": "store"}}}}"#.utf8)
+            .write(to: folder.appendingPathComponent("amplifyconfiguration.json"))
+        return folder
+    }
+
+    @Test("put, ls, get to a file and to stdout, url, rm; with output piped there is no progress bar")
+    func roundTrip() throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let content = Data((0..<300_000).map { UInt8(truncatingIfNeeded: $0 &* 7) })
+        try content.write(to: folder.appendingPathComponent("photo.jpg"))
+        let put = try Tool.run(["storage", "put", "public/photos/cat.jpg", "photo.jpg"], in: folder)
+        #expect(put.stdout == "Uploaded public/photos/cat.jpg (300000 bytes).\n")
+        #expect(put.stderr.isEmpty)
+        #expect(try Tool.run(["storage", "put", "public/notes/n.txt", "-"], in: folder, input: "a note\n").exitCode == 0)
+        #expect(try Tool.run(["storage", "ls"], in: folder).stdout == "           7  public/notes/n.txt\n      300000  public/photos/cat.jpg\n")
+        #expect(try Tool.run(["storage", "ls", "public/photos/"], in: folder).stdout == "      300000  public/photos/cat.jpg\n")
+        let get = try Tool.run(["storage", "get", "public/photos/cat.jpg", "back.jpg"], in: folder)
+        #expect(get.stdout == "Downloaded public/photos/cat.jpg to back.jpg (300000 bytes).\n")
+        #expect(try Data(contentsOf: folder.appendingPathComponent("back.jpg")) == content)
+        #expect(try Tool.run(["storage", "get", "public/notes/n.txt", "-"], in: folder).stdout == "a note\n")
+        let url = try Tool.run(["storage", "url", "public/notes/n.txt"], in: folder).stdout
+        #expect(url.hasPrefix("file:///") && url.hasSuffix("public/notes/n.txt\n"))
+        #expect(try Tool.run(["storage", "rm", "public/notes/n.txt"], in: folder).stdout == "Removed public/notes/n.txt.\n")
+        let missing = try Tool.run(["storage", "get", "public/notes/n.txt", "-"], in: folder)
+        #expect(missing.exitCode == 1)
+        #expect(missing.stderr.hasPrefix("error: There is no object at 'public/notes/n.txt'."))
+    }
+
+    @Test("a key that could leave the root, a missing local file and a bad --expires are refused with the reason")
+    func errors() throws {
+        let folder = try folder()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data("x".utf8).write(to: folder.appendingPathComponent("x.txt"))
+        let escape = try Tool.run(["storage", "put", "../outside.txt", "x.txt"], in: folder)
+        #expect(escape.exitCode == 1)
+        #expect(escape.stderr.contains("'..' segment"))
+        let noFile = try Tool.run(["storage", "put", "public/a.txt", "missing.txt"], in: folder)
+        #expect(noFile.exitCode == 1)
+        #expect(noFile.stderr.hasPrefix("error: There is no file missing.txt."))
+        let expires = try Tool.run(["storage", "url", "public/a.txt", "--expires", "0"], in: folder)
+        #expect(expires.exitCode == 2)
+        #expect(expires.stderr.hasPrefix("--expires takes 1 to 604800 seconds; got '0'."))
+    }
+}
