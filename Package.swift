@@ -92,6 +92,8 @@ let package = Package(
             path: "Benchmarks/HubBridgeBenchmark"),
         .executableTarget(
             name: "AnalyticsBenchmark", dependencies: ["Amplify", "AmplifyAnalyticsCore", "AmplifySQLite"], path: "Benchmarks/AnalyticsBenchmark"),
+        .executableTarget(
+            name: "StorageBenchmark", dependencies: ["Amplify", "AmplifyEventLoop", "LocalStoragePlugin"], path: "Benchmarks/StorageBenchmark"),
         .executableTarget(name: "HTTPBenchmark", dependencies: ["AWSPluginsCore", "AmplifyEventLoop"], path: "Benchmarks/HTTPBenchmark"),
 
         // MARK: Tests.
