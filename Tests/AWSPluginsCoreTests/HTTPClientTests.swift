@@ -29,6 +29,23 @@ struct HTTPClientTests {
         try #require(try JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
     }
 
+    @Test("a file-range body sends exactly those bytes of the file (a multipart upload's part); a range past the end is refused")
+    func fileRangeBody() async throws {
+        try await withClient { client, server in
+            let bytes = (0..<100_000).map { UInt8(truncatingIfNeeded: $0 &* 13) }
+            let path = FileManager.default.temporaryDirectory.appendingPathComponent("range-\(UUID().uuidString)").path
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            defer { try? FileManager.default.removeItem(atPath: path) }
+            let response = try await client.send(HTTPRequest(method: "PUT", url: server.url("/echo"), body: .fileRange(path, offset: 30_000, length: 50_000)))
+            let echo = try json(response)
+            #expect(echo["bodyLength"] as? Int == 50_000)
+            #expect(echo["bodySHA256"] as? String == Digest.hex(Digest.sha256(bytes[30_000..<80_000])))
+            await #expect(throws: HTTPClientError.self) {
+                try await client.send(HTTPRequest(method: "PUT", url: server.url("/echo"), body: .fileRange(path, offset: 90_000, length: 20_000)))
+            }
+        }
+    }
+
     @Test("GET returns status, headers and the body byte for byte")
     func get() async throws {
         try await withClient { client, server in

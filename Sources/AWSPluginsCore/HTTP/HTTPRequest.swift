@@ -8,6 +8,8 @@ public enum HTTPBody: Sendable, Equatable {
     case bytes([UInt8])
     /// The contents of the file at this path, streamed from disk.
     case file(String)
+    /// `length` bytes of the file at `path` from `offset` (a multipart upload's part), streamed.
+    case fileRange(String, offset: Int64, length: Int64)
 }
 
 /// An HTTP request for ``HTTPClient``.

@@ -13,6 +13,9 @@ final class Transfer {
     private let upload: [UInt8]
     private var uploadOffset = 0
     private var uploadDescriptor: Int32 = -1
+    /// Where the next read of a file body starts, and how many bytes of it are left to send.
+    private var uploadFileOffset: Int64 = 0
+    private var uploadFileRemaining: Int64 = 0
     private var downloadDescriptor: Int32 = -1
     private var received: [UInt8] = []
     private var continuation: CheckedContinuation<HTTPResponse, any Error>?
@@ -20,6 +23,7 @@ final class Transfer {
     private let request: HTTPRequest
     private var fileError: String?
     private var bodyGoesToFile: Bool?
+    private var cleanedUp = false
 
     init(request: HTTPRequest, continuation: CheckedContinuation<HTTPResponse, any Error>) throws {
         guard let easy = curl_easy_init() else {
@@ -35,7 +39,7 @@ final class Transfer {
         case .bytes(let bytes):
             upload = bytes
             uploadSize = Int64(bytes.count)
-        case .file(let path):
+        case .file(let path), .fileRange(let path, _, _):
             upload = []
             uploadDescriptor = open(path, O_RDONLY | O_CLOEXEC)
             var status = stat()
@@ -44,6 +48,15 @@ final class Transfer {
                 throw HTTPClientError(kind: .other, curlCode: -1, message: "Cannot read \(path): \(String(cString: strerror(errno)))")
             }
             uploadSize = Int64(status.st_size)
+            if case .fileRange(_, let offset, let length) = request.body {
+                guard offset >= 0, length >= 0, offset + length <= uploadSize else {
+                    cleanUp()
+                    throw HTTPClientError(kind: .other, curlCode: -1, message: "\(path) has \(uploadSize) bytes; bytes \(offset)..<\(offset + length) do not fit")
+                }
+                uploadFileOffset = offset
+                uploadSize = length
+            }
+            uploadFileRemaining = uploadSize
         }
         if let file = request.responseFile {
             downloadDescriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
@@ -105,7 +118,11 @@ final class Transfer {
         errorBuffer.deallocate()
     }
 
+    /// Frees the easy handle, header list and files, once (a failed init calls it and then
+    /// deinit runs too).
     private func cleanUp() {
+        guard !cleanedUp else { return }
+        cleanedUp = true
         curl_easy_cleanup(easy)
         curl_slist_free_all(headerList)
         headerList = nil
@@ -117,7 +134,12 @@ final class Transfer {
 
     private func read(into buffer: UnsafeMutablePointer<CChar>, _ capacity: Int) -> Int {
         if uploadDescriptor >= 0 {
-            let count = Glibc.read(uploadDescriptor, buffer, capacity)
+            guard uploadFileRemaining > 0 else { return 0 }
+            let count = pread(uploadDescriptor, buffer, Int(min(Int64(capacity), uploadFileRemaining)), off_t(uploadFileOffset))
+            if count > 0 {
+                uploadFileOffset += Int64(count)
+                uploadFileRemaining -= Int64(count)
+            }
             if count < 0 {
                 fileError = "Reading the request body failed: \(String(cString: strerror(errno)))"
                 return Int(CURL_READFUNC_ABORT)

@@ -136,7 +136,7 @@ public struct AWSRESTClient: Sendable {
         let payload: SigV4Payload = switch request.body {
         case .empty: .bytes([])
         case .bytes(let bytes): .bytes(bytes)
-        case .file: .unsigned
+        case .file, .fileRange: .unsigned
         }
         SigV4Signer(credentials: try await credentials.credentials(), region: region, service: signingName).sign(&signable, payload: payload)
         var http = HTTPRequest(
