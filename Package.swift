@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "RedisHubBridgePlugin", targets: ["RedisHubBridgePlugin"]),
         .library(name: "LocalAnalyticsPlugin", targets: ["LocalAnalyticsPlugin"]),
         .library(name: "LocalStoragePlugin", targets: ["LocalStoragePlugin"]),
+        .library(name: "AWSS3StoragePlugin", targets: ["AWSS3StoragePlugin"]),
         .library(name: "AWSKinesisAnalyticsPlugin", targets: ["AWSKinesisAnalyticsPlugin"]),
         .library(name: "AmplifyPlugins", targets: ["AmplifyPlugins"]),
         .library(name: "AmplifyTestKit", targets: ["AmplifyTestKit"]),
@@ -56,6 +57,8 @@ let package = Package(
         .target(
             name: "AWSKinesisAnalyticsPlugin", dependencies: ["Amplify", "AmplifyAnalyticsCore", "AWSPluginsCore", "AmplifyEventLoop"],
             path: "Plugins/AWSKinesisAnalyticsPlugin"),
+        .target(
+            name: "AWSS3StoragePlugin", dependencies: ["Amplify", "AWSPluginsCore", "AmplifyEventLoop"], path: "Plugins/AWSS3StoragePlugin"),
         .target(name: "LocalStoragePlugin", dependencies: ["Amplify", "AmplifyEventLoop"], path: "Plugins/LocalStoragePlugin"),
         .target(
             name: "LocalAnalyticsPlugin", dependencies: ["Amplify", "AmplifyAnalyticsCore", "AmplifyEventLoop"],
@@ -65,7 +68,7 @@ let package = Package(
             path: "Plugins/RedisHubBridgePlugin"),
 
         // Registers every plugin this package ships (the one module that depends on them all).
-        .target(name: "AmplifyPlugins", dependencies: ["Amplify", "LocalAuthPlugin", "LocalAnalyticsPlugin", "AWSKinesisAnalyticsPlugin", "LocalStoragePlugin", "RedisHubBridgePlugin"]),
+        .target(name: "AmplifyPlugins", dependencies: ["Amplify", "LocalAuthPlugin", "LocalAnalyticsPlugin", "AWSKinesisAnalyticsPlugin", "LocalStoragePlugin", "AWSS3StoragePlugin", "RedisHubBridgePlugin"]),
         .executableTarget(name: "amplify", dependencies: ["AmplifyPlugins", "LocalAuthPlugin", "AmplifyAuthCore", "AmplifyAnalyticsCore", "AmplifyEventLoop"]),
 
         // MARK: Examples.
@@ -109,7 +112,10 @@ let package = Package(
         .testTarget(
             name: "AWSKinesisAnalyticsPluginTests",
             dependencies: ["AWSKinesisAnalyticsPlugin", "AmplifyAnalyticsCore", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit"]),
-        .testTarget(name: "LocalStoragePluginTests", dependencies: ["LocalStoragePlugin", "AmplifyEventLoop", "AmplifyTestKit"]),
+        .testTarget(
+            name: "StorageBehaviourTests",
+            dependencies: ["LocalStoragePlugin", "AWSS3StoragePlugin", "AWSPluginsCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyTestKit"]),
+        .testTarget(name: "LocalStoragePluginTests", dependencies: ["LocalStoragePlugin", "AmplifyEventLoop", "AmplifyTestKit", "StorageBenchmark"]),
         .testTarget(name: "LocalAnalyticsPluginTests", dependencies: ["LocalAnalyticsPlugin", "AmplifyAnalyticsCore", "AmplifyEventLoop"]),
         .testTarget(name: "AmplifyCLITests", dependencies: ["amplify", "AmplifyTestKit"]),
         .executableTarget(name: "HubBridgePeer", dependencies: ["Amplify", "AmplifyEventLoop", "RedisHubBridgePlugin"], path: "Tests/HubBridgePeer"),

@@ -9,7 +9,12 @@ import LocalStoragePlugin
 //   swift run -c release StorageBenchmark [--quick]
 
 let quick = CommandLine.arguments.contains("--quick")
-let mebibytes = quick ? 64 : 1024
+// `--memory-check N`: upload and download an N MiB file once and print the resident memory
+// growth (the local plugin's tests run it in a process of its own).
+let memoryCheck = CommandLine.arguments.firstIndex(of: "--memory-check").flatMap {
+    $0 + 1 < CommandLine.arguments.count ? Int(CommandLine.arguments[$0 + 1]) : nil
+}
+let mebibytes = memoryCheck ?? (quick ? 64 : 1024)
 let rounds = quick ? 1 : 3
 
 func seconds(_ body: () async throws -> Void) async rethrows -> Double {
@@ -47,6 +52,25 @@ try writer.close()
 let loop = try EventLoop(name: "storage-bench")
 let plugin = LocalStoragePlugin(loop: loop, identityId: { "bench" })
 try plugin.configure(using: ["directory": .string(folder + "/store")] as JSONValue)
+
+/// The process's resident memory in bytes, from /proc/self/statm.
+func residentBytes() -> Int {
+    guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+    let fields = text.split(separator: " ")
+    return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
+}
+
+if memoryCheck != nil {
+    let before = residentBytes()
+    _ = try await plugin.uploadFile(path: .fromString("public/memory.bin"), local: URL(fileURLWithPath: source), options: nil).value
+    try await plugin.downloadFile(path: .fromString("public/memory.bin"), local: URL(fileURLWithPath: folder + "/memory-back.bin"), options: nil).value
+    let size = (try FileManager.default.attributesOfItem(atPath: folder + "/memory-back.bin")[.size] as? Int) ?? 0
+    guard size == mebibytes << 20 else { throw CocoaError(.fileReadCorruptFile) }
+    print("resident growth bytes: \(residentBytes() - before)")
+    try loop.shutdown()
+    try? FileManager.default.removeItem(atPath: folder)
+    exit(0)
+}
 
 var results: [String: [Double]] = [:]
 for round in 0..<rounds {

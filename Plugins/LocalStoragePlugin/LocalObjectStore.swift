@@ -87,7 +87,7 @@ struct LocalObjectStore: Sendable {
     /// Writes `source` as `key`, atomically, reporting bytes written after each chunk and
     /// checking `gate` between chunks.
     func write(
-        _ key: String, from source: ByteSource, contentType: String, metadata: [String: String], gate: TransferGate,
+        _ key: String, from source: ByteSource, contentType: String, metadata: [String: String], gate: StorageTransferGate,
         progress: @Sendable (Int64, Int64) -> Void
     ) async throws -> ObjectMetadata {
         try await checkPath(key, in: objectsFolder, creatingParents: true)
@@ -224,7 +224,7 @@ struct LocalObjectStore: Sendable {
     /// - Throws: ``StorageError/keyNotFound(_:_:_:_:)``, ``StorageError/validation(_:_:_:_:)`` for
     ///   a range outside the object, a cancellation, or the sink's error.
     func read(
-        _ key: String, range: StorageByteRange?, gate: TransferGate, progress: @Sendable (Int64, Int64) -> Void,
+        _ key: String, range: StorageByteRange?, gate: StorageTransferGate, progress: @Sendable (Int64, Int64) -> Void,
         sink: ([UInt8]) async throws -> Void
     ) async throws {
         let meta = try await metadata(key)

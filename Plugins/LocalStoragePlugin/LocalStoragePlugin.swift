@@ -85,9 +85,9 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
     }
 
     private func run<T: Sendable>(
-        _ event: String, _ body: @escaping @Sendable (TransferGate, StorageTransferTask<T>.Controller) async throws -> T
+        _ event: String, _ body: @escaping @Sendable (StorageTransferGate, StorageTransferTask<T>.Controller) async throws -> T
     ) -> StorageTransferTask<T> {
-        let gate = TransferGate()
+        let gate = StorageTransferGate()
         let (task, controller) = StorageTransferTask<T>.make(hooks: gate.hooks())
         Task {
             do {

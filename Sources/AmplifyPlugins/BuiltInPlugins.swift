@@ -1,5 +1,6 @@
 @_exported import Amplify
 import AWSKinesisAnalyticsPlugin
+import AWSS3StoragePlugin
 import LocalAnalyticsPlugin
 import LocalAuthPlugin
 import LocalStoragePlugin
@@ -11,7 +12,7 @@ extension Amplify {
     /// again changes nothing.
     ///
     /// Registered keys: `consoleLoggingPlugin` (Logging), `defaultHubPlugin` and
-    /// `redisHubBridgePlugin` (Hub), `localAuthPlugin` (Auth), `localAnalyticsPlugin` and `awsKinesisAnalyticsPlugin` (Analytics), `localStoragePlugin` (Storage). Each category plugin this package adds registers here too.
+    /// `redisHubBridgePlugin` (Hub), `localAuthPlugin` (Auth), `localAnalyticsPlugin` and `awsKinesisAnalyticsPlugin` (Analytics), `localStoragePlugin` and `awsS3StoragePlugin` (Storage). Each category plugin this package adds registers here too.
     public static func registerBuiltInPlugins() {
         registry.register(key: ConsoleLoggingPlugin.pluginKey, category: .logging) { ConsoleLoggingPlugin() }
         registry.register(key: DefaultHubPlugin.pluginKey, category: .hub) { DefaultHubPlugin() }
@@ -19,6 +20,7 @@ extension Amplify {
         registry.register(key: LocalAnalyticsPlugin.pluginKey, category: .analytics) { LocalAnalyticsPlugin() }
         registry.register(key: AWSKinesisAnalyticsPlugin.pluginKey, category: .analytics) { AWSKinesisAnalyticsPlugin() }
         registry.register(key: LocalStoragePlugin.pluginKey, category: .storage) { LocalStoragePlugin() }
+        registry.register(key: AWSS3StoragePlugin.pluginKey, category: .storage) { AWSS3StoragePlugin() }
         RedisHubBridgePlugin.register()
     }
 }

@@ -1,9 +1,10 @@
-import Amplify
 import AmplifyEventLoop
 
-/// Where a running transfer checks, between chunks, whether it was paused or cancelled: a
-/// paused transfer waits at the gate until it is resumed. Safe from any thread.
-final class TransferGate: Sendable {
+/// For Storage plugins: where a running transfer checks, between chunks or parts, whether it was
+/// paused or cancelled. A paused transfer waits at ``check()`` until it is resumed; give
+/// ``hooks()`` to ``StorageTransferTask/make(hooks:)`` so the task's `pause`, `resume` and
+/// `cancel` drive the gate. Safe from any thread.
+public final class StorageTransferGate: Sendable {
     private struct State {
         var paused = false
         var cancelled = false
@@ -12,9 +13,14 @@ final class TransferGate: Sendable {
 
     private let state = Locked(State())
 
-    func pause() { state.withLock { $0.paused = true } }
+    /// A gate that is open.
+    public init() {}
 
-    func resume() {
+    /// Makes ``check()`` wait.
+    public func pause() { state.withLock { $0.paused = true } }
+
+    /// Lets ``check()`` go on.
+    public func resume() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             state.paused = false
             defer { state.waiter = nil }
@@ -23,7 +29,8 @@ final class TransferGate: Sendable {
         waiter?.resume()
     }
 
-    func cancel() {
+    /// Makes ``check()`` throw from now on.
+    public func cancel() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             state.cancelled = true
             defer { state.waiter = nil }
@@ -34,7 +41,7 @@ final class TransferGate: Sendable {
 
     /// Returns when the transfer may go on; waits while it is paused.
     /// - Throws: ``StorageError/cancelled(_:_:_:)`` once it was cancelled.
-    func check() async throws {
+    public func check() async throws {
         await withCheckedContinuation { continuation in
             let goOn = state.withLock { state -> Bool in
                 guard state.paused, !state.cancelled else { return true }
@@ -48,8 +55,15 @@ final class TransferGate: Sendable {
         }
     }
 
-    /// Hooks for a ``StorageTransferTask`` driving this gate.
-    func hooks<Success: Sendable>() -> StorageTransferTask<Success>.Hooks {
-        StorageTransferTask<Success>.Hooks(cancel: cancel, pause: pause, resume: resume)
+    /// Whether ``cancel()`` was called.
+    public var isCancelled: Bool { state.withLock { $0.cancelled } }
+
+    /// Hooks for a ``StorageTransferTask`` driving this gate; `onCancel` runs after the gate is
+    /// cancelled (to stop a request in flight).
+    public func hooks<Success: Sendable>(onCancel: @escaping @Sendable () -> Void = {}) -> StorageTransferTask<Success>.Hooks {
+        StorageTransferTask<Success>.Hooks(cancel: { [self] in
+            cancel()
+            onCancel()
+        }, pause: pause, resume: resume)
     }
 }

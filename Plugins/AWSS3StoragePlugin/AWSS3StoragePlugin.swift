@@ -1,0 +1,367 @@
+import AWSPluginsCore
+import Amplify
+import AmplifyEventLoop
+import Foundation
+
+/// The Storage plugin for Amazon S3 (key `awsS3StoragePlugin`), configured from the block the
+/// Amplify CLI writes (see ``S3StorageConfiguration``): PutObject for small bodies, multipart
+/// upload with parallel parts for large ones (pausable between parts, a failed part tried again,
+/// aborted on cancel), GetObject streamed to memory or to a file with ranges, ListObjectsV2,
+/// DeleteObject and presigned GET URLs, all signed with SigV4 with keys from the credentials
+/// provider chain, path-style when an endpoint override is set.
+///
+/// Outcomes also go to the Hub (`Storage.uploadData`, … with the key, bytes, URL, list result or
+/// the error).
+public final class AWSS3StoragePlugin: StorageCategoryPlugin {
+    /// The plugin's key in the configuration file.
+    public static let pluginKey: PluginKey = "awsS3StoragePlugin"
+
+    /// `"awsS3StoragePlugin"`.
+    public var key: PluginKey { Self.pluginKey }
+    private let loop: EventLoop?
+    private let credentials: (any AWSCredentialsProvider)?
+    private let identityId: @Sendable () async throws -> String
+    private let state = Locked<(operations: S3Operations, http: HTTPClient, configuration: S3StorageConfiguration)?>(nil)
+
+    /// A plugin on `loop` (the Amplify loop by default), signing with `credentials` (the default
+    /// chain, cached); `identityId` gives the id `.fromIdentityID` paths are built from (the
+    /// signed-in user's id by default).
+    public init(loop: EventLoop? = nil, credentials: (any AWSCredentialsProvider)? = nil, identityId: (@Sendable () async throws -> String)? = nil) {
+        self.loop = loop
+        self.credentials = credentials
+        self.identityId = identityId ?? {
+            do {
+                return try await Amplify.Auth.getCurrentUser().userId
+            } catch {
+                throw StorageError.authError("This path is built from the identity id, and nobody is signed in.", "Sign in first, or use a string path.", error)
+            }
+        }
+    }
+
+    /// Reads the block and prepares the client.
+    /// - Throws: ``ConfigurationValueError`` for a bad key, ``AWSPluginsError`` for a bad bucket
+    ///   name or endpoint.
+    public func configure(using configuration: Any?) throws {
+        let settings = try S3StorageConfiguration(json: configuration as? JSONValue)
+        let addressing = try S3Addressing(bucket: settings.bucket, region: settings.region, configuredEndpoint: settings.endpoint)
+        let loop = try loop ?? Amplify.eventLoop()
+        let http = try HTTPClient(loop: loop)
+        let client = AWSRESTClient(
+            http: http, endpoint: addressing.endpoint, region: settings.region,
+            credentials: credentials ?? CachingCredentialsProvider(CredentialsProviderChain.default()))
+        state.withLock { $0 = (S3Operations(client: client, addressing: addressing), http, settings) }
+    }
+
+    private func configured() throws -> (operations: S3Operations, http: HTTPClient, configuration: S3StorageConfiguration) {
+        guard let current = state.value else {
+            throw StorageError.configuration("The S3 storage plugin is not configured.", "Call Amplify.configure() first.")
+        }
+        return current
+    }
+
+    private func key(_ path: any StoragePath) async throws -> String {
+        let key = try await path.resolve(identityId: identityId)
+        guard !key.isEmpty, !key.hasPrefix("/"), !key.contains("\0"), key.utf8.count <= 1024 else {
+            throw StorageError.validation(
+                "path", "The storage path '\(key.replacingOccurrences(of: "\0", with: "\\0"))' is not a valid S3 key (empty, absolute, NUL, or longer than 1024 bytes).",
+                "Use a relative path such as public/photos/cat.jpg.")
+        }
+        return key
+    }
+
+    /// Turns an S3 or transport failure into the Storage error a caller can act on.
+    static func storageError(_ error: any Error, key: String) -> any Error {
+        if error is StorageError { return error }
+        if let error = error as? AWSPluginsError {
+            switch error.code {
+            case "NoSuchKey", "NotFound": return StorageError.keyNotFound(key, "There is no object at '\(key)'.", "Check the path; `list` shows which objects exist.", error)
+            case "AccessDenied", "Forbidden": return StorageError.accessDenied(error.errorDescription, error.recoverySuggestion, error)
+            case "InvalidRange": return StorageError.validation("range", "The range is outside the object '\(key)'.", "Ask for a range that starts inside the object.", error)
+            default: return StorageError.service(error.errorDescription, error.recoverySuggestion, error)
+            }
+        }
+        if let error = error as? HTTPClientError, error.kind == .cancelled {
+            return StorageError.cancelled("The transfer was cancelled.", "Start it again if you still need it.", error)
+        }
+        return StorageError.service("S3 could not be reached: \(error)", "Check the network and the endpoint; the request was retried.", error)
+    }
+
+    private func report<T: Sendable>(_ event: String, _ outcome: Result<T, any Error>) {
+        let data: any Sendable = switch outcome {
+        case .success(let value): value
+        case .failure(let error): error as? any AmplifyError ?? StorageError.unknown("\(error)", error)
+        }
+        Amplify.Hub.dispatch(to: .storage, payload: HubPayload(eventName: event, data: data))
+    }
+
+    private func run<T: Sendable>(
+        _ event: String, _ body: @escaping @Sendable (StorageTransferGate, StorageTransferTask<T>.Controller) async throws -> T
+    ) -> StorageTransferTask<T> {
+        let gate = StorageTransferGate()
+        let running = Locked<Task<Void, Never>?>(nil)
+        let (task, controller) = StorageTransferTask<T>.make(hooks: gate.hooks { running.value?.cancel() })
+        let work = Task {
+            do {
+                let value = try await body(gate, controller)
+                controller.succeed(value)
+                report(event, .success(value))
+            } catch {
+                controller.fail(error)
+                report(event, Result<T, any Error>.failure(error))
+            }
+        }
+        running.withLock { $0 = work }
+        if gate.isCancelled { work.cancel() }
+        return task
+    }
+
+    // MARK: Uploads
+
+    private enum Source: Sendable {
+        case data(Data)
+        case file(String)
+    }
+
+    private func upload(_ event: String, path: any StoragePath, source: Source, options: StorageUploadOptions?) -> StorageTransferTask<String> {
+        run(event) { [self] gate, controller in
+            let key = try await key(path)
+            let (operations, _, settings) = try configured()
+            var headers: [(name: String, value: String)] = [("Content-Type", options?.contentType ?? Self.contentType(for: key))]
+            for (name, value) in (options?.metadata ?? [:]).sorted(by: { $0.key < $1.key }) { headers.append(("x-amz-meta-\(name.lowercased())", value)) }
+            let size: Int64
+            switch source {
+            case .data(let data): size = Int64(data.count)
+            case .file(let path):
+                guard let attributes = try? FileManager.default.attributesOfItem(atPath: path), let fileSize = attributes[.size] as? Int else {
+                    throw StorageError.localFileNotFound("The local file \(path) cannot be read.", "Check the file's path and permissions.")
+                }
+                size = Int64(fileSize)
+            }
+            controller.report(StorageTransferProgress(completedBytes: 0, totalBytes: size))
+            try await gate.check()
+            do {
+                if size <= Int64(settings.multipartThresholdBytes) {
+                    let body: HTTPBody = switch source {
+                    case .data(let data): .bytes(Array(data))
+                    case .file(let path): .file(path)
+                    }
+                    try await operations.putObject(key, body: body, headers: headers) { sent, _ in
+                        controller.report(StorageTransferProgress(completedBytes: sent, totalBytes: size))
+                    }
+                } else {
+                    try await multipart(key, source: source, size: size, headers: headers, operations: operations, settings: settings, gate: gate) { done in
+                        controller.report(StorageTransferProgress(completedBytes: done, totalBytes: size))
+                    }
+                }
+            } catch {
+                throw Self.storageError(error, key: key)
+            }
+            controller.report(StorageTransferProgress(completedBytes: size, totalBytes: size))
+            return key
+        }
+    }
+
+    /// CreateMultipartUpload, parts `concurrentParts` at a time (each waits at the gate before it
+    /// starts, so a pause lets the parts in flight finish and starts no more; a failed part is
+    /// tried up to three more times), then CompleteMultipartUpload; aborted on any failure or
+    /// cancellation.
+    private func multipart(
+        _ key: String, source: Source, size: Int64, headers: [(name: String, value: String)], operations: S3Operations,
+        settings: S3StorageConfiguration, gate: StorageTransferGate, progress: @escaping @Sendable (Int64) -> Void
+    ) async throws {
+        let uploadId = try await operations.createMultipartUpload(key, headers: headers)
+        let partSize = Int64(settings.partSizeBytes)
+        let partCount = Int((size + partSize - 1) / partSize)
+        let sent = Locked([Int64](repeating: 0, count: partCount))
+        do {
+            var parts: [S3Operations.Part] = []
+            try await withThrowingTaskGroup(of: S3Operations.Part.self) { group in
+                var next = 0
+                while next < min(settings.concurrentParts, partCount) {
+                    try await gate.check()
+                    let index = next
+                    group.addTask { try await self.uploadPart(index, key: key, uploadId: uploadId, source: source, size: size, partSize: partSize, operations: operations, gate: gate, sent: sent, progress: progress) }
+                    next += 1
+                }
+                while let part = try await group.next() {
+                    parts.append(part)
+                    if next < partCount {
+                        try await gate.check()
+                        let index = next
+                        group.addTask { try await self.uploadPart(index, key: key, uploadId: uploadId, source: source, size: size, partSize: partSize, operations: operations, gate: gate, sent: sent, progress: progress) }
+                        next += 1
+                    }
+                }
+            }
+            try await gate.check()
+            try await operations.completeMultipartUpload(key, uploadId: uploadId, parts: parts)
+        } catch {
+            await operations.abortMultipartUpload(key, uploadId: uploadId)
+            throw error
+        }
+    }
+
+    private func uploadPart(
+        _ index: Int, key: String, uploadId: String, source: Source, size: Int64, partSize: Int64, operations: S3Operations,
+        gate: StorageTransferGate, sent: Locked<[Int64]>, progress: @escaping @Sendable (Int64) -> Void
+    ) async throws -> S3Operations.Part {
+        let offset = Int64(index) * partSize
+        let length = min(partSize, size - offset)
+        let body: HTTPBody = switch source {
+        case .data(let data): .bytes(Array(data[data.startIndex + Int(offset)..<data.startIndex + Int(offset + length)]))
+        case .file(let path): .fileRange(path, offset: offset, length: length)
+        }
+        var attempt = 0
+        while true {
+            try await gate.check()
+            do {
+                return try await operations.uploadPart(key, uploadId: uploadId, number: index + 1, body: body) { partSent, _ in
+                    let total = sent.withLock { parts -> Int64 in
+                        parts[index] = partSent
+                        return parts.reduce(0, +)
+                    }
+                    progress(total)
+                }
+            } catch {
+                attempt += 1
+                if attempt > 3 || Task.isCancelled || gate.isCancelled { throw error }
+                Amplify.Logging.logger(forCategory: "Storage").debug("Part \(index + 1) of \(key) failed (\(error)); trying it again")
+            }
+        }
+    }
+
+    /// Stores `data` at `path` (in parts above `multipartThresholdBytes`); the value is the key.
+    public func uploadData(path: any StoragePath, data: Data, options: StorageUploadDataRequest.Options?) -> StorageUploadDataTask {
+        upload(HubPayload.EventName.Storage.uploadData, path: path, source: .data(data), options: options)
+    }
+
+    /// Stores the file at `local`, streamed (in parts above `multipartThresholdBytes`).
+    public func uploadFile(path: any StoragePath, local: URL, options: StorageUploadFileRequest.Options?) -> StorageUploadFileTask {
+        upload(HubPayload.EventName.Storage.uploadFile, path: path, source: .file(local.path), options: options)
+    }
+
+    // MARK: Downloads
+
+    /// The object (or the ``StorageByteRange`` in `options.pluginOptions`) in memory.
+    public func downloadData(path: any StoragePath, options: StorageDownloadDataRequest.Options?) -> StorageDownloadDataTask {
+        run(HubPayload.EventName.Storage.downloadData) { [self] gate, controller in
+            let key = try await key(path)
+            let operations = try configured().operations
+            try await gate.check()
+            do {
+                let bytes = try await operations.getObject(key, range: options?.pluginOptions as? StorageByteRange, toFile: nil) { done, total in
+                    controller.report(StorageTransferProgress(completedBytes: done, totalBytes: total > 0 ? total : nil))
+                }
+                controller.report(StorageTransferProgress(completedBytes: Int64(bytes.count), totalBytes: Int64(bytes.count)))
+                return Data(bytes)
+            } catch {
+                throw Self.storageError(error, key: key)
+            }
+        }
+    }
+
+    /// The object (or a range of it) streamed into a temporary file beside `local`, renamed over
+    /// it when complete.
+    public func downloadFile(path: any StoragePath, local: URL, options: StorageDownloadFileRequest.Options?) -> StorageDownloadFileTask {
+        run(HubPayload.EventName.Storage.downloadFile) { [self] gate, controller in
+            let key = try await key(path)
+            let operations = try configured().operations
+            let temporary = local.deletingLastPathComponent().appendingPathComponent(".\(local.lastPathComponent).\(UUID().uuidString).part").path
+            try await gate.check()
+            do {
+                _ = try await operations.getObject(key, range: options?.pluginOptions as? StorageByteRange, toFile: temporary) { done, total in
+                    controller.report(StorageTransferProgress(completedBytes: done, totalBytes: total > 0 ? total : nil))
+                }
+                if FileManager.default.fileExists(atPath: local.path) { try FileManager.default.removeItem(at: local) }
+                try FileManager.default.moveItem(atPath: temporary, toPath: local.path)
+            } catch {
+                try? FileManager.default.removeItem(atPath: temporary)
+                throw Self.storageError(error, key: key)
+            }
+        }
+    }
+
+    // MARK: Other calls
+
+    /// A presigned GET URL valid for `options.expires` seconds, after checking the object exists.
+    /// - Throws: ``StorageError/keyNotFound(_:_:_:_:)`` and the other mapped S3 errors.
+    public func getURL(path: any StoragePath, options: StorageGetURLRequest.Options?) async throws -> URL {
+        do {
+            let key = try await key(path)
+            let operations = try configured().operations
+            do {
+                guard try await operations.headObject(key) != nil else { throw StorageError.keyNotFound(key, "There is no object at '\(key)'.", "Check the path; `list` shows which objects exist.") }
+                let url = try await operations.presignedGet(key, expires: options?.expires ?? 18_000)
+                report(HubPayload.EventName.Storage.getURL, Result<URL, any Error>.success(url))
+                return url
+            } catch {
+                throw Self.storageError(error, key: key)
+            }
+        } catch {
+            report(HubPayload.EventName.Storage.getURL, Result<URL, any Error>.failure(error))
+            throw error
+        }
+    }
+
+    /// Deletes the object (S3 answers the same whether it existed, so it is checked first).
+    /// - Throws: ``StorageError/keyNotFound(_:_:_:_:)`` and the other mapped S3 errors.
+    public func remove(path: any StoragePath, options: StorageRemoveRequest.Options?) async throws -> String {
+        do {
+            let key = try await key(path)
+            let operations = try configured().operations
+            do {
+                guard try await operations.headObject(key) != nil else { throw StorageError.keyNotFound(key, "There is no object at '\(key)'.", "Check the path; `list` shows which objects exist.") }
+                try await operations.deleteObject(key)
+            } catch {
+                throw Self.storageError(error, key: key)
+            }
+            report(HubPayload.EventName.Storage.remove, Result<String, any Error>.success(key))
+            return key
+        } catch {
+            report(HubPayload.EventName.Storage.remove, Result<String, any Error>.failure(error))
+            throw error
+        }
+    }
+
+    /// ListObjectsV2 below `path`: a page of `pageSize`, continued with `nextToken`; with
+    /// `.exclude(delimitedBy:)`, the common prefixes become `excludedSubpaths`.
+    public func list(path: any StoragePath, options: StorageListRequest.Options?) async throws -> StorageListResult {
+        do {
+            let prefix = try await path.resolve(identityId: identityId)
+            let options = options ?? StorageListRequest.Options()
+            let delimiter: String? = if case .exclude(let delimiter) = options.subpathStrategy { delimiter } else { nil }
+            let listing: S3Operations.Listing
+            do {
+                listing = try await configured().operations.listObjects(
+                    prefix: prefix, delimiter: delimiter, maxKeys: Int(min(max(options.pageSize, 1), 1000)), continuationToken: options.nextToken)
+            } catch {
+                throw Self.storageError(error, key: prefix)
+            }
+            let result = StorageListResult(items: listing.items, excludedSubpaths: listing.commonPrefixes, nextToken: listing.nextToken)
+            report(HubPayload.EventName.Storage.list, Result<StorageListResult, any Error>.success(result))
+            return result
+        } catch {
+            report(HubPayload.EventName.Storage.list, Result<StorageListResult, any Error>.failure(error))
+            throw error
+        }
+    }
+
+    /// Shuts the HTTP client down.
+    public func reset() async {
+        let http = state.withLock { state -> HTTPClient? in
+            defer { state = nil }
+            return state?.http
+        }
+        await http?.shutdown()
+    }
+
+    /// A content type from the key's extension.
+    static func contentType(for key: String) -> String {
+        let types = [
+            "txt": "text/plain", "json": "application/json", "html": "text/html", "png": "image/png", "jpg": "image/jpeg",
+            "jpeg": "image/jpeg", "gif": "image/gif", "pdf": "application/pdf", "mp4": "video/mp4", "csv": "text/csv",
+        ]
+        guard key.contains("."), let ext = key.split(separator: ".").last?.lowercased() else { return "application/octet-stream" }
+        return types[ext] ?? "application/octet-stream"
+    }
+}

@@ -1,0 +1,67 @@
+import AWSPluginsCore
+import AWSS3StoragePlugin
+import Amplify
+import AmplifyEventLoop
+import AmplifyTestKit
+import Foundation
+import LocalStoragePlugin
+import Testing
+
+/// The plugins the shared Storage behaviour runs against.
+enum StorageBackend: String, CaseIterable, CustomTestStringConvertible, Sendable {
+    case local
+    case s3
+
+    var testDescription: String { rawValue == "s3" ? "S3 on moto_server" : "local" }
+}
+
+/// A plugin of one backend on its own loop (and, for S3, its own moto_server with a bucket),
+/// configured to go multipart above 16 MiB in 5 MiB parts.
+final class StorageFixture: @unchecked Sendable {
+    // @unchecked Sendable: set up in init, then only read; `close` is called once by the test.
+    let loop: EventLoop
+    let plugin: any StorageCategoryPlugin
+    let backend: StorageBackend
+    private let moto: MotoServer?
+    private let root: String?
+
+    init(_ backend: StorageBackend, chunkSize: Int = 1 << 20) throws {
+        self.backend = backend
+        loop = try EventLoop(name: "storage-\(backend.rawValue)")
+        switch backend {
+        case .local:
+            let root = FileManager.default.temporaryDirectory.appendingPathComponent("storage-behaviour-\(UUID().uuidString)").path
+            let plugin = LocalStoragePlugin(loop: loop, identityId: { "identity-1" })
+            try plugin.configure(using: ["directory": .string(root), "chunkSizeBytes": .number(Double(chunkSize))] as JSONValue)
+            self.plugin = plugin
+            self.root = root
+            moto = nil
+        case .s3:
+            let moto = try MotoServer.start()
+            try moto.seed(["buckets": ["behaviour-bucket"]])
+            let plugin = AWSS3StoragePlugin(
+                loop: loop, credentials: StaticCredentialsProvider(AWSCredentials(accessKeyId: "testing", secretAccessKey: "testing")),
+                identityId: { "identity-1" })
+            try plugin.configure(using: [
+                "bucket": "behaviour-bucket", "region": .string(moto.region), "endpoint": .string(moto.endpoint.absoluteString),
+                "multipartThresholdBytes": .number(Double(16 << 20)), "partSizeBytes": .number(Double(5 << 20)), "concurrentParts": 3,
+            ] as JSONValue)
+            self.plugin = plugin
+            self.moto = moto
+            root = nil
+        }
+    }
+
+    func close() async throws {
+        await plugin.reset()
+        try loop.shutdown()
+        moto?.stop()
+        if let root { try? FileManager.default.removeItem(atPath: root) }
+    }
+
+    static func bytes(_ count: Int, seed: UInt8 = 7) -> Data {
+        var bytes = [UInt8](repeating: 0, count: count)
+        for index in 0..<count { bytes[index] = UInt8(truncatingIfNeeded: index &* 31 &+ Int(seed) &+ index >> 8) }
+        return Data(bytes)
+    }
+}
