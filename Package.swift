@@ -96,7 +96,8 @@ let package = Package(
         .executableTarget(
             name: "AnalyticsBenchmark", dependencies: ["Amplify", "AmplifyAnalyticsCore", "AmplifySQLite"], path: "Benchmarks/AnalyticsBenchmark"),
         .executableTarget(
-            name: "StorageBenchmark", dependencies: ["Amplify", "AmplifyEventLoop", "LocalStoragePlugin"], path: "Benchmarks/StorageBenchmark"),
+            name: "StorageBenchmark", dependencies: ["Amplify", "AmplifyEventLoop", "AmplifyTestKit", "AWSPluginsCore", "LocalStoragePlugin", "AWSS3StoragePlugin"],
+            path: "Benchmarks/StorageBenchmark"),
         .executableTarget(name: "HTTPBenchmark", dependencies: ["AWSPluginsCore", "AmplifyEventLoop"], path: "Benchmarks/HTTPBenchmark"),
 
         // MARK: Tests.

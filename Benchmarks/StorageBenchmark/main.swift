@@ -1,11 +1,18 @@
 import Amplify
 import AmplifyEventLoop
 import Foundation
+import AWSPluginsCore
+import AWSS3StoragePlugin
+import AmplifyTestKit
 import LocalStoragePlugin
+#if canImport(Glibc)
+import Glibc
+#endif
 
 // Storage benchmark: the local plugin's upload (uploadFile) and download (downloadFile)
-// throughput for one large file, next to `cp` of the same file on the same disk (its limit), in
-// the same run. Files are written fresh each round and synced by both (cp then `sync -f`).
+// throughput for one large file, next to `cp` of the same file on the same disk (its limit); and
+// the S3 plugin's client CPU time per MiB up and down against moto_server, next to the curl tool
+// (`--aws-sigv4`) against the same server, in the same run.
 //   swift run -c release StorageBenchmark [--quick]
 
 let quick = CommandLine.arguments.contains("--quick")
@@ -90,6 +97,46 @@ for round in 0..<rounds {
 }
 try loop.shutdown()
 
+// S3 against moto_server: client CPU per MiB, ours and the curl tool's.
+func cpuSeconds(_ who: Int32) -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(who), &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
+
+let s3Mebibytes = quick ? 32 : 128
+let s3Source = folder + "/s3-source.bin"
+try Data(count: 0).write(to: URL(fileURLWithPath: s3Source))
+let s3Writer = try FileHandle(forWritingTo: URL(fileURLWithPath: s3Source))
+for _ in 0..<s3Mebibytes { try s3Writer.write(contentsOf: block) }
+try s3Writer.close()
+let moto = try MotoServer.start()
+defer { moto.stop() }
+try moto.seed(["buckets": ["bench-bucket"]])
+let s3Loop = try EventLoop(name: "s3-bench")
+let s3 = AWSS3StoragePlugin(loop: s3Loop, credentials: StaticCredentialsProvider(AWSCredentials(accessKeyId: "testing", secretAccessKey: "testing")))
+try s3.configure(using: ["bucket": "bench-bucket", "region": .string(moto.region), "endpoint": .string(moto.endpoint.absoluteString)] as JSONValue)
+let sigv4 = ["--aws-sigv4", "aws:amz:\(moto.region):s3", "--user", "testing:testing"]
+for round in 0..<rounds {
+    let start = cpuSeconds(RUSAGE_SELF.rawValue)
+    _ = try await s3.uploadFile(path: .fromString("ours-\(round).bin"), local: URL(fileURLWithPath: s3Source), options: nil).value
+    results["s3 ours up", default: []].append(cpuSeconds(RUSAGE_SELF.rawValue) - start)
+    let middle = cpuSeconds(RUSAGE_SELF.rawValue)
+    try await s3.downloadFile(path: .fromString("ours-\(round).bin"), local: URL(fileURLWithPath: folder + "/s3-back.bin"), options: nil).value
+    results["s3 ours down", default: []].append(cpuSeconds(RUSAGE_SELF.rawValue) - middle)
+    let curlStart = cpuSeconds(RUSAGE_CHILDREN.rawValue)
+    try shell(["curl", "-s", "-f"] + sigv4 + ["-T", s3Source, "\(moto.endpoint.absoluteString)/bench-bucket/curl-\(round).bin"])
+    let curlMiddle = cpuSeconds(RUSAGE_CHILDREN.rawValue)
+    try shell(["curl", "-s", "-f"] + sigv4 + ["-o", folder + "/s3-curl-back.bin", "\(moto.endpoint.absoluteString)/bench-bucket/curl-\(round).bin"])
+    results["s3 curl up", default: []].append(curlMiddle - curlStart)
+    results["s3 curl down", default: []].append(cpuSeconds(RUSAGE_CHILDREN.rawValue) - curlMiddle)
+    let curlSize = (try FileManager.default.attributesOfItem(atPath: folder + "/s3-curl-back.bin")[.size] as? Int) ?? 0
+    let oursSize = (try FileManager.default.attributesOfItem(atPath: folder + "/s3-back.bin")[.size] as? Int) ?? 0
+    guard curlSize == s3Mebibytes << 20, oursSize == s3Mebibytes << 20 else { throw CocoaError(.fileReadCorruptFile) }
+}
+await s3.reset()
+try s3Loop.shutdown()
+
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 let cp = Double(mebibytes) / median(results["cp"] ?? [1])
 print("Storage benchmark (\(quick ? "quick" : "full") run, \(ProcessInfo.processInfo.activeProcessorCount) cores, release build, \(mebibytes) MiB file, medians of \(rounds))")
@@ -97,4 +144,12 @@ print("cp + sync (the disk's limit)".padding(toLength: 44, withPad: " ", startin
 for (label, key) in [("local plugin uploadFile (synced, renamed)", "upload"), ("local plugin downloadFile (synced, renamed)", "download")] {
     let rate = Double(mebibytes) / median(results[key] ?? [1])
     print(label.padding(toLength: 44, withPad: " ", startingAt: 0) + String(format: "%8.1f MiB/s   %5.2f× cp", rate, rate / cp))
+}
+print("")
+print("S3 plugin against moto_server, \(s3Mebibytes) MiB, client CPU (user + system) per MiB:")
+for (label, ours, curl) in [("upload (multipart, 8 MiB parts)", "s3 ours up", "s3 curl up"), ("download to a file", "s3 ours down", "s3 curl down")] {
+    let oursPerMiB = median(results[ours] ?? [0]) * 1000 / Double(s3Mebibytes)
+    let curlPerMiB = median(results[curl] ?? [0]) * 1000 / Double(s3Mebibytes)
+    print(label.padding(toLength: 44, withPad: " ", startingAt: 0)
+        + String(format: "ours %6.2f ms/MiB   curl tool %6.2f ms/MiB   %5.2f×", oursPerMiB, curlPerMiB, oursPerMiB / max(curlPerMiB, 1e-9)))
 }

@@ -53,3 +53,42 @@ struct StorageCommandTests {
         #expect(expires.stderr.hasPrefix("--expires takes 1 to 604800 seconds; got '0'."))
     }
 }
+
+/// `amplify storage …` on the S3 plugin against moto_server, from a CLI-shaped configuration with
+/// an endpoint override.
+@Suite("amplify storage on S3")
+struct S3StorageCommandTests {
+    @Test("put, ls, get and a presigned url that the curl tool downloads", .timeLimit(.minutes(2)))
+    func s3RoundTrip() async throws {
+        try await MotoServer.with { moto in
+            try moto.seed(["buckets": ["cli-bucket"]])
+            let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("cli-s3-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let config = #"{"storage": {"plugins": {"awsS3StoragePlugin": {"bucket": "cli-bucket", "region": "us-east-1", "defaultAccessLevel": "guest", "endpoint": "\#(moto.endpoint.absoluteString)"}}}}"#
+            try Data(config.utf8).write(to: folder.appendingPathComponent("amplifyconfiguration.json"))
+            try Data("hello, S3\n".utf8).write(to: folder.appendingPathComponent("hello.txt"))
+            let keys = ["AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"]
+            #expect(try Tool.run(["storage", "put", "public/hello.txt", "hello.txt"], in: folder, environment: keys).stdout == "Uploaded public/hello.txt (10 bytes).\n")
+            #expect(try Tool.run(["storage", "ls", "public/"], in: folder, environment: keys).stdout == "          10  public/hello.txt\n")
+            #expect(try Tool.run(["storage", "get", "public/hello.txt", "-"], in: folder, environment: keys).stdout == "hello, S3\n")
+            let url = try Tool.run(["storage", "url", "public/hello.txt", "--expires", "300"], in: folder, environment: keys).stdout
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(url.contains("X-Amz-Expires=300"))
+            let curl = Process()
+            curl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            curl.arguments = ["curl", "-s", "-f", url]
+            let output = Pipe()
+            curl.standardOutput = output
+            curl.standardError = FileHandle.nullDevice
+            curl.standardInput = FileHandle.nullDevice
+            try curl.run()
+            let body = output.fileHandleForReading.readDataToEndOfFile()
+            curl.waitUntilExit()
+            #expect(String(decoding: body, as: UTF8.self) == "hello, S3\n")
+            let missing = try Tool.run(["storage", "rm", "public/nothing.txt"], in: folder, environment: keys)
+            #expect(missing.exitCode == 1)
+            #expect(missing.stderr.hasPrefix("error: There is no object at 'public/nothing.txt'."))
+        }
+    }
+}
