@@ -99,7 +99,7 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
     ) -> StorageTransferTask<T> {
         let gate = StorageTransferGate()
         let running = Locked<Task<Void, Never>?>(nil)
-        let (task, controller) = StorageTransferTask<T>.make(hooks: gate.hooks { running.value?.cancel() })
+        let (task, controller) = StorageTransferTask<T>.make(hooks: gate.hooks { running.value?.cancel() }, hubEventName: event)
         let work = Task {
             do {
                 let value = try await body(gate, controller)

@@ -88,7 +88,7 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
         _ event: String, _ body: @escaping @Sendable (StorageTransferGate, StorageTransferTask<T>.Controller) async throws -> T
     ) -> StorageTransferTask<T> {
         let gate = StorageTransferGate()
-        let (task, controller) = StorageTransferTask<T>.make(hooks: gate.hooks())
+        let (task, controller) = StorageTransferTask<T>.make(hooks: gate.hooks(), hubEventName: event)
         Task {
             do {
                 let value = try await body(gate, controller)

@@ -117,3 +117,29 @@ struct LocalStorageLargeFileTests {
         if !runningUnderSanitizer { #expect(bytes < 48 << 20, "resident memory grew by \(bytes >> 20) MiB") }
     }
 }
+
+@Suite("Local storage plugin: Hub events")
+struct LocalStorageHubTests {
+    @Test("an upload's progress and result reach the Hub through the one dispatch path")
+    func hubEvents() async throws {
+        let fixture = try LocalStoragePluginTests.Fixture(chunkSize: 4096)
+        let key = "public/hub-\(UUID().uuidString).bin"
+        let size: Int64 = 123_457
+        let seen = Locked<[HubPayload]>([])
+        let token = Amplify.Hub.listen(to: .storage) { payload in
+            if payload.data as? String == key || (payload.data as? StorageTransferProgress)?.totalBytes == size {
+                seen.withLock { $0.append(payload) }
+            }
+        }
+        _ = try await fixture.plugin.uploadData(path: .fromString(key), data: LocalStoragePluginTests.bytes(Int(size)), options: nil).value
+        await Amplify.Hub.flush()
+        Amplify.Hub.removeListener(token)
+        let events = seen.value
+        let progress = events.filter { $0.eventName == HubPayload.EventName.Storage.progress }
+        #expect(progress.count > 1)
+        #expect(progress.allSatisfy { $0.context as? String == HubPayload.EventName.Storage.uploadData })
+        #expect((progress.last?.data as? StorageTransferProgress)?.completedBytes == size)
+        #expect(events.last?.eventName == HubPayload.EventName.Storage.uploadData)
+        try fixture.close()
+    }
+}

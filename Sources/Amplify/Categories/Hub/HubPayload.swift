@@ -82,6 +82,8 @@ public struct HubPayload: Sendable {
             public static let remove = "Storage.remove"
             /// Result of `list`.
             public static let list = "Storage.list"
+            /// Progress of a transfer (context: the call's event name, data: a `StorageTransferProgress`).
+            public static let progress = "Storage.progress"
         }
 
         /// Analytics events.

@@ -35,9 +35,15 @@ public final class StorageTransferTask<Success: Sendable>: Sendable {
     /// cancel, pause and resume. Its hooks run on the thread that called the task's method.
     public struct Controller: Sendable {
         let task: StorageTransferTask<Success>
+        let hubEventName: String?
 
-        /// Reports progress (ignored once the task has finished).
-        public func report(_ progress: StorageTransferProgress) { task.report(progress) }
+        /// Reports progress (ignored once the task has finished): to the task's `progress`
+        /// sequence and, when the task was made with a Hub event name, on the Hub as
+        /// `Storage.progress` (context: that event name, data: the progress).
+        public func report(_ progress: StorageTransferProgress) {
+            guard task.report(progress), let hubEventName else { return }
+            Amplify.Hub.dispatch(to: .storage, payload: HubPayload(eventName: HubPayload.EventName.Storage.progress, context: hubEventName, data: progress))
+        }
         /// Finishes the task with `value`.
         public func succeed(_ value: Success) { task.finish(.success(value), state: .completed) }
         /// Finishes the task with `error` (a cancelled task stays cancelled).
@@ -82,10 +88,11 @@ public final class StorageTransferTask<Success: Sendable>: Sendable {
         (progress, progressContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(64))
     }
 
-    /// A new task and the controller its plugin drives it with.
-    public static func make(hooks: Hooks = Hooks()) -> (task: StorageTransferTask<Success>, controller: Controller) {
+    /// A new task and the controller its plugin drives it with; with `hubEventName`
+    /// (`Storage.uploadData`, …) its progress also goes to the Hub.
+    public static func make(hooks: Hooks = Hooks(), hubEventName: String? = nil) -> (task: StorageTransferTask<Success>, controller: Controller) {
         let task = StorageTransferTask(hooks: hooks)
-        return (task, Controller(task: task))
+        return (task, Controller(task: task, hubEventName: hubEventName))
     }
 
     /// Where the transfer stands.
@@ -137,9 +144,11 @@ public final class StorageTransferTask<Success: Sendable>: Sendable {
         if resumed { resume() }
     }
 
-    private func report(_ update: StorageTransferProgress) {
-        guard shared.withLock({ $0.result == nil }) else { return }
+    /// Passes `update` on unless the task has finished; returns whether it did.
+    private func report(_ update: StorageTransferProgress) -> Bool {
+        guard shared.withLock({ $0.result == nil }) else { return false }
         progressContinuation.yield(update)
+        return true
     }
 
     /// Records the outcome once; `true` if this call decided it.
