@@ -104,7 +104,9 @@ let package = Package(
         .testTarget(name: "AmplifyEventLoopTests", dependencies: ["AmplifyEventLoop", "AmplifyTestKit"]),
         .testTarget(name: "AmplifyCryptoTests", dependencies: ["AmplifyCrypto"]),
         .testTarget(name: "AmplifySQLiteTests", dependencies: ["AmplifySQLite"]),
-        .testTarget(name: "AWSPluginsCoreTests", dependencies: ["AWSPluginsCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyTestKit"], exclude: ["Vectors", "Support"]),
+        .testTarget(
+            name: "AWSPluginsCoreTests", dependencies: ["AWSPluginsCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyTestKit", "HTTPBenchmark"],
+            exclude: ["Vectors", "Support"]),
         .testTarget(name: "AmplifyTests", dependencies: ["Amplify", "AmplifyTestKit"]),
         .testTarget(name: "AmplifyTestKitTests", dependencies: ["AmplifyTestKit"]),
         .testTarget(name: "AmplifyPluginsTests", dependencies: ["AmplifyPlugins"]),

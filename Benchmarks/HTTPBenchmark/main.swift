@@ -12,7 +12,12 @@ import Glibc
 //   swift run -c release HTTPBenchmark --quick    (a smoke run)
 
 let quick = CommandLine.arguments.contains("--quick")
-let mebibytes = quick ? 32 : 256
+// `--memory-check N`: send an N MiB file up and an N MiB response down to a file once and print
+// the resident memory growth (the HTTP client's tests run it in a process of its own).
+let memoryCheck = CommandLine.arguments.firstIndex(of: "--memory-check").flatMap {
+    $0 + 1 < CommandLine.arguments.count ? Int(CommandLine.arguments[$0 + 1]) : nil
+}
+let mebibytes = memoryCheck ?? (quick ? 32 : 256)
 let requests = quick ? 200 : 2_000
 let rounds = quick ? 1 : 3
 
@@ -107,6 +112,25 @@ let signer = AWSRESTClient(
 let smallBody = [UInt8](repeating: 7, count: 1024)
 let smallFile = folder.appendingPathComponent("small.bin").path
 _ = FileManager.default.createFile(atPath: smallFile, contents: Data(smallBody))
+
+if memoryCheck != nil {
+    func resident() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let fields = text.split(separator: " ")
+        return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
+    }
+    let before = resident()
+    let up = try await http.send(HTTPRequest(method: "PUT", url: uploadURL, body: .file(source)))
+    let down = try await http.send(HTTPRequest(url: downloadURL, responseFile: target))
+    let size = (try FileManager.default.attributesOfItem(atPath: target)[.size] as? Int) ?? 0
+    guard up.status == 200, down.status == 200, size == bytes else { throw BenchmarkError("the transfers did not complete") }
+    print("resident growth bytes: \(resident() - before)")
+    await http.shutdown()
+    try loop.shutdown()
+    server.stop()
+    try? FileManager.default.removeItem(at: folder)
+    exit(0)
+}
 
 var results: [String: [Double]] = [:]
 for _ in 0..<rounds {
