@@ -8,7 +8,8 @@ public final class StorageTransferGate: Sendable {
     private struct State {
         var paused = false
         var cancelled = false
-        var waiter: CheckedContinuation<Void, Never>?
+        /// Everyone waiting at ``check()`` (a multipart upload has several parts waiting at once).
+        var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
     private let state = Locked(State())
@@ -21,22 +22,22 @@ public final class StorageTransferGate: Sendable {
 
     /// Lets ``check()`` go on.
     public func resume() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.paused = false
-            defer { state.waiter = nil }
-            return state.waiter
+            defer { state.waiters.removeAll() }
+            return state.waiters
         }
-        waiter?.resume()
+        waiters.forEach { $0.resume() }
     }
 
     /// Makes ``check()`` throw from now on.
     public func cancel() {
-        let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.cancelled = true
-            defer { state.waiter = nil }
-            return state.waiter
+            defer { state.waiters.removeAll() }
+            return state.waiters
         }
-        waiter?.resume()
+        waiters.forEach { $0.resume() }
     }
 
     /// Returns when the transfer may go on; waits while it is paused.
@@ -45,7 +46,7 @@ public final class StorageTransferGate: Sendable {
         await withCheckedContinuation { continuation in
             let goOn = state.withLock { state -> Bool in
                 guard state.paused, !state.cancelled else { return true }
-                state.waiter = continuation
+                state.waiters.append(continuation)
                 return false
             }
             if goOn { continuation.resume() }
