@@ -126,7 +126,7 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
         run(event) { [self] gate, controller in
             let key = try await key(path)
             let (operations, _, settings) = try configured()
-            var headers: [(name: String, value: String)] = [("Content-Type", options?.contentType ?? Self.contentType(for: key))]
+            var headers: [(name: String, value: String)] = [("Content-Type", options?.contentType ?? StorageContentType.guess(for: key))]
             for (name, value) in (options?.metadata ?? [:]).sorted(by: { $0.key < $1.key }) { headers.append(("x-amz-meta-\(name.lowercased())", value)) }
             let size: Int64
             switch source {
@@ -353,15 +353,5 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
             return state?.http
         }
         await http?.shutdown()
-    }
-
-    /// A content type from the key's extension.
-    static func contentType(for key: String) -> String {
-        let types = [
-            "txt": "text/plain", "json": "application/json", "html": "text/html", "png": "image/png", "jpg": "image/jpeg",
-            "jpeg": "image/jpeg", "gif": "image/gif", "pdf": "application/pdf", "mp4": "video/mp4", "csv": "text/csv",
-        ]
-        guard key.contains("."), let ext = key.split(separator: ".").last?.lowercased() else { return "application/octet-stream" }
-        return types[ext] ?? "application/octet-stream"
     }
 }

@@ -63,54 +63,6 @@ public final class LocalAnalyticsPlugin: AnalyticsEngineProviding {
         fileSlot.withLock { $0 = path }
     }
 
-    private func withEngine(_ call: String, _ body: (AnalyticsEngine) -> Void) {
-        guard let engine = engineSlot.value else {
-            Amplify.Logging.logger(forCategory: "Analytics").error("Analytics.\(call) before the local analytics plugin was configured; call Amplify.configure() first.")
-            return
-        }
-        body(engine)
-    }
-
-    /// See ``AnalyticsCategoryBehavior/identifyUser(userId:userProfile:)``.
-    public func identifyUser(userId: String, userProfile: AnalyticsUserProfile?) {
-        withEngine("identifyUser") { $0.identifyUser(userId) }
-    }
-
-    /// See ``AnalyticsCategoryBehavior/record(event:)``.
-    public func record(event: any AnalyticsEvent) {
-        withEngine("record") { $0.record(event) }
-    }
-
-    /// See ``AnalyticsCategoryBehavior/record(eventWithName:)``.
-    public func record(eventWithName eventName: String) {
-        record(event: BasicAnalyticsEvent(name: eventName))
-    }
-
-    /// See ``AnalyticsCategoryBehavior/registerGlobalProperties(_:)``.
-    public func registerGlobalProperties(_ properties: AnalyticsProperties) {
-        withEngine("registerGlobalProperties") { $0.registerGlobalProperties(properties) }
-    }
-
-    /// See ``AnalyticsCategoryBehavior/unregisterGlobalProperties(_:)``.
-    public func unregisterGlobalProperties(_ keys: Set<String>?) {
-        withEngine("unregisterGlobalProperties") { $0.unregisterGlobalProperties(keys) }
-    }
-
-    /// Starts a flush; its ``FlushSummary`` goes to the Hub (`Analytics.flushEvents`).
-    public func flushEvents() {
-        withEngine("flushEvents") { engine in Task { await engine.flush() } }
-    }
-
-    /// See ``AnalyticsCategoryBehavior/enable()``.
-    public func enable() {
-        withEngine("enable") { $0.enable() }
-    }
-
-    /// See ``AnalyticsCategoryBehavior/disable()``.
-    public func disable() {
-        withEngine("disable") { $0.disable() }
-    }
-
     /// Stores what was recorded, stops the timer and closes the queue (unsent events stay in it
     /// for the next run).
     public func reset() async {

@@ -106,7 +106,7 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
         run(event) { [self] gate, controller in
             let key = try await key(path)
             let store = try await store()
-            let contentType = options?.contentType ?? Self.contentType(for: key)
+            let contentType = options?.contentType ?? StorageContentType.guess(for: key)
             _ = try await store.write(key, from: source, contentType: contentType, metadata: options?.metadata ?? [:], gate: gate) { done, total in
                 controller.report(StorageTransferProgress(completedBytes: done, totalBytes: total))
             }
@@ -250,16 +250,5 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
     /// Nothing to release: every call opens and closes its own files.
     public func reset() async {
         storeSlot.withLock { $0 = nil }
-    }
-
-    /// A content type from the key's extension.
-    static func contentType(for key: String) -> String {
-        let types = [
-            "txt": "text/plain", "json": "application/json", "html": "text/html", "css": "text/css", "js": "text/javascript",
-            "png": "image/png", "jpg": "image/jpeg", "jpeg": "image/jpeg", "gif": "image/gif", "webp": "image/webp", "svg": "image/svg+xml",
-            "pdf": "application/pdf", "zip": "application/zip", "gz": "application/gzip", "mp4": "video/mp4", "mp3": "audio/mpeg", "csv": "text/csv",
-        ]
-        let ext = key.split(separator: ".").last.map { $0.lowercased() } ?? ""
-        return key.contains(".") ? types[ext] ?? "application/octet-stream" : "application/octet-stream"
     }
 }

@@ -40,3 +40,16 @@ struct StorageTransferGateTests {
         await #expect(throws: StorageError.self) { try await gate.check() }
     }
 }
+
+@Suite("Storage content types")
+struct StorageContentTypeTests {
+    @Test("the content type comes from the last name's extension, case-insensitively; anything else is octet-stream")
+    func guesses() {
+        #expect(StorageContentType.guess(for: "public/photos/cat.JPG") == "image/jpeg")
+        #expect(StorageContentType.guess(for: "report.pdf") == "application/pdf")
+        #expect(StorageContentType.guess(for: "public/no-extension") == "application/octet-stream")
+        #expect(StorageContentType.guess(for: "public/.hidden") == "application/octet-stream")
+        #expect(StorageContentType.guess(for: "v1.2/readme") == "application/octet-stream")
+        #expect(StorageContentType.guess(for: "archive.tar.unknown") == "application/octet-stream")
+    }
+}
