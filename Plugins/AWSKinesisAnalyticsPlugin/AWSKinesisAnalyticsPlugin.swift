@@ -20,13 +20,15 @@ public final class AWSKinesisAnalyticsPlugin: AnalyticsEngineProviding {
     private let httpSlot = Locked<HTTPClient?>(nil)
     private let configurationSlot = Locked<KinesisConfiguration?>(nil)
     private let loop: EventLoop?
+    private let hub: (any HubCategoryBehavior)?
     private let credentials: (any AWSCredentialsProvider)?
 
     /// A plugin on `loop` (the Amplify loop by default) signing with `credentials` (the default
     /// chain: environment, then `~/.aws` profiles, cached).
-    public init(loop: EventLoop? = nil, credentials: (any AWSCredentialsProvider)? = nil) {
+    public init(loop: EventLoop? = nil, credentials: (any AWSCredentialsProvider)? = nil, hub: (any HubCategoryBehavior)? = nil) {
         self.loop = loop
         self.credentials = credentials
+        self.hub = hub
     }
 
     /// The engine; `nil` before `configure`.
@@ -52,7 +54,8 @@ public final class AWSKinesisAnalyticsPlugin: AnalyticsEngineProviding {
         let engine = try AnalyticsEngine(
             queue: settings.queue.openQueue(), sender: KinesisSender(client: client, configuration: settings),
             batchSize: settings.queue.batchSize,
-            autoFlushInterval: settings.queue.autoFlushEventsInterval > 0 ? .seconds(settings.queue.autoFlushEventsInterval) : nil, loop: loop)
+            autoFlushInterval: settings.queue.autoFlushEventsInterval > 0 ? .seconds(settings.queue.autoFlushEventsInterval) : nil, loop: loop,
+            dispatch: AnalyticsEngine.dispatcher(hub))
         engineSlot.withLock { $0 = engine }
         httpSlot.withLock { $0 = http }
         configurationSlot.withLock { $0 = settings }

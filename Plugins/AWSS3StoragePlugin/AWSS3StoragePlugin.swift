@@ -19,15 +19,20 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
     /// `"awsS3StoragePlugin"`.
     public var key: PluginKey { Self.pluginKey }
     private let loop: EventLoop?
+    private let hub: (any HubCategoryBehavior)?
     private let credentials: (any AWSCredentialsProvider)?
     private let identityId: @Sendable () async throws -> String
     private let state = Locked<(operations: S3Operations, http: HTTPClient, configuration: S3StorageConfiguration)?>(nil)
 
-    /// A plugin on `loop` (the Amplify loop by default), signing with `credentials` (the default
+    /// A plugin on `loop` (the Amplify loop by default), reporting to `hub` (`Amplify.Hub` by default), signing with `credentials` (the default
     /// chain, cached); `identityId` gives the id `.fromIdentityID` paths are built from (the
     /// signed-in user's id by default).
-    public init(loop: EventLoop? = nil, credentials: (any AWSCredentialsProvider)? = nil, identityId: (@Sendable () async throws -> String)? = nil) {
+    public init(
+        loop: EventLoop? = nil, credentials: (any AWSCredentialsProvider)? = nil, identityId: (@Sendable () async throws -> String)? = nil,
+        hub: (any HubCategoryBehavior)? = nil
+    ) {
         self.loop = loop
+        self.hub = hub
         self.credentials = credentials
         self.identityId = identityId ?? {
             do {
@@ -91,7 +96,8 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
         case .success(let value): value
         case .failure(let error): error as? any AmplifyError ?? StorageError.unknown("\(error)", error)
         }
-        Amplify.Hub.dispatch(to: .storage, payload: HubPayload(eventName: event, data: data))
+        let payload = HubPayload(eventName: event, data: data)
+        if let hub { hub.dispatch(to: .storage, payload: payload) } else { Amplify.Hub.dispatch(to: .storage, payload: payload) }
     }
 
     private func run<T: Sendable>(
@@ -99,7 +105,7 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
     ) -> StorageTransferTask<T> {
         let gate = StorageTransferGate()
         let running = Locked<Task<Void, Never>?>(nil)
-        let (task, controller) = StorageTransferTask<T>.make(hooks: gate.hooks { running.value?.cancel() }, hubEventName: event)
+        let (task, controller) = StorageTransferTask<T>.make(hooks: gate.hooks { running.value?.cancel() }, hubEventName: event, hub: hub)
         let work = Task {
             do {
                 let value = try await body(gate, controller)

@@ -19,10 +19,12 @@ public final class LocalAnalyticsPlugin: AnalyticsEngineProviding {
     private let engineSlot = Locked<AnalyticsEngine?>(nil)
     private let fileSlot = Locked<String?>(nil)
     private let loop: EventLoop?
+    private let hub: (any HubCategoryBehavior)?
 
     /// A plugin on `loop` (the Amplify loop by default).
-    public init(loop: EventLoop? = nil) {
+    public init(loop: EventLoop? = nil, hub: (any HubCategoryBehavior)? = nil) {
         self.loop = loop
+        self.hub = hub
     }
 
     /// The engine, for durable recording (``AnalyticsEngine/recordDurably(_:)``), flushing with
@@ -58,7 +60,8 @@ public final class LocalAnalyticsPlugin: AnalyticsEngineProviding {
         let sender = JSONLinesSender(path: path, maxFileBytes: UInt64(maxFileBytes), maxFiles: maxFiles, fileSystem: loop.fileSystem)
         let engine = try AnalyticsEngine(
             queue: settings.openQueue(), sender: sender, batchSize: settings.batchSize,
-            autoFlushInterval: settings.autoFlushEventsInterval > 0 ? .seconds(settings.autoFlushEventsInterval) : nil, loop: loop)
+            autoFlushInterval: settings.autoFlushEventsInterval > 0 ? .seconds(settings.autoFlushEventsInterval) : nil, loop: loop,
+            dispatch: AnalyticsEngine.dispatcher(hub))
         engineSlot.withLock { $0 = engine }
         fileSlot.withLock { $0 = path }
     }

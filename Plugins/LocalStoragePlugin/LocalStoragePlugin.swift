@@ -26,12 +26,14 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
     public var key: PluginKey { Self.pluginKey }
     private let storeSlot = Locked<LocalObjectStore?>(nil)
     private let loop: EventLoop?
+    private let hub: (any HubCategoryBehavior)?
     private let identityId: @Sendable () async throws -> String
 
-    /// A plugin on `loop` (the Amplify loop by default); `identityId` gives the id that
+    /// A plugin on `loop` (the Amplify loop by default), reporting to `hub` (`Amplify.Hub` by default); `identityId` gives the id that
     /// `.fromIdentityID` paths are built from (the signed-in user's id by default).
-    public init(loop: EventLoop? = nil, identityId: (@Sendable () async throws -> String)? = nil) {
+    public init(loop: EventLoop? = nil, identityId: (@Sendable () async throws -> String)? = nil, hub: (any HubCategoryBehavior)? = nil) {
         self.loop = loop
+        self.hub = hub
         self.identityId = identityId ?? {
             do {
                 return try await Amplify.Auth.getCurrentUser().userId
@@ -81,14 +83,15 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
         case .success(let value): value
         case .failure(let error): error as? any AmplifyError ?? StorageError.unknown("\(error)", error)
         }
-        Amplify.Hub.dispatch(to: .storage, payload: HubPayload(eventName: event, data: data))
+        let payload = HubPayload(eventName: event, data: data)
+        if let hub { hub.dispatch(to: .storage, payload: payload) } else { Amplify.Hub.dispatch(to: .storage, payload: payload) }
     }
 
     private func run<T: Sendable>(
         _ event: String, _ body: @escaping @Sendable (StorageTransferGate, StorageTransferTask<T>.Controller) async throws -> T
     ) -> StorageTransferTask<T> {
         let gate = StorageTransferGate()
-        let (task, controller) = StorageTransferTask<T>.make(hooks: gate.hooks(), hubEventName: event)
+        let (task, controller) = StorageTransferTask<T>.make(hooks: gate.hooks(), hubEventName: event, hub: hub)
         Task {
             do {
                 let value = try await body(gate, controller)

@@ -49,6 +49,13 @@ public final class AnalyticsEngine: Sendable {
         }
     }
 
+    /// Hub events to `hub`'s `.analytics` channel, or `nil` (the default: `Amplify.Hub`) when
+    /// there is no `hub`.
+    public static func dispatcher(_ hub: (any HubCategoryBehavior)?) -> (@Sendable (String, any Sendable) -> Void)? {
+        guard let hub else { return nil }
+        return { name, data in hub.dispatch(to: .analytics, payload: HubPayload(eventName: name, data: data)) }
+    }
+
     // MARK: Recording
 
     /// Records `event` (dropped while disabled). Returns at once; events are stored in call

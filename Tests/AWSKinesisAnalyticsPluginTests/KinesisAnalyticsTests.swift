@@ -23,7 +23,7 @@ struct KinesisAnalyticsTests {
 
     /// A plugin on its own loop pointed at `moto`, recording `events` durably and flushing.
     private func recordAndFlush(_ moto: MotoServer, loop: EventLoop, block: JSONValue, events: [String]) async throws -> (AWSKinesisAnalyticsPlugin, FlushSummary) {
-        let plugin = AWSKinesisAnalyticsPlugin(loop: loop, credentials: keys)
+        let plugin = AWSKinesisAnalyticsPlugin(loop: loop, credentials: keys, hub: DefaultHubPlugin(loop: loop))
         var settings = block.asObject ?? [:]
         settings["endpoint"] = .string(moto.endpoint.absoluteString)
         settings["directory"] = .string(folder())

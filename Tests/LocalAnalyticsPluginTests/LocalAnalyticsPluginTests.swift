@@ -22,7 +22,8 @@ struct LocalAnalyticsPluginTests {
     func writesJSONLines() async throws {
         let loop = try EventLoop(name: "local-analytics")
         let directory = folder()
-        let plugin = LocalAnalyticsPlugin(loop: loop)
+        let hub = DefaultHubPlugin(loop: loop)
+        let plugin = LocalAnalyticsPlugin(loop: loop, hub: hub)
         try plugin.configure(using: ["directory": .string(directory), "autoFlushEventsInterval": 0] as JSONValue)
         let engine = try #require(plugin.engine)
         plugin.identifyUser(userId: "u-1", userProfile: nil)
@@ -35,6 +36,7 @@ struct LocalAnalyticsPluginTests {
         #expect(written[0]["attributes"] == ["express": "true"])
         #expect(written[0]["userId"] == "u-1")
         await plugin.reset()
+        await hub.reset()
         try loop.shutdown()
     }
 
@@ -42,7 +44,8 @@ struct LocalAnalyticsPluginTests {
     func rotation() async throws {
         let loop = try EventLoop(name: "local-analytics")
         let directory = folder()
-        let plugin = LocalAnalyticsPlugin(loop: loop)
+        let hub = DefaultHubPlugin(loop: loop)
+        let plugin = LocalAnalyticsPlugin(loop: loop, hub: hub)
         try plugin.configure(using: [
             "directory": .string(directory), "autoFlushEventsInterval": 0, "maxFileBytes": 400, "maxFiles": 2, "batchSize": 2,
         ] as JSONValue)
@@ -62,6 +65,7 @@ struct LocalAnalyticsPluginTests {
         #expect(current == current.sorted() && (older.last ?? 0) < (current.first ?? 0))
         #expect(current.last == 20)
         await plugin.reset()
+        await hub.reset()
         try loop.shutdown()
     }
 

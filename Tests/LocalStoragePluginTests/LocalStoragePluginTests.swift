@@ -11,17 +11,21 @@ import Testing
 struct LocalStoragePluginTests {
     final class Fixture: Sendable {
         let loop: EventLoop
+        /// The fixture's own Hub (the global one belongs to the lifecycle tests).
+        let hub: DefaultHubPlugin
         let plugin: LocalStoragePlugin
         let root: String
 
         init(chunkSize: Int = 1 << 20) throws {
             loop = try EventLoop(name: "storage-test")
             root = FileManager.default.temporaryDirectory.appendingPathComponent("local-storage-\(UUID().uuidString)").path
-            plugin = LocalStoragePlugin(loop: loop, identityId: { "identity-1" })
+            hub = DefaultHubPlugin(loop: loop)
+            plugin = LocalStoragePlugin(loop: loop, identityId: { "identity-1" }, hub: hub)
             try plugin.configure(using: ["directory": .string(root), "chunkSizeBytes": .number(Double(chunkSize))] as JSONValue)
         }
 
-        func close() throws {
+        func close() async throws {
+            await hub.reset()
             try loop.shutdown()
             try? FileManager.default.removeItem(atPath: root)
         }
@@ -45,7 +49,7 @@ struct LocalStoragePluginTests {
         }
         // Nothing was written: the key was refused before the store was even prepared.
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: fixture.root + "/objects")) ?? []).isEmpty)
-        try fixture.close()
+        try await fixture.close()
     }
 
     @Test("a path through a symbolic link out of the root is refused")
@@ -61,7 +65,7 @@ struct LocalStoragePluginTests {
         }
         await #expect(throws: StorageError.self) { try await fixture.plugin.downloadData(path: .fromString("public/link/evil.txt"), options: nil).value }
         #expect(try FileManager.default.contentsOfDirectory(atPath: outside).isEmpty)
-        try fixture.close()
+        try await fixture.close()
     }
 
     @Test("a cancelled upload leaves the previous object whole, and no temporary file behind")
@@ -79,7 +83,7 @@ struct LocalStoragePluginTests {
         try await Task.sleep(for: .milliseconds(100))
         #expect(try await fixture.plugin.downloadData(path: .fromString("public/doc.bin"), options: nil).value == old)
         #expect(try FileManager.default.contentsOfDirectory(atPath: fixture.root + "/tmp").isEmpty)
-        try fixture.close()
+        try await fixture.close()
     }
 
     @Test("a paused transfer stops moving and finishes byte-exact after resume")
@@ -100,7 +104,7 @@ struct LocalStoragePluginTests {
         task.resume()
         _ = try await task.value
         #expect(try await fixture.plugin.downloadData(path: .fromString("public/paused.bin"), options: nil).value == data)
-        try fixture.close()
+        try await fixture.close()
     }
 }
 
@@ -126,20 +130,20 @@ struct LocalStorageHubTests {
         let key = "public/hub-\(UUID().uuidString).bin"
         let size: Int64 = 123_457
         let seen = Locked<[HubPayload]>([])
-        let token = Amplify.Hub.listen(to: .storage) { payload in
+        let token = fixture.hub.listen(to: .storage, isIncluded: nil, file: #fileID, line: #line) { payload in
             if payload.data as? String == key || (payload.data as? StorageTransferProgress)?.totalBytes == size {
                 seen.withLock { $0.append(payload) }
             }
         }
         _ = try await fixture.plugin.uploadData(path: .fromString(key), data: LocalStoragePluginTests.bytes(Int(size)), options: nil).value
-        await Amplify.Hub.flush()
-        Amplify.Hub.removeListener(token)
+        await fixture.hub.flush()
+        fixture.hub.removeListener(token)
         let events = seen.value
         let progress = events.filter { $0.eventName == HubPayload.EventName.Storage.progress }
         #expect(progress.count > 1)
         #expect(progress.allSatisfy { $0.context as? String == HubPayload.EventName.Storage.uploadData })
         #expect((progress.last?.data as? StorageTransferProgress)?.completedBytes == size)
         #expect(events.last?.eventName == HubPayload.EventName.Storage.uploadData)
-        try fixture.close()
+        try await fixture.close()
     }
 }

@@ -20,6 +20,8 @@ enum StorageBackend: String, CaseIterable, CustomTestStringConvertible, Sendable
 final class StorageFixture: @unchecked Sendable {
     // @unchecked Sendable: set up in init, then only read; `close` is called once by the test.
     let loop: EventLoop
+    /// The fixture's own Hub (the global one belongs to the lifecycle tests).
+    let hub: DefaultHubPlugin
     let plugin: any StorageCategoryPlugin
     let backend: StorageBackend
     private let moto: MotoServer?
@@ -28,10 +30,11 @@ final class StorageFixture: @unchecked Sendable {
     init(_ backend: StorageBackend, chunkSize: Int = 1 << 20) throws {
         self.backend = backend
         loop = try EventLoop(name: "storage-\(backend.rawValue)")
+        hub = DefaultHubPlugin(loop: loop)
         switch backend {
         case .local:
             let root = FileManager.default.temporaryDirectory.appendingPathComponent("storage-behaviour-\(UUID().uuidString)").path
-            let plugin = LocalStoragePlugin(loop: loop, identityId: { "identity-1" })
+            let plugin = LocalStoragePlugin(loop: loop, identityId: { "identity-1" }, hub: hub)
             try plugin.configure(using: ["directory": .string(root), "chunkSizeBytes": .number(Double(chunkSize))] as JSONValue)
             self.plugin = plugin
             self.root = root
@@ -41,7 +44,7 @@ final class StorageFixture: @unchecked Sendable {
             try moto.seed(["buckets": ["behaviour-bucket"]])
             let plugin = AWSS3StoragePlugin(
                 loop: loop, credentials: StaticCredentialsProvider(AWSCredentials(accessKeyId: "testing", secretAccessKey: "testing")),
-                identityId: { "identity-1" })
+                identityId: { "identity-1" }, hub: hub)
             try plugin.configure(using: [
                 "bucket": "behaviour-bucket", "region": .string(moto.region), "endpoint": .string(moto.endpoint.absoluteString),
                 "multipartThresholdBytes": .number(Double(16 << 20)), "partSizeBytes": .number(Double(5 << 20)), "concurrentParts": 3,
@@ -54,6 +57,7 @@ final class StorageFixture: @unchecked Sendable {
 
     func close() async throws {
         await plugin.reset()
+        await hub.reset()
         try loop.shutdown()
         moto?.stop()
         if let root { try? FileManager.default.removeItem(atPath: root) }

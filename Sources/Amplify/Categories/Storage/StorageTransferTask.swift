@@ -36,13 +36,15 @@ public final class StorageTransferTask<Success: Sendable>: Sendable {
     public struct Controller: Sendable {
         let task: StorageTransferTask<Success>
         let hubEventName: String?
+        let hub: (any HubCategoryBehavior)?
 
         /// Reports progress (ignored once the task has finished): to the task's `progress`
         /// sequence and, when the task was made with a Hub event name, on the Hub as
         /// `Storage.progress` (context: that event name, data: the progress).
         public func report(_ progress: StorageTransferProgress) {
             guard task.report(progress), let hubEventName else { return }
-            Amplify.Hub.dispatch(to: .storage, payload: HubPayload(eventName: HubPayload.EventName.Storage.progress, context: hubEventName, data: progress))
+            let payload = HubPayload(eventName: HubPayload.EventName.Storage.progress, context: hubEventName, data: progress)
+            if let hub { hub.dispatch(to: .storage, payload: payload) } else { Amplify.Hub.dispatch(to: .storage, payload: payload) }
         }
         /// Finishes the task with `value`.
         public func succeed(_ value: Success) { task.finish(.success(value), state: .completed) }
@@ -89,10 +91,12 @@ public final class StorageTransferTask<Success: Sendable>: Sendable {
     }
 
     /// A new task and the controller its plugin drives it with; with `hubEventName`
-    /// (`Storage.uploadData`, …) its progress also goes to the Hub.
-    public static func make(hooks: Hooks = Hooks(), hubEventName: String? = nil) -> (task: StorageTransferTask<Success>, controller: Controller) {
+    /// (`Storage.uploadData`, …) its progress also goes to `hub` (`Amplify.Hub` by default).
+    public static func make(
+        hooks: Hooks = Hooks(), hubEventName: String? = nil, hub: (any HubCategoryBehavior)? = nil
+    ) -> (task: StorageTransferTask<Success>, controller: Controller) {
         let task = StorageTransferTask(hooks: hooks)
-        return (task, Controller(task: task, hubEventName: hubEventName))
+        return (task, Controller(task: task, hubEventName: hubEventName, hub: hub))
     }
 
     /// Where the transfer stands.
