@@ -13,15 +13,6 @@ struct KinesisSender: AnalyticsEventSender {
     let client: AWSJSONClient
     let configuration: KinesisConfiguration
 
-    private struct Line: Encodable {
-        let id: Int64
-        let name: String
-        let timestamp: Double
-        let attributes: [String: String]
-        let metrics: [String: Double]
-        let userId: String?
-    }
-
     /// Codes that say "not now" or "not you" rather than "not this request".
     private static let notSentCodes: Set<String> = [
         "ResourceNotFoundException", "AccessDeniedException", "UnrecognizedClientException", "InvalidSignatureException",
@@ -29,15 +20,10 @@ struct KinesisSender: AnalyticsEventSender {
     ]
 
     func send(_ batch: [QueuedRecord]) async -> [RecordOutcome] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
         var records: [JSONValue] = []
         for queued in batch {
-            let record = queued.record
-            let line = Line(id: queued.id, name: record.name, timestamp: record.timestamp, attributes: record.attributes, metrics: record.metrics, userId: record.userId)
-            let data = ((try? encoder.encode(line)) ?? Data()) + Data("\n".utf8)
-            var entry: [String: JSONValue] = ["Data": .string(data.base64EncodedString())]
-            if configuration.target == .kinesis { entry["PartitionKey"] = .string(partitionKey(record)) }
+            var entry: [String: JSONValue] = ["Data": .string(Data(queued.jsonLine()).base64EncodedString())]
+            if configuration.target == .kinesis { entry["PartitionKey"] = .string(partitionKey(queued.record)) }
             records.append(.object(entry))
         }
         let (operation, body, resultsKey): (String, JSONValue, String) = switch configuration.target {

@@ -19,7 +19,7 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
     /// `"awsS3StoragePlugin"`.
     public var key: PluginKey { Self.pluginKey }
     private let loop: EventLoop?
-    private let hub: (any HubCategoryBehavior)?
+    private let support: StoragePluginSupport
     private let credentials: (any AWSCredentialsProvider)?
     private let identityId: @Sendable () async throws -> String
     private let state = Locked<(operations: S3Operations, http: HTTPClient, configuration: S3StorageConfiguration)?>(nil)
@@ -32,15 +32,9 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
         hub: (any HubCategoryBehavior)? = nil
     ) {
         self.loop = loop
-        self.hub = hub
+        support = StoragePluginSupport(hub: hub)
         self.credentials = credentials
-        self.identityId = identityId ?? {
-            do {
-                return try await Amplify.Auth.getCurrentUser().userId
-            } catch {
-                throw StorageError.authError("This path is built from the identity id, and nobody is signed in.", "Sign in first, or use a string path.", error)
-            }
-        }
+        self.identityId = identityId ?? StoragePluginSupport.signedInUserIdentityId
     }
 
     /// Reads the block and prepares the client.
@@ -91,35 +85,6 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
         return StorageError.service("S3 could not be reached: \(error)", "Check the network and the endpoint; the request was retried.", error)
     }
 
-    private func report<T: Sendable>(_ event: String, _ outcome: Result<T, any Error>) {
-        let data: any Sendable = switch outcome {
-        case .success(let value): value
-        case .failure(let error): error as? any AmplifyError ?? StorageError.unknown("\(error)", error)
-        }
-        let payload = HubPayload(eventName: event, data: data)
-        if let hub { hub.dispatch(to: .storage, payload: payload) } else { Amplify.Hub.dispatch(to: .storage, payload: payload) }
-    }
-
-    private func run<T: Sendable>(
-        _ event: String, _ body: @escaping @Sendable (StorageTransferGate, StorageTransferTask<T>.Controller) async throws -> T
-    ) -> StorageTransferTask<T> {
-        let gate = StorageTransferGate()
-        let running = Locked<Task<Void, Never>?>(nil)
-        let (task, controller) = StorageTransferTask<T>.make(hooks: gate.hooks { running.value?.cancel() }, hubEventName: event, hub: hub)
-        let work = Task {
-            do {
-                let value = try await body(gate, controller)
-                controller.succeed(value)
-                report(event, .success(value))
-            } catch {
-                controller.fail(error)
-                report(event, Result<T, any Error>.failure(error))
-            }
-        }
-        running.withLock { $0 = work }
-        if gate.isCancelled { work.cancel() }
-        return task
-    }
 
     // MARK: Uploads
 
@@ -129,7 +94,7 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
     }
 
     private func upload(_ event: String, path: any StoragePath, source: Source, options: StorageUploadOptions?) -> StorageTransferTask<String> {
-        run(event) { [self] gate, controller in
+        support.transfer(event) { [self] gate, controller in
             let key = try await key(path)
             let (operations, _, settings) = try configured()
             var headers: [(name: String, value: String)] = [("Content-Type", options?.contentType ?? StorageContentType.guess(for: key))]
@@ -250,7 +215,7 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
 
     /// The object (or the ``StorageByteRange`` in `options.pluginOptions`) in memory.
     public func downloadData(path: any StoragePath, options: StorageDownloadDataRequest.Options?) -> StorageDownloadDataTask {
-        run(HubPayload.EventName.Storage.downloadData) { [self] gate, controller in
+        support.transfer(HubPayload.EventName.Storage.downloadData) { [self] gate, controller in
             let key = try await key(path)
             let operations = try configured().operations
             try await gate.check()
@@ -269,7 +234,7 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
     /// The object (or a range of it) streamed into a temporary file beside `local`, renamed over
     /// it when complete.
     public func downloadFile(path: any StoragePath, local: URL, options: StorageDownloadFileRequest.Options?) -> StorageDownloadFileTask {
-        run(HubPayload.EventName.Storage.downloadFile) { [self] gate, controller in
+        support.transfer(HubPayload.EventName.Storage.downloadFile) { [self] gate, controller in
             let key = try await key(path)
             let operations = try configured().operations
             let temporary = local.deletingLastPathComponent().appendingPathComponent(".\(local.lastPathComponent).\(UUID().uuidString).part").path
@@ -298,13 +263,13 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
             do {
                 guard try await operations.headObject(key) != nil else { throw StorageError.keyNotFound(key, "There is no object at '\(key)'.", "Check the path; `list` shows which objects exist.") }
                 let url = try await operations.presignedGet(key, expires: options?.expires ?? 18_000)
-                report(HubPayload.EventName.Storage.getURL, Result<URL, any Error>.success(url))
+                support.report(HubPayload.EventName.Storage.getURL, Result<URL, any Error>.success(url))
                 return url
             } catch {
                 throw Self.storageError(error, key: key)
             }
         } catch {
-            report(HubPayload.EventName.Storage.getURL, Result<URL, any Error>.failure(error))
+            support.report(HubPayload.EventName.Storage.getURL, Result<URL, any Error>.failure(error))
             throw error
         }
     }
@@ -321,10 +286,10 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
             } catch {
                 throw Self.storageError(error, key: key)
             }
-            report(HubPayload.EventName.Storage.remove, Result<String, any Error>.success(key))
+            support.report(HubPayload.EventName.Storage.remove, Result<String, any Error>.success(key))
             return key
         } catch {
-            report(HubPayload.EventName.Storage.remove, Result<String, any Error>.failure(error))
+            support.report(HubPayload.EventName.Storage.remove, Result<String, any Error>.failure(error))
             throw error
         }
     }
@@ -344,10 +309,10 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
                 throw Self.storageError(error, key: prefix)
             }
             let result = StorageListResult(items: listing.items, excludedSubpaths: listing.commonPrefixes, nextToken: listing.nextToken)
-            report(HubPayload.EventName.Storage.list, Result<StorageListResult, any Error>.success(result))
+            support.report(HubPayload.EventName.Storage.list, Result<StorageListResult, any Error>.success(result))
             return result
         } catch {
-            report(HubPayload.EventName.Storage.list, Result<StorageListResult, any Error>.failure(error))
+            support.report(HubPayload.EventName.Storage.list, Result<StorageListResult, any Error>.failure(error))
             throw error
         }
     }

@@ -10,33 +10,15 @@ import Glibc
 /// file would pass `maxFileBytes` it is rotated first (`events.jsonl` → `events.jsonl.1` → … up
 /// to `maxFiles` old files; the oldest is deleted).
 ///
-/// A line: `{"id":17,"name":"orderPlaced","timestamp":1764…,"attributes":{…},"metrics":{…},"userId":"u-42"}`.
+/// Each line is ``QueuedRecord/jsonLine()``.
 struct JSONLinesSender: AnalyticsEventSender {
     let path: String
     let maxFileBytes: UInt64
     let maxFiles: Int
     let fileSystem: LoopFileSystem
 
-    private struct Line: Encodable {
-        let id: Int64
-        let name: String
-        let timestamp: Double
-        let attributes: [String: String]
-        let metrics: [String: Double]
-        let userId: String?
-    }
-
     func send(_ batch: [QueuedRecord]) async -> [RecordOutcome] {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        var bytes: [UInt8] = []
-        for queued in batch {
-            let record = queued.record
-            let line = Line(id: queued.id, name: record.name, timestamp: record.timestamp, attributes: record.attributes, metrics: record.metrics, userId: record.userId)
-            guard let encoded = try? encoder.encode(line) else { continue }
-            bytes += encoded
-            bytes.append(UInt8(ascii: "\n"))
-        }
+        let bytes = batch.flatMap { $0.jsonLine() }
         do {
             try await rotateIfNeeded(adding: UInt64(bytes.count))
             let descriptor = try await fileSystem.open(path, flags: O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, mode: 0o600)

@@ -26,21 +26,15 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
     public var key: PluginKey { Self.pluginKey }
     private let storeSlot = Locked<LocalObjectStore?>(nil)
     private let loop: EventLoop?
-    private let hub: (any HubCategoryBehavior)?
+    private let support: StoragePluginSupport
     private let identityId: @Sendable () async throws -> String
 
     /// A plugin on `loop` (the Amplify loop by default), reporting to `hub` (`Amplify.Hub` by default); `identityId` gives the id that
     /// `.fromIdentityID` paths are built from (the signed-in user's id by default).
     public init(loop: EventLoop? = nil, identityId: (@Sendable () async throws -> String)? = nil, hub: (any HubCategoryBehavior)? = nil) {
         self.loop = loop
-        self.hub = hub
-        self.identityId = identityId ?? {
-            do {
-                return try await Amplify.Auth.getCurrentUser().userId
-            } catch {
-                throw StorageError.authError("This path is built from the identity id, and nobody is signed in.", "Sign in first, or use a string path.", error)
-            }
-        }
+        support = StoragePluginSupport(hub: hub)
+        self.identityId = identityId ?? StoragePluginSupport.signedInUserIdentityId
     }
 
     /// The folder objects are kept in; `nil` before `configure`.
@@ -78,35 +72,9 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
         try ObjectKey.validated(try await path.resolve(identityId: identityId))
     }
 
-    private func report<T: Sendable>(_ event: String, _ outcome: Result<T, any Error>) {
-        let data: any Sendable = switch outcome {
-        case .success(let value): value
-        case .failure(let error): error as? any AmplifyError ?? StorageError.unknown("\(error)", error)
-        }
-        let payload = HubPayload(eventName: event, data: data)
-        if let hub { hub.dispatch(to: .storage, payload: payload) } else { Amplify.Hub.dispatch(to: .storage, payload: payload) }
-    }
-
-    private func run<T: Sendable>(
-        _ event: String, _ body: @escaping @Sendable (StorageTransferGate, StorageTransferTask<T>.Controller) async throws -> T
-    ) -> StorageTransferTask<T> {
-        let gate = StorageTransferGate()
-        let (task, controller) = StorageTransferTask<T>.make(hooks: gate.hooks(), hubEventName: event, hub: hub)
-        Task {
-            do {
-                let value = try await body(gate, controller)
-                controller.succeed(value)
-                report(event, .success(value))
-            } catch {
-                controller.fail(error)
-                report(event, Result<T, any Error>.failure(error))
-            }
-        }
-        return task
-    }
 
     private func upload(_ event: String, path: any StoragePath, source: ByteSource, options: StorageUploadOptions?) -> StorageTransferTask<String> {
-        run(event) { [self] gate, controller in
+        support.transfer(event) { [self] gate, controller in
             let key = try await key(path)
             let store = try await store()
             let contentType = options?.contentType ?? StorageContentType.guess(for: key)
@@ -129,7 +97,7 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
 
     /// Reads the object (or the ``StorageByteRange`` in `options.pluginOptions`) into memory.
     public func downloadData(path: any StoragePath, options: StorageDownloadDataRequest.Options?) -> StorageDownloadDataTask {
-        run(HubPayload.EventName.Storage.downloadData) { [self] gate, controller in
+        support.transfer(HubPayload.EventName.Storage.downloadData) { [self] gate, controller in
             let key = try await key(path)
             let store = try await store()
             let bytes = Locked<[UInt8]>([])
@@ -143,7 +111,7 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
     /// Writes the object (or a ``StorageByteRange`` of it) to `local`, streamed into a temporary
     /// file beside it that is renamed over `local` at the end.
     public func downloadFile(path: any StoragePath, local: URL, options: StorageDownloadFileRequest.Options?) -> StorageDownloadFileTask {
-        run(HubPayload.EventName.Storage.downloadFile) { [self] gate, controller in
+        support.transfer(HubPayload.EventName.Storage.downloadFile) { [self] gate, controller in
             let key = try await key(path)
             let store = try await store()
             let fileSystem = store.fileSystem
@@ -180,10 +148,10 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
             let store = try await store()
             _ = try await store.metadata(key)
             let url = URL(fileURLWithPath: store.objectsFolder + "/" + key)
-            report(HubPayload.EventName.Storage.getURL, Result<URL, any Error>.success(url))
+            support.report(HubPayload.EventName.Storage.getURL, Result<URL, any Error>.success(url))
             return url
         } catch {
-            report(HubPayload.EventName.Storage.getURL, Result<URL, any Error>.failure(error))
+            support.report(HubPayload.EventName.Storage.getURL, Result<URL, any Error>.failure(error))
             throw error
         }
     }
@@ -194,10 +162,10 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
         do {
             let key = try await key(path)
             try await store().remove(key)
-            report(HubPayload.EventName.Storage.remove, Result<String, any Error>.success(key))
+            support.report(HubPayload.EventName.Storage.remove, Result<String, any Error>.success(key))
             return key
         } catch {
-            report(HubPayload.EventName.Storage.remove, Result<String, any Error>.failure(error))
+            support.report(HubPayload.EventName.Storage.remove, Result<String, any Error>.failure(error))
             throw error
         }
     }
@@ -242,10 +210,10 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
             }
             let result = StorageListResult(
                 items: items, excludedSubpaths: subpaths, nextToken: more ? last.map { Data($0.utf8).base64EncodedString() } : nil)
-            report(HubPayload.EventName.Storage.list, Result<StorageListResult, any Error>.success(result))
+            support.report(HubPayload.EventName.Storage.list, Result<StorageListResult, any Error>.success(result))
             return result
         } catch {
-            report(HubPayload.EventName.Storage.list, Result<StorageListResult, any Error>.failure(error))
+            support.report(HubPayload.EventName.Storage.list, Result<StorageListResult, any Error>.failure(error))
             throw error
         }
     }

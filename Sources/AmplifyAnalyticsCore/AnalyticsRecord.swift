@@ -68,3 +68,23 @@ public enum RecordOutcome: Sendable, Equatable {
     /// counting an attempt.
     case notSent(String)
 }
+
+extension QueuedRecord {
+    private struct Line: Encodable {
+        let id: Int64
+        let name: String
+        let timestamp: Double
+        let attributes: [String: String]
+        let metrics: [String: Double]
+        let userId: String?
+    }
+
+    /// The record as the plugins deliver it: one line of JSON with sorted keys and a final
+    /// newline, `{"attributes":{…},"id":17,"metrics":{…},"name":"orderPlaced","timestamp":…,"userId":"u-42"}`.
+    public func jsonLine() -> [UInt8] {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        let line = Line(id: id, name: record.name, timestamp: record.timestamp, attributes: record.attributes, metrics: record.metrics, userId: record.userId)
+        return Array((try? encoder.encode(line)) ?? Data("{}".utf8)) + [UInt8(ascii: "\n")]
+    }
+}

@@ -1,0 +1,60 @@
+import AmplifyEventLoop
+
+/// What a Storage plugin needs around its own transfer code: reporting each call's outcome on
+/// the Hub, running a transfer as a ``StorageTransferTask`` driven by a ``StorageTransferGate``,
+/// and the identity id of the signed-in user for `.fromIdentityID` paths. The package's local
+/// and S3 plugins use it; a plugin of your own can too.
+public struct StoragePluginSupport: Sendable {
+    /// Where outcomes and progress go (`nil`: `Amplify.Hub`).
+    public let hub: (any HubCategoryBehavior)?
+
+    /// Support reporting to `hub` (`Amplify.Hub` by default).
+    public init(hub: (any HubCategoryBehavior)? = nil) {
+        self.hub = hub
+    }
+
+    /// The signed-in user's id, for `.fromIdentityID` paths.
+    /// - Throws: ``StorageError/authError(_:_:_:)`` when nobody is signed in.
+    public static let signedInUserIdentityId: @Sendable () async throws -> String = {
+        do {
+            return try await Amplify.Auth.getCurrentUser().userId
+        } catch {
+            throw StorageError.authError("This path is built from the identity id, and nobody is signed in.", "Sign in first, or use a string path.", error)
+        }
+    }
+
+    /// Dispatches `event` (`Storage.uploadData`, …) on the `.storage` channel with the value or
+    /// the error.
+    public func report<T: Sendable>(_ event: String, _ outcome: Result<T, any Error>) {
+        let data: any Sendable = switch outcome {
+        case .success(let value): value
+        case .failure(let error): error as? any AmplifyError ?? StorageError.unknown("\(error)", error)
+        }
+        let payload = HubPayload(eventName: event, data: data)
+        if let hub { hub.dispatch(to: .storage, payload: payload) } else { Amplify.Hub.dispatch(to: .storage, payload: payload) }
+    }
+
+    /// Starts `body` in a task of its own and returns the transfer task that follows it: pause,
+    /// resume and cancel drive the gate `body` checks (cancel also cancels the Swift task, which
+    /// cancels a request in flight); progress and the outcome go to the Hub under `event`.
+    public func transfer<T: Sendable>(
+        _ event: String, _ body: @escaping @Sendable (StorageTransferGate, StorageTransferTask<T>.Controller) async throws -> T
+    ) -> StorageTransferTask<T> {
+        let gate = StorageTransferGate()
+        let running = Locked<Task<Void, Never>?>(nil)
+        let (task, controller) = StorageTransferTask<T>.make(hooks: gate.hooks { running.value?.cancel() }, hubEventName: event, hub: hub)
+        let work = Task {
+            do {
+                let value = try await body(gate, controller)
+                controller.succeed(value)
+                report(event, .success(value))
+            } catch {
+                controller.fail(error)
+                report(event, Result<T, any Error>.failure(error))
+            }
+        }
+        running.withLock { $0 = work }
+        if gate.isCancelled { work.cancel() }
+        return task
+    }
+}
