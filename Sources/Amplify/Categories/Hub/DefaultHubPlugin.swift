@@ -33,6 +33,9 @@ public final class DefaultHubPlugin: HubCategoryPlugin {
         }
     }
 
+    /// Whether the plugin is closed: reset, or its loop shut down (it delivers nothing more).
+    public var isClosed: Bool { dispatcher?.isClosed ?? true }
+
     /// The loop listeners run on (`nil` if the plugin could not start).
     public var loop: EventLoop? { dispatcher?.loop }
 

@@ -16,12 +16,17 @@ public final class HubCategory: Sendable {
 
     /// The plugin in use, starting the default one if there is none.
     public var plugin: any HubCategoryPlugin {
-        if let current = slot.withLock({ $0 }) { return current }
+        // A default plugin whose loop shut down (a reset raced a first use) is replaced.
+        func usable(_ plugin: (any HubCategoryPlugin)?) -> (any HubCategoryPlugin)? {
+            guard let plugin, !((plugin as? DefaultHubPlugin)?.isClosed ?? false) else { return nil }
+            return plugin
+        }
+        if let current = usable(slot.withLock({ $0 })) { return current }
         // Made outside the lock: starting it waits for the loop thread, which may itself be
         // inside a listener that needs this lock.
         let made = DefaultHubPlugin()
         let (winner, lost) = slot.withLock { current -> (any HubCategoryPlugin, Bool) in
-            if let current { return (current, true) }
+            if let current = usable(current) { return (current, true) }
             current = made
             return (made, false)
         }

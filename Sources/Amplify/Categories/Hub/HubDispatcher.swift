@@ -72,7 +72,14 @@ final class HubDispatcher: @unchecked Sendable {
         self.relay = relay
         wakeup = try LoopWakeup.make(on: loop) { relay.drain() }
         relay.attach(self)
+        // If the loop shuts down under the Hub (Amplify.reset() shutting the shared loop down
+        // while another thread started a Hub on it), the Hub closes with it: what was queued is
+        // delivered, waiters are released, and later calls do not wait for a loop that is gone.
+        try? loop.execute { [loop] in loop.onShutdown { relay.loopEnded() } }
     }
+
+    /// Whether the Hub is closed (reset, or its loop shut down).
+    var isClosed: Bool { inbox.withLock { $0.closed } }
 
     // MARK: Any thread
 
@@ -217,6 +224,21 @@ final class HubDispatcher: @unchecked Sendable {
     }
 
     private func closeOnLoop(_ continuation: CheckedContinuation<Void, Never>) {
+        finishOnLoop()
+        continuation.resume()
+    }
+
+    /// The loop is shutting down: deliver what is queued (its wake-up may not have run yet),
+    /// then close as a reset would, unless a reset already did.
+    fileprivate func loopEnded() {
+        guard !closedOnLoop else { return }
+        drain()
+        // The queue may have held a reset's close entry, which closed everything already.
+        guard !closedOnLoop else { return }
+        finishOnLoop()
+    }
+
+    private func finishOnLoop() {
         inbox.withLock { $0.closed = true }
         closedOnLoop = true
         // Entries queued after the close entry: deliver events (listeners are still here), and
@@ -232,7 +254,6 @@ final class HubDispatcher: @unchecked Sendable {
         }
         relay.detach()
         wakeup.close()
-        continuation.resume()
     }
 
     /// The longest the queue has been (dispatched, not yet delivered) when the loop took it.
@@ -250,4 +271,5 @@ private final class DrainRelay: Sendable {
     func attach(_ dispatcher: HubDispatcher) { target.withLock { $0 = dispatcher } }
     func detach() { target.withLock { $0 = nil } }
     func drain() { target.withLock { $0 }?.drain() }
+    func loopEnded() { target.withLock { $0 }?.loopEnded() }
 }
