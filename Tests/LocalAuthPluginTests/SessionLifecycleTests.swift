@@ -25,8 +25,14 @@ struct SessionLifecycleTests {
         let plugin = try fixture.plugin()
         try await signUpAndIn(plugin, fixture, "jack")
         let before = try #require(try await plugin.fetchAuthSession(options: nil) as? LocalAuthSession)
-        try await Task.sleep(for: .milliseconds(2_600))
-        let after = try #require(try await plugin.fetchAuthSession(options: nil) as? LocalAuthSession)
+        try await Task.sleep(for: .milliseconds(1_100))
+        // The expiry timer refreshes on its own; a loaded machine may take a while to run it.
+        var after = try #require(try await plugin.fetchAuthSession(options: nil) as? LocalAuthSession)
+        let deadline = ContinuousClock.now + .seconds(30)
+        while after.tokens?.accessToken == before.tokens?.accessToken, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+            after = try #require(try await plugin.fetchAuthSession(options: nil) as? LocalAuthSession)
+        }
         #expect(after.isSignedIn)
         #expect(after.tokens?.accessToken != before.tokens?.accessToken)
         #expect(!(await fixture.eventNames()).contains("Auth.sessionExpired"))
@@ -45,8 +51,12 @@ struct SessionLifecycleTests {
         try other.configure(using: JSONValue.object(otherSettings))
         _ = try await other.signIn(username: "kim", password: "Passw0rd!", options: nil)
         _ = await other.signOut(options: AuthSignOutRequest.Options(globalSignOut: true))
-        // No call is made: the timer notices on its own.
-        try await Task.sleep(for: .milliseconds(2_500))
+        // No call is made: the timer notices on its own (within the token's second, plus however
+        // long a loaded machine takes to run the refresh).
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !(await fixture.eventNames()).contains("Auth.sessionExpired"), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
         let names = await fixture.eventNames()
         #expect(names.filter { $0 == "Auth.sessionExpired" }.count == 1)
         let failure = await authError { _ = try await server.getCurrentUser() }
@@ -63,9 +73,14 @@ struct SessionLifecycleTests {
         let fixture = try LocalPoolFixture(["accessTokenLifetimeSeconds": 1, "refreshTokenLifetimeSeconds": 2])
         let plugin = try fixture.plugin()
         try await signUpAndIn(plugin, fixture, "quinn")
-        try await Task.sleep(for: .milliseconds(1_500))
+        try await Task.sleep(for: .milliseconds(1_000))
+        // Past the first access token's life (refreshed), still inside the 2 s session.
         #expect(try await plugin.fetchAuthSession(options: nil).isSignedIn)
-        try await Task.sleep(for: .milliseconds(2_000))
+        let deadline = ContinuousClock.now + .seconds(30)
+        while !(await fixture.eventNames()).contains("Auth.sessionExpired"), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        try await Task.sleep(for: .milliseconds(500))
         #expect(await fixture.eventNames().filter { $0 == "Auth.sessionExpired" }.count == 1)
         #expect(try await plugin.fetchAuthSession(options: nil).isSignedIn == false)
         try await fixture.close(plugin)
