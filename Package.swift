@@ -51,7 +51,7 @@ let package = Package(
         // What every Auth plugin shares: JWTs, the credential store, the observable session state.
         .target(name: "AmplifyAuthCore", dependencies: ["Amplify", "AmplifyCrypto", "AmplifySQLite", "AmplifyEventLoop"]),
         .target(name: "AmplifyAnalyticsCore", dependencies: ["Amplify", "AmplifyEventLoop", "AmplifySQLite"]),
-        .target(name: "AmplifyTestKit", dependencies: ["Amplify", "AmplifyEventLoop"], exclude: ["Moto/moto_harness.py"]),
+        .target(name: "AmplifyTestKit", dependencies: ["Amplify", "AmplifyEventLoop"], exclude: ["Moto/moto_harness.py", "HTTP/http_test_server.py"]),
         // MARK: Plugins.
         .target(name: "LocalAuthPlugin", dependencies: ["Amplify", "AmplifyAuthCore"], path: "Plugins/LocalAuthPlugin"),
         .target(
@@ -98,7 +98,7 @@ let package = Package(
         .executableTarget(
             name: "StorageBenchmark", dependencies: ["Amplify", "AmplifyEventLoop", "AmplifyTestKit", "AWSPluginsCore", "LocalStoragePlugin", "AWSS3StoragePlugin"],
             path: "Benchmarks/StorageBenchmark"),
-        .executableTarget(name: "HTTPBenchmark", dependencies: ["AWSPluginsCore", "AmplifyEventLoop"], path: "Benchmarks/HTTPBenchmark"),
+        .executableTarget(name: "HTTPBenchmark", dependencies: ["AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit"], path: "Benchmarks/HTTPBenchmark"),
 
         // MARK: Tests.
         .testTarget(name: "AmplifyEventLoopTests", dependencies: ["AmplifyEventLoop", "AmplifyTestKit"]),
@@ -106,7 +106,7 @@ let package = Package(
         .testTarget(name: "AmplifySQLiteTests", dependencies: ["AmplifySQLite"]),
         .testTarget(
             name: "AWSPluginsCoreTests", dependencies: ["AWSPluginsCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyTestKit", "HTTPBenchmark"],
-            exclude: ["Vectors", "Support"]),
+            exclude: ["Vectors"]),
         .testTarget(name: "AmplifyTests", dependencies: ["Amplify", "AmplifyTestKit"]),
         .testTarget(name: "AmplifyTestKitTests", dependencies: ["AmplifyTestKit"]),
         .testTarget(name: "AmplifyPluginsTests", dependencies: ["AmplifyPlugins"]),

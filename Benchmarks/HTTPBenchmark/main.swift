@@ -1,5 +1,6 @@
 import AWSPluginsCore
 import AmplifyEventLoop
+import AmplifyTestKit
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -56,38 +57,8 @@ struct BenchmarkError: Error, CustomStringConvertible {
 
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
-/// The tests' local HTTP server (it reads and hashes uploads, streams `/bytes?n=`).
-final class Server {
-    let process = Process()
-    let port: Int
-
-    init() throws {
-        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("Tests/AWSPluginsCoreTests/Support/http_test_server.py")
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        var line = [UInt8]()
-        while let byte = try output.fileHandleForReading.read(upToCount: 1)?.first, byte != UInt8(ascii: "\n") { line.append(byte) }
-        guard let port = Int(String(decoding: line, as: UTF8.self).replacingOccurrences(of: "PORT ", with: "")) else {
-            throw BenchmarkError("the local server did not start")
-        }
-        self.port = port
-    }
-
-    func url(_ path: String) -> URL { URL(string: "http://127.0.0.1:\(port)\(path)") ?? URL(fileURLWithPath: "/") }
-
-    func stop() {
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
-    }
-}
-
-let server = try Server()
+// The test kit's local server (it reads and hashes uploads, streams `/bytes?n=`).
+let server = try LocalHTTPServer()
 defer { server.stop() }
 let loop = try EventLoop(name: "http-bench")
 let http = try HTTPClient(loop: loop)

@@ -1,6 +1,7 @@
 import AWSPluginsCore
 import Amplify
 import AmplifyEventLoop
+import AmplifyTestKit
 import Foundation
 import Testing
 

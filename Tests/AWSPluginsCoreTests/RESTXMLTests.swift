@@ -1,5 +1,6 @@
 import AWSPluginsCore
 import AmplifyEventLoop
+import AmplifyTestKit
 import Foundation
 import Testing
 
