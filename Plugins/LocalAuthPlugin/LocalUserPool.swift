@@ -51,6 +51,12 @@ actor LocalUserPool {
         try await database.run("CREATE TABLE IF NOT EXISTS attributes (sub TEXT NOT NULL REFERENCES users(sub) ON DELETE CASCADE, name TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (sub, name))")
         try await database.run("CREATE TABLE IF NOT EXISTS codes (sub TEXT NOT NULL REFERENCES users(sub) ON DELETE CASCADE, purpose TEXT NOT NULL, code_mac BLOB NOT NULL, expires_at REAL NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (sub, purpose))")
         try await database.run("CREATE TABLE IF NOT EXISTS refresh_tokens (token_mac BLOB PRIMARY KEY, sub TEXT NOT NULL REFERENCES users(sub) ON DELETE CASCADE, expires_at REAL NOT NULL, revoked INTEGER NOT NULL DEFAULT 0)")
+        // The user's token version when the refresh token was issued: a global sign-out raises the
+        // version, so a token rotated while it ran (issued with the old version) is refused too.
+        let columns = try await database.run("PRAGMA table_info(refresh_tokens)").compactMap { $0["name"].text }
+        if !columns.contains("token_version") {
+            try await database.run("ALTER TABLE refresh_tokens ADD COLUMN token_version INTEGER NOT NULL DEFAULT 0")
+        }
         try await database.run("CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, username TEXT NOT NULL, destination TEXT NOT NULL, purpose TEXT NOT NULL, code TEXT NOT NULL, created_at REAL NOT NULL)")
     }
 
@@ -292,7 +298,9 @@ actor LocalUserPool {
         ]
         let refreshToken = Base64URL.encode(try Digest.randomBytes(32))
         let refreshExpiry = refreshExpiry ?? now.addingTimeInterval(configuration.refreshTokenLifetime)
-        try await database.run("INSERT INTO refresh_tokens VALUES (?, ?, ?, 0)", [.blob(mac(refreshToken)), .text(user.sub), .real(refreshExpiry.timeIntervalSince1970)])
+        try await database.run(
+            "INSERT INTO refresh_tokens (token_mac, sub, expires_at, revoked, token_version) VALUES (?, ?, ?, 0, ?)",
+            [.blob(mac(refreshToken)), .text(user.sub), .real(refreshExpiry.timeIntervalSince1970), .integer(user.tokenVersion)])
         return IssuedTokens(
             idToken: try JSONWebToken.sign(claims: .object(idClaims), key: signingKey, keyId: keyId),
             accessToken: try JSONWebToken.sign(claims: .object(accessClaims), key: signingKey, keyId: keyId),
@@ -306,15 +314,20 @@ actor LocalUserPool {
     func refresh(_ refreshToken: String) async throws -> (PoolUser, IssuedTokens) {
         let expired = AuthError.sessionExpired("The session has expired or was revoked.", "Sign in again.")
         let key = mac(refreshToken)
-        let outcome = try await database.transaction { connection -> (String, Double)? in
-            guard let row = try connection.run("SELECT * FROM refresh_tokens WHERE token_mac = ?", [.blob(key)]).first,
+        let outcome = try await database.transaction { connection -> (String, Double, Int64)? in
+            guard let row = try connection.run(
+                "SELECT r.revoked, r.expires_at, r.sub, r.token_version AS issued, u.token_version AS current FROM refresh_tokens r JOIN users u ON u.sub = r.sub WHERE r.token_mac = ?",
+                [.blob(key)]).first,
                   row["revoked"].integer == 0, let expiry = row["expires_at"].real, expiry > Date().timeIntervalSince1970,
-                  let sub = row["sub"].text
+                  let sub = row["sub"].text, let version = row["current"].integer, row["issued"].integer == version
             else { return nil }
             try connection.run("UPDATE refresh_tokens SET revoked = 1 WHERE token_mac = ?", [.blob(key)])
-            return (sub, expiry)
+            return (sub, expiry, version)
         }
-        guard let (sub, expiry) = outcome, let user = try await user(sub: sub), user.confirmed else { throw expired }
+        guard let (sub, expiry, version) = outcome, let current = try await user(sub: sub), current.confirmed else { throw expired }
+        // The new tokens carry the version the rotation saw, so a global sign-out that ran since
+        // makes them invalid too.
+        let user = PoolUser(sub: current.sub, username: current.username, confirmed: current.confirmed, tokenVersion: version)
         return (user, try await issueTokens(for: user, refreshExpiry: Date(timeIntervalSince1970: expiry)))
     }
 
