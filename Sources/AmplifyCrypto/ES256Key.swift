@@ -194,15 +194,3 @@ public final class ES256Key: Sendable {
         return written == length ? der : nil
     }
 }
-
-/// An `EVP_PKEY *` freed with its owner.
-private final class OwnedPKey: @unchecked Sendable {
-    // @unchecked Sendable: ES256Key touches the pointer only inside its Locked's lock.
-    let pointer: OpaquePointer
-
-    init(pointer: OpaquePointer) {
-        self.pointer = pointer
-    }
-
-    deinit { EVP_PKEY_free(pointer) }
-}
