@@ -3,20 +3,14 @@ import AmplifyAuthCore
 import AmplifyEventLoop
 import Foundation
 
-/// The local plugin's state: the pool, the credential store, the current session and its expiry
-/// timer. One actor, so every call sees one consistent session.
+/// The local plugin's state: the pool and the session keeper (credential store, expiry timer,
+/// refresh) shared with every Auth plugin. One actor, so every call sees one consistent session.
 actor LocalAuthEngine {
     private let configuration: LocalAuthConfiguration
     private let delivery: (any CodeDelivery)?
     private let pluginKey: String
     private var pool: LocalUserPool?
-    private var store: CredentialStore?
-    private var session: StoredSession?
-    /// Set when the session expired on its own; cleared by the next sign-in.
-    private var expired = false
-    private var timer: LoopTimer?
-    private var timerGeneration = 0
-    private var refreshing: Task<Void, any Error>?
+    private var keeper: AuthSessionKeeper?
     private var preparing: Task<LocalUserPool, any Error>?
 
     private let hub: @Sendable () -> any HubCategoryBehavior
@@ -54,13 +48,14 @@ actor LocalAuthEngine {
     private func open() async throws -> LocalUserPool {
         do {
             let opened = try await LocalUserPool(configuration: configuration, delivery: delivery)
-            let credentials = try await CredentialStore(path: configuration.credentialStorePath)
-            pool = opened
-            store = credentials
-            if let saved = try await credentials.load(for: pluginKey) {
-                session = saved
-                schedule(at: saved.accessTokenExpiresAt)
+            // The local pool's tokens are renewed at expiry (lead 0): they live as long as configured.
+            let sessions = AuthSessionKeeper(pluginKey: pluginKey, refreshLead: 0, hub: hub, eventLoop: eventLoop) { current in
+                let (user, tokens) = try await opened.refresh(current.refreshToken)
+                return Self.storedSession(user, tokens)
             }
+            try await sessions.open(storeAt: configuration.credentialStorePath)
+            pool = opened
+            keeper = sessions
             return opened
         } catch let error as AuthError {
             throw error
@@ -74,9 +69,7 @@ actor LocalAuthEngine {
     /// Waits for an opening under way, then cancels the timer and closes the store.
     func shutdown() async {
         _ = try? await preparing?.value
-        timer?.cancel()
-        timer = nil
-        await store?.close()
+        await keeper?.shutdown()
     }
 
     // MARK: Calls
@@ -111,7 +104,7 @@ actor LocalAuthEngine {
 
     func signIn(username: String?, password: String?) async throws -> (AuthSignInResult, SignedInUser?) {
         let pool = try await prepare()
-        if let session {
+        if let session = await keeper?.current {
             throw AuthError.invalidState("'\(session.username)' is already signed in.", "Sign out first.")
         }
         guard let username, let password else {
@@ -119,12 +112,12 @@ actor LocalAuthEngine {
         }
         let user = try await pool.authenticate(username: username, password: password)
         guard user.confirmed else { return (AuthSignInResult(nextStep: .confirmSignUp(nil)), nil) }
-        try await start(user: user, tokens: try await pool.issueTokens(for: user))
+        try await keeper?.start(Self.storedSession(user, try await pool.issueTokens(for: user)))
         return (AuthSignInResult(nextStep: .done), SignedInUser(username: user.username, userId: user.sub))
     }
 
     func signOut(global: Bool) async -> (LocalSignOutResult, String?) {
-        guard let pool = try? await prepare(), let current = session else {
+        guard let pool = try? await prepare(), let current = await keeper?.current else {
             return (LocalSignOutResult(signedOutLocally: true, revokedTokens: false, message: "Nobody was signed in."), nil)
         }
         var revoked = true
@@ -139,28 +132,22 @@ actor LocalAuthEngine {
             revoked = false
             message = "The tokens could not be revoked: \(error)"
         }
-        await endSession()
+        await keeper?.end()
         return (LocalSignOutResult(signedOutLocally: true, revokedTokens: revoked, message: message), current.username)
     }
 
     func deleteUser() async throws -> String {
         let (pool, user) = try await requireUser()
         try await pool.deleteUser(sub: user.sub)
-        await endSession()
+        await keeper?.end()
         return user.username
     }
 
     func fetchAuthSession(forceRefresh: Bool) async throws -> LocalAuthSession {
         _ = try await prepare()
-        guard session != nil else { return LocalAuthSession(isSignedIn: false, userSub: nil, tokens: nil) }
-        if forceRefresh || (session.map { $0.accessTokenExpiresAt <= Date() } ?? false) {
-            do {
-                try await refresh()
-            } catch {
-                return LocalAuthSession(isSignedIn: false, userSub: nil, tokens: nil)
-            }
-        }
-        guard let session else { return LocalAuthSession(isSignedIn: false, userSub: nil, tokens: nil) }
+        guard let keeper, await keeper.current != nil,
+              let session = try? await keeper.validSession(forceRefresh: forceRefresh)
+        else { return LocalAuthSession(isSignedIn: false, userSub: nil, tokens: nil) }
         return LocalAuthSession(
             isSignedIn: true, userSub: session.userId,
             tokens: LocalAuthTokens(idToken: session.idToken, accessToken: session.accessToken, expiresAt: session.accessTokenExpiresAt))
@@ -225,78 +212,19 @@ actor LocalAuthEngine {
     /// refreshed ends here with `Auth.sessionExpired`.
     private func requireUser() async throws -> (LocalUserPool, PoolUser) {
         let pool = try await prepare()
-        guard let current = session else {
-            if expired { throw AuthError.sessionExpired("The session has expired.", "Sign in again.") }
-            throw AuthError.signedOut("Nobody is signed in.", "Sign in first.")
-        }
+        guard let keeper else { throw AuthError.signedOut("Nobody is signed in.", "Sign in first.") }
+        let current = try await keeper.validSession()
         do {
             return (pool, try await pool.validate(accessToken: current.accessToken))
         } catch AuthError.sessionExpired {
-            try await refresh()
-            guard let renewed = session else { throw AuthError.sessionExpired("The session has expired.", "Sign in again.") }
+            let renewed = try await keeper.refresh()
             return (pool, try await pool.validate(accessToken: renewed.accessToken))
         }
     }
 
-    private func start(user: PoolUser, tokens: IssuedTokens) async throws {
-        let stored = StoredSession(
+    private static func storedSession(_ user: PoolUser, _ tokens: IssuedTokens) -> StoredSession {
+        StoredSession(
             username: user.username, userId: user.sub, idToken: tokens.idToken, accessToken: tokens.accessToken,
             refreshToken: tokens.refreshToken, accessTokenExpiresAt: tokens.accessExpiresAt, refreshTokenExpiresAt: tokens.refreshExpiresAt)
-        try await store?.save(stored, for: pluginKey)
-        session = stored
-        expired = false
-        schedule(at: tokens.accessExpiresAt)
-    }
-
-    /// Renews the tokens with the refresh token, or ends the session as expired. Concurrent
-    /// callers (the timer and a call, say) share one refresh: the refresh token rotates, so a
-    /// second exchange of the same token would fail and end a healthy session.
-    private func refresh() async throws {
-        if let refreshing { return try await refreshing.value }
-        let task = Task { try await self.exchangeRefreshToken() }
-        refreshing = task
-        defer { refreshing = nil }
-        try await task.value
-    }
-
-    private func exchangeRefreshToken() async throws {
-        guard let current = session, let pool else { throw AuthError.signedOut("Nobody is signed in.", "Sign in first.") }
-        do {
-            let (user, tokens) = try await pool.refresh(current.refreshToken)
-            try await start(user: user, tokens: tokens)
-        } catch let error as AuthError {
-            if case .sessionExpired = error { await expire(current) }
-            throw error
-        }
-    }
-
-    private func expire(_ ended: StoredSession) async {
-        guard session?.refreshToken == ended.refreshToken else { return }
-        await endSession()
-        expired = true
-        hub().dispatch(to: .auth, payload: HubPayload(eventName: HubPayload.EventName.Auth.sessionExpired, data: ended.username))
-    }
-
-    private func endSession() async {
-        timer?.cancel()
-        timer = nil
-        timerGeneration += 1
-        session = nil
-        try? await store?.clear(for: pluginKey)
-    }
-
-    private func schedule(at date: Date) {
-        timer?.cancel()
-        timerGeneration += 1
-        let generation = timerGeneration
-        let delay = max(0, date.timeIntervalSinceNow)
-        timer = try? eventLoop().scheduleTimer(after: .milliseconds(Int64((delay * 1000).rounded(.up)))) { [weak self] in
-            Task { await self?.expiryTimerFired(generation) }
-        }
-    }
-
-    private func expiryTimerFired(_ generation: Int) async {
-        guard generation == timerGeneration, session != nil else { return }
-        try? await refresh()
     }
 }

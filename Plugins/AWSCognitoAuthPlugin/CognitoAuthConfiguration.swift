@@ -1,0 +1,178 @@
+import AWSPluginsCore
+import Amplify
+import Foundation
+
+/// The `awsCognitoAuthPlugin` block exactly as the Amplify CLI writes it (and as Amplify
+/// translates the Gen 2 `auth` section of `amplify_outputs.json` into), plus three optional
+/// server-side keys:
+///
+/// ```json
+/// "awsCognitoAuthPlugin": {
+///   "CognitoUserPool": {"Default": {"PoolId": "us-east-1_AbCdEfGhI", "AppClientId": "…",
+///                                   "AppClientSecret": "…", "Region": "us-east-1",
+///                                   "Endpoint": "http://127.0.0.1:5000"}},
+///   "CredentialsProvider": {"CognitoIdentity": {"Default": {"PoolId": "us-east-1:…", "Region": "us-east-1"}}},
+///   "Auth": {"Default": {"authenticationFlowType": "USER_SRP_AUTH",
+///            "OAuth": {"WebDomain": "myapp.auth.us-east-1.amazoncognito.com", "AppClientId": "…",
+///                      "SignInRedirectURI": "http://127.0.0.1:3000/callback",
+///                      "SignOutRedirectURI": "http://127.0.0.1:3000/signout", "Scopes": ["openid", "email"]}}},
+///   "credentialStore": ".amplify/credentials.sqlite",
+///   "refreshLeadSeconds": 300,
+///   "tokenIssuer": "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_AbCdEfGhI"
+/// }
+/// ```
+/// `Endpoint` (or `AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER` / `AWS_ENDPOINT_URL`) points the
+/// plugin at a stand-in; `tokenIssuer` is the `iss` tokens must carry (default: AWS's issuer of
+/// the pool, which the local stand-in also writes). Relative paths resolve against the
+/// configuration file's folder.
+public struct CognitoAuthConfiguration: Sendable, Equatable {
+    /// How `signIn` authenticates.
+    public enum AuthenticationFlow: String, Sendable, Equatable, CaseIterable {
+        /// Secure Remote Password: the password never leaves the process (the default).
+        case userSRP = "USER_SRP_AUTH"
+        /// The password goes to Cognito over TLS.
+        case userPassword = "USER_PASSWORD_AUTH"
+        /// Challenges of the pool's Lambda triggers, answered with `confirmSignIn`.
+        case custom = "CUSTOM_AUTH"
+    }
+
+    /// The hosted UI (OAuth 2.0) settings.
+    public struct OAuth: Sendable, Equatable {
+        /// The Cognito domain, `myapp.auth.us-east-1.amazoncognito.com` (or a full URL for a stand-in).
+        public var webDomain: String
+        /// The app client of the hosted UI (usually the pool's).
+        public var appClientId: String
+        /// Where the hosted UI sends the browser back (a loopback URL for servers).
+        public var signInRedirectURI: String
+        /// Where the hosted UI goes after signing out.
+        public var signOutRedirectURI: String?
+        /// The scopes to ask for.
+        public var scopes: [String]
+    }
+
+    /// The user pool id, `us-east-1_AbCdEfGhI`.
+    public var userPoolId: String
+    /// The app client id.
+    public var appClientId: String
+    /// The app client's secret, when it has one (then every call carries `SECRET_HASH`).
+    public var appClientSecret: String?
+    /// The user pool's region.
+    public var region: String
+    /// The Cognito Identity Provider endpoint (override or AWS's).
+    public var userPoolEndpoint: URL
+    /// The identity pool id, when the app has one.
+    public var identityPoolId: String?
+    /// The identity pool's region.
+    public var identityPoolRegion: String
+    /// The Cognito Identity endpoint (override or AWS's).
+    public var identityEndpoint: URL
+    /// The sign-in flow.
+    public var authenticationFlow: AuthenticationFlow = .userSRP
+    /// The hosted UI, when configured.
+    public var oauth: OAuth?
+    /// The shared credential store's file.
+    public var credentialStorePath: String
+    /// How long before the access token expires the timer refreshes it.
+    public var refreshLead: TimeInterval = 300
+    /// The `iss` the pool's tokens carry.
+    public var tokenIssuer: String
+    /// Where the pool's signing keys are published.
+    public var jwksURL: URL
+
+    /// Reads the block.
+    /// - Throws: ``ConfigurationValueError`` naming the missing or wrong key, or
+    ///   `AWSPluginsError` (`InvalidEndpoint`) for an endpoint that is not an http(s) URL.
+    public init(json: JSONValue?, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        guard let block = json, block.asObject != nil else {
+            throw ConfigurationValueError(keyPath: "awsCognitoAuthPlugin", expected: "an object with CognitoUserPool.Default", found: json)
+        }
+        let pool = try block.requiredObject("CognitoUserPool.Default")
+        userPoolId = try pool.requiredString("PoolId")
+        guard let underscore = userPoolId.firstIndex(of: "_"), underscore != userPoolId.startIndex,
+              userPoolId.index(after: underscore) != userPoolId.endIndex
+        else {
+            throw ConfigurationValueError(keyPath: "CognitoUserPool.Default.PoolId", expected: "a pool id such as us-east-1_AbCdEfGhI", found: .string(userPoolId))
+        }
+        appClientId = try pool.requiredString("AppClientId")
+        appClientSecret = try pool.optionalString("AppClientSecret").flatMap { $0.isEmpty ? nil : $0 }
+        region = try pool.optionalString("Region") ?? String(userPoolId[..<underscore])
+        userPoolEndpoint = try AWSEndpoint.resolve(
+            service: "cognito-idp", serviceId: "Cognito Identity Provider", region: region,
+            configured: try pool.optionalString("Endpoint"), environment: environment)
+
+        let identity = block.value(at: "CredentialsProvider.CognitoIdentity.Default")
+        identityPoolId = try identity?.optionalString("PoolId")
+        identityPoolRegion = try identity?.optionalString("Region") ?? identityPoolId.flatMap { $0.split(separator: ":").first.map(String.init) } ?? region
+        identityEndpoint = try AWSEndpoint.resolve(
+            service: "cognito-identity", serviceId: "Cognito Identity", region: identityPoolRegion,
+            configured: try identity?.optionalString("Endpoint"), environment: environment)
+
+        if let flow = try block.optionalString("Auth.Default.authenticationFlowType") {
+            guard let parsed = AuthenticationFlow(rawValue: flow) else {
+                throw ConfigurationValueError(
+                    keyPath: "Auth.Default.authenticationFlowType",
+                    expected: AuthenticationFlow.allCases.map(\.rawValue).joined(separator: ", "), found: .string(flow))
+            }
+            authenticationFlow = parsed
+        }
+        oauth = try Self.oauth(block, appClientId: appClientId)
+
+        credentialStorePath = Amplify.resolvePath(try block.optionalString("credentialStore") ?? ".amplify/credentials.sqlite")
+        if let lead = try block.optionalDouble("refreshLeadSeconds") {
+            guard lead >= 0 else {
+                throw ConfigurationValueError(keyPath: "refreshLeadSeconds", expected: "a number of seconds, 0 or more", found: .number(lead))
+            }
+            refreshLead = lead
+        }
+        tokenIssuer = try block.optionalString("tokenIssuer") ?? "https://cognito-idp.\(region).amazonaws.com/\(userPoolId)"
+        // Keys come from the endpoint in use: AWS's issuer URL, or the stand-in's path for the pool.
+        let keysBase = try pool.optionalString("Endpoint") != nil || environment.keys.contains(where: { $0.hasPrefix("AWS_ENDPOINT_URL") })
+            ? userPoolEndpoint.appendingPathComponent(userPoolId).absoluteString
+            : tokenIssuer
+        guard let keys = URL(string: keysBase + "/.well-known/jwks.json") else {
+            throw ConfigurationValueError(keyPath: "tokenIssuer", expected: "a URL", found: .string(tokenIssuer))
+        }
+        jwksURL = keys
+    }
+
+    private static func oauth(_ block: JSONValue, appClientId: String) throws -> OAuth? {
+        if let cli = block.value(at: "Auth.Default.OAuth"), cli.asObject != nil {
+            return OAuth(
+                webDomain: try cli.requiredString("WebDomain"), appClientId: try cli.optionalString("AppClientId") ?? appClientId,
+                signInRedirectURI: try firstURI(cli, "SignInRedirectURI"), signOutRedirectURI: try? firstURI(cli, "SignOutRedirectURI"),
+                scopes: try strings(cli, "Scopes") ?? ["openid"])
+        }
+        if let gen2 = block.value(at: "AmplifyOutputs.oauth"), gen2.asObject != nil {
+            return OAuth(
+                webDomain: try gen2.requiredString("domain"), appClientId: appClientId,
+                signInRedirectURI: try firstURI(gen2, "redirect_sign_in_uri"), signOutRedirectURI: try? firstURI(gen2, "redirect_sign_out_uri"),
+                scopes: try strings(gen2, "scopes") ?? ["openid"])
+        }
+        return nil
+    }
+
+    /// The first of a URI list the CLI writes comma-separated and Gen 2 as an array; a loopback
+    /// one is preferred (a server receives the redirect itself).
+    private static func firstURI(_ block: JSONValue, _ key: String) throws -> String {
+        let candidates: [String]
+        if let list = try strings(block, key) {
+            candidates = list
+        } else {
+            candidates = try block.requiredString(key).split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        }
+        let loopback = candidates.first { $0.hasPrefix("http://127.0.0.1") || $0.hasPrefix("http://localhost") || $0.hasPrefix("http://[::1]") }
+        guard let chosen = loopback ?? candidates.first, !chosen.isEmpty else {
+            throw ConfigurationValueError(keyPath: key, expected: "a redirect URI", found: block[key])
+        }
+        return chosen
+    }
+
+    private static func strings(_ block: JSONValue, _ key: String) throws -> [String]? {
+        guard let value = block[key] else { return nil }
+        guard case .array(let items) = value else { return nil }
+        return try items.map { item in
+            guard let text = item.stringValue else { throw ConfigurationValueError(keyPath: key, expected: "an array of strings", found: value) }
+            return text
+        }
+    }
+}

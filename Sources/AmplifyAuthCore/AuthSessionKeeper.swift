@@ -1,0 +1,179 @@
+import Amplify
+import AmplifyEventLoop
+import Foundation
+
+/// The session lifecycle every Auth plugin of this package shares: one signed-in session kept in
+/// the ``CredentialStore`` (so the next process finds it), a loop timer that refreshes the tokens
+/// `refreshLead` seconds before the access token expires, one refresh at a time, and
+/// `Auth.sessionExpired` dispatched exactly once when the refresh token is refused.
+///
+/// The plugin supplies the refresh itself: a closure that exchanges the stored session's refresh
+/// token for a new session, throwing ``Amplify/AuthError/sessionExpired(_:_:_:)`` when the
+/// service refuses the token (revoked, expired, user gone) and any other error when it could not
+/// ask (the session is then kept and the timer tries again after ``retryDelay``).
+public actor AuthSessionKeeper {
+    /// Exchanges a session's refresh token for a new session.
+    public typealias Refresh = @Sendable (StoredSession) async throws -> StoredSession
+
+    /// How long the timer waits to try again after a refresh that could not reach the service.
+    public static let retryDelay: TimeInterval = 30
+
+    private let pluginKey: String
+    private let refreshLead: TimeInterval
+    private let hub: @Sendable () -> any HubCategoryBehavior
+    private let eventLoop: @Sendable () throws -> EventLoop
+    private let exchange: Refresh
+    private var store: CredentialStore?
+    private var session: StoredSession?
+    private var expired = false
+    private var timer: LoopTimer?
+    private var timerGeneration = 0
+    private var refreshing: Task<StoredSession, any Error>?
+
+    /// A keeper for `pluginKey`'s session.
+    /// - Parameters:
+    ///   - refreshLead: how long before access-token expiry the timer refreshes (0: at expiry).
+    ///   - hub: where `Auth.sessionExpired` goes (asked when it is dispatched).
+    ///   - eventLoop: the loop the timer runs on (asked when a timer is armed).
+    ///   - refresh: the plugin's token exchange.
+    public init(
+        pluginKey: String, refreshLead: TimeInterval, hub: @escaping @Sendable () -> any HubCategoryBehavior,
+        eventLoop: @escaping @Sendable () throws -> EventLoop, refresh: @escaping Refresh
+    ) {
+        self.pluginKey = pluginKey
+        self.refreshLead = refreshLead
+        self.hub = hub
+        self.eventLoop = eventLoop
+        self.exchange = refresh
+    }
+
+    /// Opens the credential store at `path` and restores a saved session (arming its timer).
+    /// - Throws: ``SQLiteError`` if the store cannot be opened or read.
+    public func open(storeAt path: String) async throws {
+        let opened = try await CredentialStore(path: path)
+        store = opened
+        if let saved = try await opened.load(for: pluginKey) {
+            session = saved
+            schedule(for: saved)
+        }
+    }
+
+    /// The signed-in session, if any (its access token may have expired; see ``validSession(forceRefresh:)``).
+    public var current: StoredSession? { session }
+
+    /// Whether the last session ended by expiring (cleared by the next ``start(_:)``).
+    public var hasExpired: Bool { expired }
+
+    /// Makes `session` the signed-in one: saves it and arms the refresh timer.
+    /// - Throws: ``SQLiteError`` if the store cannot save it (the session is not started).
+    public func start(_ new: StoredSession) async throws {
+        try await store?.save(new, for: pluginKey)
+        session = new
+        expired = false
+        schedule(for: new)
+    }
+
+    /// The session with a usable access token: refreshed when it has expired (or always, with
+    /// `forceRefresh`).
+    /// - Throws: ``Amplify/AuthError/signedOut(_:_:_:)`` when nobody is signed in,
+    ///   ``Amplify/AuthError/sessionExpired(_:_:_:)`` when the session expired (now or before),
+    ///   or the refresh's error when the service could not be asked.
+    public func validSession(forceRefresh: Bool = false) async throws -> StoredSession {
+        guard let current = session else { throw notSignedIn() }
+        guard forceRefresh || current.accessTokenExpiresAt <= Date() else { return current }
+        return try await refresh()
+    }
+
+    /// Refreshes the tokens now. Concurrent callers (the timer and a call, say) share one
+    /// exchange: refresh tokens may rotate, so a second exchange of the same token could fail and
+    /// end a healthy session. A refused token ends the session with `Auth.sessionExpired`.
+    /// - Throws: as ``validSession(forceRefresh:)``.
+    @discardableResult
+    public func refresh() async throws -> StoredSession {
+        if let refreshing { return try await refreshing.value }
+        guard let current = session else { throw notSignedIn() }
+        let task = Task { try await self.exchange(current) }
+        refreshing = task
+        defer { refreshing = nil }
+        do {
+            let renewed = try await task.value
+            // A sign-out (or another sign-in) while the exchange was under way wins.
+            guard let now = session else { throw notSignedIn() }
+            guard now.refreshToken == current.refreshToken else { return now }
+            try await start(renewed)
+            return renewed
+        } catch let error as AuthError {
+            if case .sessionExpired = error { await expire(current) }
+            throw error
+        }
+    }
+
+    /// Ends the session because the user signed out or was deleted: no event (the plugin
+    /// dispatches its own), the store forgets it, the timer stops.
+    public func end() async {
+        timer?.cancel()
+        timer = nil
+        timerGeneration += 1
+        session = nil
+        try? await store?.clear(for: pluginKey)
+    }
+
+    /// Ends the session as expired if `ended` is still the current one, dispatching
+    /// `Auth.sessionExpired` (data: the username) once.
+    public func expire(_ ended: StoredSession) async {
+        guard session?.refreshToken == ended.refreshToken else { return }
+        await end()
+        expired = true
+        hub().dispatch(to: .auth, payload: HubPayload(eventName: HubPayload.EventName.Auth.sessionExpired, data: ended.username))
+    }
+
+    /// Waits for a refresh under way, cancels the timer and closes the store.
+    public func shutdown() async {
+        _ = try? await refreshing?.value
+        timer?.cancel()
+        timer = nil
+        timerGeneration += 1
+        await store?.close()
+        store = nil
+    }
+
+    private func notSignedIn() -> AuthError {
+        expired
+            ? AuthError.sessionExpired("The session has expired.", "Sign in again.")
+            : AuthError.signedOut("Nobody is signed in.", "Sign in first.")
+    }
+
+    private func schedule(for session: StoredSession) {
+        schedule(after: session.accessTokenExpiresAt.timeIntervalSinceNow - refreshLead)
+    }
+
+    private func schedule(after seconds: TimeInterval) {
+        timer?.cancel()
+        timerGeneration += 1
+        let generation = timerGeneration
+        let delay = max(0, seconds)
+        timer = try? eventLoop().scheduleTimer(after: .milliseconds(Int64((delay * 1000).rounded(.up)))) { [weak self] in
+            Task { await self?.timerFired(generation) }
+        }
+    }
+
+    private func timerFired(_ generation: Int) async {
+        guard generation == timerGeneration, session != nil else { return }
+        do {
+            try await refresh()
+        } catch let error as AuthError {
+            if case .sessionExpired = error { return }
+            if case .signedOut = error { return }
+            retryLater(generation)
+        } catch {
+            retryLater(generation)
+        }
+    }
+
+    /// The service could not be asked: keep the session and try again, unless something else
+    /// re-armed the timer meanwhile.
+    private func retryLater(_ generation: Int) {
+        guard generation == timerGeneration, session != nil else { return }
+        schedule(after: Self.retryDelay)
+    }
+}
