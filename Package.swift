@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "AmplifyAuthCore", targets: ["AmplifyAuthCore"]),
         .library(name: "AmplifyAnalyticsCore", targets: ["AmplifyAnalyticsCore"]),
         .library(name: "LocalAuthPlugin", targets: ["LocalAuthPlugin"]),
+        .library(name: "AWSCognitoAuthPlugin", targets: ["AWSCognitoAuthPlugin"]),
         .library(name: "RedisHubBridgePlugin", targets: ["RedisHubBridgePlugin"]),
         .library(name: "LocalAnalyticsPlugin", targets: ["LocalAnalyticsPlugin"]),
         .library(name: "LocalStoragePlugin", targets: ["LocalStoragePlugin"]),
@@ -54,6 +55,9 @@ let package = Package(
         .target(name: "AmplifyTestKit", dependencies: ["Amplify", "AmplifyEventLoop"], exclude: ["Moto/moto_harness.py", "HTTP/http_test_server.py"]),
         // MARK: Plugins.
         .target(name: "LocalAuthPlugin", dependencies: ["Amplify", "AmplifyAuthCore"], path: "Plugins/LocalAuthPlugin"),
+        .target(
+            name: "AWSCognitoAuthPlugin", dependencies: ["Amplify", "AmplifyAuthCore", "AmplifyCrypto", "AWSPluginsCore", "AmplifyEventLoop"],
+            path: "Plugins/AWSCognitoAuthPlugin"),
         .target(
             name: "AWSKinesisAnalyticsPlugin", dependencies: ["Amplify", "AmplifyAnalyticsCore", "AWSPluginsCore", "AmplifyEventLoop"],
             path: "Plugins/AWSKinesisAnalyticsPlugin"),
@@ -110,6 +114,10 @@ let package = Package(
         .testTarget(name: "AmplifyTests", dependencies: ["Amplify", "AmplifyTestKit"]),
         .testTarget(name: "AmplifyTestKitTests", dependencies: ["AmplifyTestKit"]),
         .testTarget(name: "AmplifyPluginsTests", dependencies: ["AmplifyPlugins"]),
+        .testTarget(
+            name: "AWSCognitoAuthPluginTests",
+            dependencies: ["AWSCognitoAuthPlugin", "AmplifyAuthCore", "AmplifyCrypto", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit"],
+            exclude: ["Vectors"]),
         .testTarget(name: "LocalAuthPluginTests", dependencies: ["LocalAuthPlugin", "AmplifyTestKit", "AmplifySQLite", "AmplifyCrypto"]),
         .testTarget(name: "AmplifyAnalyticsCoreTests", dependencies: ["AmplifyAnalyticsCore", "AmplifyEventLoop"]),
         .testTarget(

@@ -1,0 +1,248 @@
+import AWSPluginsCore
+import Amplify
+import AmplifyAuthCore
+import AmplifyEventLoop
+import Foundation
+
+/// The Auth plugin for Amazon Cognito (key `awsCognitoAuthPlugin`), configured from the block the
+/// Amplify CLI writes (or the Gen 2 `auth` section): user pool sign-up, sign-in with SRP (the
+/// default), password or custom challenges, MFA and new-password steps, attributes, passwords,
+/// sign-out (local, revoking the refresh token, or global) and account deletion; identity pool
+/// credentials for the other AWS plugins; and a verifier of the pool's tokens for server code
+/// (``tokenVerifier()``).
+///
+/// The session lives in the shared credential store, so the next process finds the user signed
+/// in; a loop timer refreshes the tokens `refreshLeadSeconds` before the access token expires, and
+/// `Auth.sessionExpired` fires exactly once when Cognito refuses the refresh token (a global
+/// sign-out elsewhere, expiry, a deleted user). A call whose access token Cognito refuses refreshes
+/// once and otherwise ends the session the same way, so a signed-in state always makes calls.
+///
+/// Every call dispatches its `Auth.*API` result on the Hub's `.auth` channel (data
+/// `Result<Success, AuthError>`, context the username where the call names one), plus
+/// `Auth.signedIn` (data ``AmplifyAuthCore/SignedInUser``), `Auth.signedOut`, `Auth.userDeleted`
+/// and `Auth.sessionExpired` (data the username). Events are dispatched from the calling task;
+/// the Hub delivers them on its loop.
+public final class AWSCognitoAuthPlugin: AuthCategoryPlugin {
+    /// The plugin's key in the configuration file.
+    public static let pluginKey: PluginKey = "awsCognitoAuthPlugin"
+
+    private let hub: (any HubCategoryBehavior)?
+    private let loop: EventLoop?
+    private let environment: [String: String]
+    private let state = Locked<(engine: CognitoAuthEngine, http: HTTPClient)?>(nil)
+
+    /// A plugin that dispatches on `hub` (Amplify's by default) and runs its HTTP client and refresh
+    /// timer on `loop` (Amplify's by default); `environment` supplies endpoint overrides
+    /// (`AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER`, `AWS_ENDPOINT_URL`).
+    public init(hub: (any HubCategoryBehavior)? = nil, loop: EventLoop? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) {
+        self.hub = hub
+        self.loop = loop
+        self.environment = environment
+    }
+
+    /// `"awsCognitoAuthPlugin"`.
+    public var key: PluginKey { Self.pluginKey }
+
+    private var events: any HubCategoryBehavior { hub ?? Amplify.Hub.plugin }
+
+    /// Reads the block (see ``CognitoAuthConfiguration``) and prepares the client. A saved session
+    /// is restored on the first call.
+    /// - Throws: ``Amplify/ConfigurationValueError`` for a missing or wrong key,
+    ///   ``AWSPluginsCore/AWSPluginsError`` for an endpoint that is not an http(s) URL.
+    public func configure(using configuration: Any?) throws {
+        let settings = try CognitoAuthConfiguration(json: configuration as? JSONValue, environment: environment)
+        let loop = try loop ?? Amplify.eventLoop()
+        let http = try HTTPClient(loop: loop)
+        let engine = CognitoAuthEngine(
+            configuration: settings, http: http, pluginKey: key, hub: { [hub] in hub ?? Amplify.Hub.plugin }, eventLoop: { loop })
+        state.withLock { $0 = (engine, http) }
+    }
+
+    /// Cancels the refresh timer, closes the credential store and the HTTP client.
+    public func reset() async {
+        let current = state.withLock { slot in
+            defer { slot = nil }
+            return slot
+        }
+        await current?.engine.shutdown()
+        await current?.http.shutdown()
+    }
+
+    func engine() throws -> CognitoAuthEngine {
+        guard let engine = state.withLock({ $0?.engine }) else {
+            throw AuthError.configuration("The Cognito auth plugin is not configured.", "Call Amplify.configure() first.")
+        }
+        return engine
+    }
+
+    /// The configuration in effect. - Throws: ``Amplify/AuthError/configuration(_:_:_:)`` before `configure`.
+    public func configuration() async throws -> CognitoAuthConfiguration {
+        try engine().configuration
+    }
+
+    /// Runs a call and dispatches its `…API` event with the result.
+    private func report<T: Sendable>(_ event: String, username: String? = nil, _ call: () async throws -> T) async throws -> T {
+        try await report(event, username: username, published: { $0 }, call)
+    }
+
+    private func report<T: Sendable, Published: Sendable>(
+        _ event: String, username: String?, published: (T) -> Published, _ call: () async throws -> T
+    ) async throws -> T {
+        let result: Result<T, AuthError>
+        do {
+            result = .success(try await call())
+        } catch {
+            result = .failure(AuthError.cognito(error, operation: event))
+        }
+        events.dispatch(to: .auth, payload: HubPayload(eventName: event, context: username, data: result.map(published)))
+        return try result.get()
+    }
+
+    private func lifecycle(_ event: String, _ data: any Sendable) {
+        events.dispatch(to: .auth, payload: HubPayload(eventName: event, data: data))
+    }
+
+    /// SignUp; the next step says where the confirmation code went.
+    /// - Throws: ``Amplify/AuthError`` (`.service` with ``AWSCognitoAuthError/usernameExists``,
+    ///   ``AWSCognitoAuthError/invalidPassword``, ...).
+    public func signUp(username: String, password: String?, options: AuthSignUpRequest.Options?) async throws -> AuthSignUpResult {
+        try await report(HubPayload.EventName.Auth.signUpAPI, username: username) {
+            try await engine().signUp(username: username, password: password, attributes: options?.userAttributes ?? [])
+        }
+    }
+
+    /// ConfirmSignUp. - Throws: ``Amplify/AuthError`` (``AWSCognitoAuthError/codeMismatch``, ...).
+    public func confirmSignUp(for username: String, confirmationCode: String, options: AuthConfirmSignUpRequest.Options?) async throws -> AuthSignUpResult {
+        try await report(HubPayload.EventName.Auth.confirmSignUpAPI, username: username) {
+            try await engine().confirmSignUp(username: username, code: confirmationCode)
+        }
+    }
+
+    /// ResendConfirmationCode. - Throws: ``Amplify/AuthError``.
+    public func resendSignUpCode(for username: String, options: AuthResendSignUpCodeRequest.Options?) async throws -> AuthCodeDeliveryDetails {
+        try await report(HubPayload.EventName.Auth.resendSignUpCodeAPI, username: username) {
+            try await engine().resendSignUpCode(username: username)
+        }
+    }
+
+    /// Signs in with the configured flow (or `AWSAuthSignInOptions.authFlowType`). A challenge
+    /// comes back as the next step (`.confirmSignInWithNewPassword`, `.confirmSignInWithSMSMFACode`,
+    /// `.confirmSignInWithTOTPCode`, `.confirmSignInWithCustomChallenge`, ...); an unconfirmed user
+    /// gets `.confirmSignUp`, a user who must reset the password `.resetPassword`.
+    /// - Throws: ``Amplify/AuthError/notAuthorized(_:_:_:)`` for a wrong password,
+    ///   ``Amplify/AuthError/invalidState(_:_:_:)`` if someone is signed in.
+    public func signIn(username: String?, password: String?, options: AuthSignInRequest.Options?) async throws -> AuthSignInResult {
+        let flow = (options?.pluginOptions as? AWSAuthSignInOptions)?.authFlowType
+        let (result, user) = try await report(HubPayload.EventName.Auth.signInAPI, username: username, published: \.0) {
+            try await engine().signIn(username: username, password: password, flow: flow)
+        }
+        if let user { lifecycle(HubPayload.EventName.Auth.signedIn, user) }
+        return result
+    }
+
+    /// Answers the step `signIn` returned: the new password (with `options.userAttributes` the
+    /// challenge asks for), the SMS / TOTP / email code, the custom challenge's answer, or the MFA
+    /// type chosen (`SMS_MFA`, `SOFTWARE_TOKEN_MFA`).
+    /// - Throws: ``Amplify/AuthError/invalidState(_:_:_:)`` when no challenge is pending, or Cognito's refusal.
+    public func confirmSignIn(challengeResponse: String, options: AuthConfirmSignInRequest.Options?) async throws -> AuthSignInResult {
+        let (result, user) = try await report(HubPayload.EventName.Auth.confirmSignInAPI, username: nil, published: \.0) {
+            try await engine().confirmSignIn(response: challengeResponse, attributes: options?.userAttributes ?? [])
+        }
+        if let user { lifecycle(HubPayload.EventName.Auth.signedIn, user) }
+        return result
+    }
+
+    /// Signs out: revokes the refresh token (RevokeToken), or with `globalSignOut` ends every
+    /// session of the user (GlobalSignOut). The local session is forgotten even when Cognito
+    /// cannot be reached (the result is then `.partial`). Never throws.
+    public func signOut(options: AuthSignOutRequest.Options?) async -> any AuthSignOutResult {
+        guard let engine = try? engine() else {
+            return AWSCognitoSignOutResult.failed(AuthError.configuration("The Cognito auth plugin is not configured.", "Call Amplify.configure() first."))
+        }
+        let (result, username) = await engine.signOut(global: options?.globalSignOut ?? false)
+        events.dispatch(to: .auth, payload: HubPayload(
+            eventName: HubPayload.EventName.Auth.signOutAPI, context: username, data: Result<AWSCognitoSignOutResult, AuthError>.success(result)))
+        if let username { lifecycle(HubPayload.EventName.Auth.signedOut, username) }
+        return result
+    }
+
+    /// DeleteUser, then the session ends (`Auth.userDeleted`).
+    /// - Throws: ``Amplify/AuthError/signedOut(_:_:_:)`` when nobody is signed in.
+    public func deleteUser() async throws {
+        let username = try await report(HubPayload.EventName.Auth.deleteUserAPI) { try await engine().deleteUser() }
+        lifecycle(HubPayload.EventName.Auth.userDeleted, username)
+    }
+
+    /// The session (an ``AWSAuthCognitoSession``): tokens refreshed when expired (or always, with
+    /// `forceRefresh`), and the identity pool's id and credentials when one is configured.
+    /// - Throws: ``Amplify/AuthError/configuration(_:_:_:)`` when the credential store cannot be opened.
+    public func fetchAuthSession(options: AuthFetchSessionRequest.Options?) async throws -> any AuthSession {
+        try await report(HubPayload.EventName.Auth.fetchSessionAPI) {
+            try await engine().fetchAuthSession(forceRefresh: options?.forceRefresh ?? false)
+        }
+    }
+
+    /// ForgotPassword: a code goes to the user. - Throws: ``Amplify/AuthError``.
+    public func resetPassword(for username: String, options: AuthResetPasswordRequest.Options?) async throws -> AuthResetPasswordResult {
+        try await report(HubPayload.EventName.Auth.resetPasswordAPI, username: username) {
+            try await engine().resetPassword(username: username)
+        }
+    }
+
+    /// ConfirmForgotPassword. - Throws: ``Amplify/AuthError``.
+    public func confirmResetPassword(for username: String, with newPassword: String, confirmationCode: String, options: AuthConfirmResetPasswordRequest.Options?) async throws {
+        try await report(HubPayload.EventName.Auth.confirmResetPasswordAPI, username: username) {
+            try await engine().confirmResetPassword(username: username, newPassword: newPassword, code: confirmationCode)
+        }
+    }
+
+    /// The signed-in user, from the stored session (no network call).
+    /// - Throws: ``Amplify/AuthError/signedOut(_:_:_:)`` or ``Amplify/AuthError/sessionExpired(_:_:_:)``.
+    public func getCurrentUser() async throws -> any AuthUser {
+        try await engine().currentUser()
+    }
+
+    /// GetUser's attributes. - Throws: ``Amplify/AuthError``.
+    public func fetchUserAttributes(options: AuthFetchUserAttributesRequest.Options?) async throws -> [AuthUserAttribute] {
+        try await report(HubPayload.EventName.Auth.fetchUserAttributesAPI) { try await engine().attributes() }
+    }
+
+    /// UpdateUserAttributes for one attribute; a new email or phone is pending until confirmed.
+    /// - Throws: ``Amplify/AuthError``.
+    public func update(userAttribute: AuthUserAttribute, options: AuthUpdateUserAttributeRequest.Options?) async throws -> AuthUpdateAttributeResult {
+        try await report(HubPayload.EventName.Auth.updateUserAttributeAPI) {
+            let results = try await engine().update([userAttribute])
+            return results[userAttribute.key] ?? AuthUpdateAttributeResult(isUpdated: true, nextStep: .done)
+        }
+    }
+
+    /// UpdateUserAttributes. - Throws: ``Amplify/AuthError``.
+    public func update(userAttributes: [AuthUserAttribute], options: AuthUpdateUserAttributesRequest.Options?) async throws -> [AuthUserAttributeKey: AuthUpdateAttributeResult] {
+        try await report(HubPayload.EventName.Auth.updateUserAttributesAPI) { try await engine().update(userAttributes) }
+    }
+
+    /// ChangePassword. - Throws: ``Amplify/AuthError/notAuthorized(_:_:_:)`` for a wrong old password.
+    public func update(oldPassword: String, to newPassword: String, options: AuthChangePasswordRequest.Options?) async throws {
+        try await report(HubPayload.EventName.Auth.changePasswordAPI) {
+            try await engine().changePassword(from: oldPassword, to: newPassword)
+        }
+    }
+
+    /// AWS credentials from the identity pool (authenticated with the signed-in user's ID token,
+    /// guest otherwise), for the other AWS plugins' `credentials:` or a provider chain.
+    /// - Throws: ``Amplify/AuthError/configuration(_:_:_:)`` when no identity pool is configured.
+    public func awsCredentialsProvider() async throws -> any AWSCredentialsProvider {
+        guard let provider = try await engine().identityProvider else {
+            throw AuthError.configuration(
+                "No identity pool is configured.", "Add CredentialsProvider.CognitoIdentity.Default.PoolId to the configuration file.")
+        }
+        return provider
+    }
+
+    /// The identity pool's identity id of the current user (or guest), for `.fromIdentityID` paths.
+    /// - Throws: ``Amplify/AuthError``.
+    public func identityId() async throws -> String {
+        let (id, _) = try await engine().identityPoolCredentials()
+        return try id.get()
+    }
+}

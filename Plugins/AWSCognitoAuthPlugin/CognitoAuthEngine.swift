@@ -1,0 +1,428 @@
+import AWSPluginsCore
+import Amplify
+import AmplifyAuthCore
+import AmplifyCrypto
+import AmplifyEventLoop
+import Foundation
+
+/// The Cognito plugin's state: the user pool service, the shared session keeper (credential
+/// store, refresh timer, `Auth.sessionExpired`), the sign-in challenge under way and the identity
+/// pool's credentials. One actor, so every call sees one consistent session.
+actor CognitoAuthEngine {
+    /// A sign-in waiting for `confirmSignIn`.
+    private struct PendingChallenge {
+        let name: String
+        let session: String?
+        let username: String
+        let parameters: [String: String]
+    }
+
+    let configuration: CognitoAuthConfiguration
+    private let service: CognitoUserPoolService
+    private let keeper: AuthSessionKeeper
+    private let pluginKey: String
+    private var opened: Task<Void, any Error>?
+    private var pending: PendingChallenge?
+    private var identity: CognitoIdentityCredentialsProvider?
+
+    init(
+        configuration: CognitoAuthConfiguration, http: HTTPClient, pluginKey: String,
+        hub: @escaping @Sendable () -> any HubCategoryBehavior, eventLoop: @escaping @Sendable () throws -> EventLoop
+    ) {
+        self.configuration = configuration
+        self.pluginKey = pluginKey
+        let service = CognitoUserPoolService(
+            client: AWSJSONClient(http: http, endpoint: configuration.userPoolEndpoint, region: configuration.region, signingName: "cognito-idp"),
+            clientId: configuration.appClientId, clientSecret: configuration.appClientSecret)
+        self.service = service
+        keeper = AuthSessionKeeper(pluginKey: pluginKey, refreshLead: configuration.refreshLead, hub: hub, eventLoop: eventLoop) { current in
+            do {
+                let answer = try await service.refresh(refreshToken: current.refreshToken, username: current.username)
+                return try Self.session(from: answer, username: current.username, keepingRefreshToken: current.refreshToken)
+            } catch AuthError.notAuthorized(let description, _, let underlying) {
+                throw AuthError.sessionExpired("The session could not be refreshed: \(description)", "Sign in again.", underlying)
+            } catch AuthError.service(let description, _, let underlying as AWSCognitoAuthError) where underlying == .userNotFound {
+                throw AuthError.sessionExpired("The session could not be refreshed: \(description)", "Sign in again.", underlying)
+            }
+        }
+        if let poolId = configuration.identityPoolId {
+            let client = AWSJSONClient(
+                http: http, endpoint: configuration.identityEndpoint, region: configuration.identityPoolRegion, signingName: "cognito-identity")
+            let provider = "cognito-idp.\(configuration.region).amazonaws.com/\(configuration.userPoolId)"
+            let keeper = keeper
+            identity = CognitoIdentityCredentialsProvider(client: client, identityPoolId: poolId) {
+                // The signed-in user's ID token (refreshed when expired), or a guest.
+                guard await keeper.current != nil, let session = try? await keeper.validSession() else { return [:] }
+                return [provider: session.idToken]
+            }
+        }
+    }
+
+    // MARK: Set-up
+
+    /// Opens the credential store and restores a saved session, once.
+    func prepare() async throws {
+        if opened == nil {
+            let keeper = keeper
+            let path = configuration.credentialStorePath
+            opened = Task { try await keeper.open(storeAt: path) }
+        }
+        do {
+            try await opened?.value
+        } catch {
+            opened = nil
+            throw AuthError.configuration(
+                "The credential store \(configuration.credentialStorePath) could not be opened: \(error).",
+                "Check that its folder exists and can be written, or set credentialStore in the plugin's block.", error)
+        }
+    }
+
+    func shutdown() async {
+        _ = try? await opened?.value
+        await keeper.shutdown()
+    }
+
+    // MARK: Sign-up
+
+    func signUp(username: String, password: String?, attributes: [AuthUserAttribute]) async throws -> AuthSignUpResult {
+        guard let password, !password.isEmpty else {
+            throw AuthError.validation("password", "Cognito needs a password to sign up.", "Pass a password.")
+        }
+        let answer = try await service.signUp(username: username, password: password, attributes: attributes)
+        let sub = answer["UserSub"]?.stringValue
+        if answer["UserConfirmed"]?.booleanValue == true { return AuthSignUpResult(.done, userID: sub) }
+        let details = CognitoUserPoolService.deliveryDetails(answer["CodeDeliveryDetails"])
+        return AuthSignUpResult(.confirmUser(details, nil, sub), userID: sub)
+    }
+
+    func confirmSignUp(username: String, code: String) async throws -> AuthSignUpResult {
+        try await service.confirmSignUp(username: username, code: code)
+        return AuthSignUpResult(.done)
+    }
+
+    func resendSignUpCode(username: String) async throws -> AuthCodeDeliveryDetails {
+        CognitoUserPoolService.deliveryDetails(try await service.resendConfirmationCode(username: username)["CodeDeliveryDetails"])
+    }
+
+    // MARK: Sign-in
+
+    /// Signs in; returns the result and, when the sign-in completed, the user for `Auth.signedIn`.
+    func signIn(username: String?, password: String?, flow requested: CognitoAuthConfiguration.AuthenticationFlow?) async throws
+        -> (AuthSignInResult, SignedInUser?)
+    {
+        try await prepare()
+        if let session = await keeper.current {
+            throw AuthError.invalidState("'\(session.username)' is already signed in.", "Sign out first.")
+        }
+        guard let username, !username.isEmpty else {
+            throw AuthError.validation("username", "A username is required to sign in.", "Pass the username.")
+        }
+        pending = nil
+        let flow = requested ?? configuration.authenticationFlow
+        do {
+            switch flow {
+            case .userSRP:
+                guard let password, !password.isEmpty else { throw missingPassword() }
+                let ephemeral = try CognitoSRP.start()
+                let answer = try await service.initiateAuth(
+                    flow: "USER_SRP_AUTH", parameters: ["USERNAME": username, "SRP_A": ephemeral.publicValueHex], username: username)
+                guard answer["ChallengeName"]?.stringValue == "PASSWORD_VERIFIER" else { return try await handle(answer, username: username) }
+                return try await answerPasswordVerifier(answer, typedUsername: username, password: password, ephemeral: ephemeral)
+            case .userPassword:
+                guard let password, !password.isEmpty else { throw missingPassword() }
+                let answer = try await service.initiateAuth(
+                    flow: "USER_PASSWORD_AUTH", parameters: ["USERNAME": username, "PASSWORD": password], username: username)
+                return try await handle(answer, username: username)
+            case .custom:
+                var parameters = ["USERNAME": username]
+                if let password, !password.isEmpty { parameters["PASSWORD"] = password }
+                let answer = try await service.initiateAuth(flow: "CUSTOM_AUTH", parameters: parameters, username: username)
+                return try await handle(answer, username: username)
+            }
+        } catch let error as AuthError {
+            // Two refusals are next steps in Amplify, not errors.
+            if case .service(_, _, let underlying as AWSCognitoAuthError) = error {
+                if underlying == .userNotConfirmed { return (AuthSignInResult(nextStep: .confirmSignUp(nil)), nil) }
+                if underlying == .passwordResetRequired { return (AuthSignInResult(nextStep: .resetPassword(nil)), nil) }
+            }
+            throw error
+        } catch let error as CryptoError {
+            throw AuthError.service("The SRP challenge could not be answered: \(error)", "Check that the endpoint is a Cognito user pool.", error)
+        }
+    }
+
+    private func missingPassword() -> AuthError {
+        AuthError.validation("password", "This sign-in flow needs a password.", "Pass the password.")
+    }
+
+    private func answerPasswordVerifier(
+        _ challenge: JSONValue, typedUsername: String, password: String, ephemeral: CognitoSRP.Ephemeral
+    ) async throws -> (AuthSignInResult, SignedInUser?) {
+        let parameters = challenge["ChallengeParameters"]
+        guard let userId = parameters?["USER_ID_FOR_SRP"]?.stringValue, let salt = parameters?["SALT"]?.stringValue,
+              let serverPublic = parameters?["SRP_B"]?.stringValue, let block = parameters?["SECRET_BLOCK"]?.stringValue
+        else {
+            throw AuthError.service("Cognito's PASSWORD_VERIFIER challenge lacks SALT, SRP_B, SECRET_BLOCK or USER_ID_FOR_SRP.", "Check the endpoint.")
+        }
+        let timestamp = CognitoSRP.timestamp(Date())
+        let claim = try CognitoSRP.passwordClaim(
+            poolId: configuration.userPoolId, userIdForSRP: userId, password: password, ephemeral: ephemeral,
+            saltHex: salt, serverPublicHex: serverPublic, secretBlock: block, timestamp: timestamp)
+        // The challenge's USERNAME is the user's canonical name (not an alias typed in).
+        let username = parameters?["USERNAME"]?.stringValue ?? userId
+        let answer = try await service.respondToAuthChallenge(
+            name: "PASSWORD_VERIFIER", session: challenge["Session"]?.stringValue,
+            responses: ["PASSWORD_CLAIM_SECRET_BLOCK": block, "PASSWORD_CLAIM_SIGNATURE": claim.signature, "TIMESTAMP": timestamp],
+            username: username)
+        return try await handle(answer, username: username)
+    }
+
+    /// Turns an InitiateAuth / RespondToAuthChallenge answer into a finished sign-in or the next step.
+    private func handle(_ answer: JSONValue, username: String) async throws -> (AuthSignInResult, SignedInUser?) {
+        if answer["AuthenticationResult"] != nil {
+            pending = nil
+            let session = try Self.session(from: answer, username: username, keepingRefreshToken: nil)
+            try await keeper.start(session)
+            return (AuthSignInResult(nextStep: .done), SignedInUser(username: session.username, userId: session.userId))
+        }
+        guard let name = answer["ChallengeName"]?.stringValue else {
+            throw AuthError.service("Cognito answered with neither tokens nor a challenge.", "Check the endpoint.")
+        }
+        var parameters: [String: String] = [:]
+        for (key, value) in answer["ChallengeParameters"]?.asObject ?? [:] { parameters[key] = value.stringValue }
+        let challengeUser = parameters["USERNAME"] ?? parameters["USER_ID_FOR_SRP"] ?? username
+        let step: AuthSignInStep
+        switch name {
+        case "NEW_PASSWORD_REQUIRED":
+            step = .confirmSignInWithNewPassword(parameters.filter { $0.key != "USERNAME" })
+        case "SMS_MFA":
+            let medium: [String: JSONValue] = [
+                "Destination": parameters["CODE_DELIVERY_DESTINATION"].map(JSONValue.string) ?? .null,
+                "DeliveryMedium": .string(parameters["CODE_DELIVERY_DELIVERY_MEDIUM"] ?? "SMS"),
+            ]
+            step = .confirmSignInWithSMSMFACode(CognitoUserPoolService.deliveryDetails(.object(medium)), nil)
+        case "SOFTWARE_TOKEN_MFA":
+            step = .confirmSignInWithTOTPCode
+        case "EMAIL_OTP":
+            let medium: [String: JSONValue] = [
+                "Destination": parameters["CODE_DELIVERY_DESTINATION"].map(JSONValue.string) ?? .null, "DeliveryMedium": "EMAIL",
+            ]
+            step = .confirmSignInWithOTP(CognitoUserPoolService.deliveryDetails(.object(medium)))
+        case "CUSTOM_CHALLENGE":
+            step = .confirmSignInWithCustomChallenge(parameters.filter { $0.key != "USERNAME" })
+        case "SELECT_MFA_TYPE":
+            let types = Self.mfaTypes(parameters["MFAS_CAN_CHOOSE"])
+            step = .continueSignInWithMFASelection(types)
+        default:
+            throw AuthError.service(
+                "Cognito asked for the \(name) challenge, which this plugin does not answer.",
+                "Complete the user's set-up in the Cognito console, or use another sign-in flow.")
+        }
+        pending = PendingChallenge(name: name, session: answer["Session"]?.stringValue, username: challengeUser, parameters: parameters)
+        return (AuthSignInResult(nextStep: step), nil)
+    }
+
+    /// Answers the pending challenge with `response` (the new password, the MFA or OTP code, the
+    /// custom answer, or the MFA type chosen).
+    func confirmSignIn(response: String, attributes: [AuthUserAttribute]) async throws -> (AuthSignInResult, SignedInUser?) {
+        guard let challenge = pending else {
+            throw AuthError.invalidState("There is no sign-in challenge to answer.", "Call signIn first; confirmSignIn answers the step it returned.")
+        }
+        var responses: [String: String] = [:]
+        switch challenge.name {
+        case "NEW_PASSWORD_REQUIRED":
+            responses["NEW_PASSWORD"] = response
+            for attribute in attributes { responses["userAttributes.\(attribute.key.rawValue)"] = attribute.value }
+        case "SMS_MFA": responses["SMS_MFA_CODE"] = response
+        case "SOFTWARE_TOKEN_MFA": responses["SOFTWARE_TOKEN_MFA_CODE"] = response
+        case "EMAIL_OTP": responses["EMAIL_OTP_CODE"] = response
+        case "SELECT_MFA_TYPE": responses["ANSWER"] = MFAType(rawValue: response)?.rawValue ?? response
+        default: responses["ANSWER"] = response
+        }
+        let answer = try await service.respondToAuthChallenge(
+            name: challenge.name, session: challenge.session, responses: responses, username: challenge.username)
+        return try await handle(answer, username: challenge.username)
+    }
+
+    private static func mfaTypes(_ list: String?) -> AllowedMFATypes {
+        guard let list, let data = list.data(using: .utf8), let names = try? JSONDecoder().decode([String].self, from: data) else { return [] }
+        return Set(names.compactMap(MFAType.init(rawValue:)))
+    }
+
+    /// A stored session from an answer's `AuthenticationResult` (a refresh keeps the old refresh
+    /// token when Cognito sends none).
+    static func session(from answer: JSONValue, username: String, keepingRefreshToken: String?) throws -> StoredSession {
+        guard let result = answer["AuthenticationResult"], let idToken = result["IdToken"]?.stringValue,
+              let accessToken = result["AccessToken"]?.stringValue,
+              let refreshToken = result["RefreshToken"]?.stringValue ?? keepingRefreshToken
+        else {
+            throw AuthError.service("Cognito's AuthenticationResult lacks a token.", "Check the endpoint.")
+        }
+        let access = try? JSONWebToken(parsing: accessToken)
+        let id = try? JSONWebToken(parsing: idToken)
+        let lifetime = result["ExpiresIn"]?.doubleValue ?? 3600
+        let expiry = access?.expiresAt ?? Date().addingTimeInterval(lifetime)
+        return StoredSession(
+            username: access?.string("username") ?? id?.string("cognito:username") ?? username,
+            userId: id?.string("sub") ?? access?.string("sub") ?? username,
+            idToken: idToken, accessToken: accessToken, refreshToken: refreshToken,
+            accessTokenExpiresAt: expiry, refreshTokenExpiresAt: nil)
+    }
+
+    // MARK: Signed-in calls
+
+    /// Runs `call` with a usable access token. When Cognito refuses the token (revoked by a
+    /// global sign-out elsewhere, say), the session is refreshed once; if that is refused too the
+    /// session ends with `Auth.sessionExpired` and the call throws `sessionExpired`.
+    private func withAccessToken<T: Sendable>(_ call: @Sendable (String) async throws -> T) async throws -> T {
+        try await prepare()
+        let session = try await keeper.validSession()
+        do {
+            return try await call(session.accessToken)
+        } catch AuthError.notAuthorized {
+            let renewed = try await keeper.refresh()
+            return try await call(renewed.accessToken)
+        }
+    }
+
+    func currentUser() async throws -> AWSCognitoAuthUser {
+        try await prepare()
+        guard let session = await keeper.current else {
+            if await keeper.hasExpired { throw AuthError.sessionExpired("The session has expired.", "Sign in again.") }
+            throw AuthError.signedOut("Nobody is signed in.", "Sign in first.")
+        }
+        return AWSCognitoAuthUser(username: session.username, userId: session.userId)
+    }
+
+    func attributes() async throws -> [AuthUserAttribute] {
+        let service = service
+        let answer = try await withAccessToken { try await service.getUser(accessToken: $0) }
+        return (answer["UserAttributes"]?.asArray ?? []).compactMap { item in
+            guard let name = item["Name"]?.stringValue, let value = item["Value"]?.stringValue else { return nil }
+            return AuthUserAttribute(AuthUserAttributeKey(rawValue: name), value: value)
+        }
+    }
+
+    func update(_ attributes: [AuthUserAttribute]) async throws -> [AuthUserAttributeKey: AuthUpdateAttributeResult] {
+        let service = service
+        let answer = try await withAccessToken { try await service.updateUserAttributes(accessToken: $0, attributes: attributes) }
+        var results: [AuthUserAttributeKey: AuthUpdateAttributeResult] = [:]
+        for attribute in attributes { results[attribute.key] = AuthUpdateAttributeResult(isUpdated: true, nextStep: .done) }
+        // An attribute that needs verification (a new email) is pending until its code is confirmed.
+        for details in answer["CodeDeliveryDetailsList"]?.asArray ?? [] {
+            guard let name = details["AttributeName"]?.stringValue else { continue }
+            results[AuthUserAttributeKey(rawValue: name)] = AuthUpdateAttributeResult(
+                isUpdated: false, nextStep: .confirmAttributeWithCode(CognitoUserPoolService.deliveryDetails(details), nil))
+        }
+        return results
+    }
+
+    func changePassword(from old: String, to new: String) async throws {
+        let service = service
+        try await withAccessToken { try await service.changePassword(accessToken: $0, old: old, new: new) }
+    }
+
+    func resetPassword(username: String) async throws -> AuthResetPasswordResult {
+        let answer = try await service.forgotPassword(username: username)
+        return AuthResetPasswordResult(
+            isPasswordReset: false, nextStep: .confirmResetPasswordWithCode(CognitoUserPoolService.deliveryDetails(answer["CodeDeliveryDetails"]), nil))
+    }
+
+    func confirmResetPassword(username: String, newPassword: String, code: String) async throws {
+        try await service.confirmForgotPassword(username: username, code: code, password: newPassword)
+    }
+
+    /// Signs out: revokes the refresh token (or, `global`, signs out every session of the user),
+    /// then forgets the session whatever Cognito said. Returns the result and the username.
+    func signOut(global: Bool) async -> (AWSCognitoSignOutResult, String?) {
+        pending = nil
+        guard (try? await prepare()) != nil, let current = await keeper.current else {
+            return (.failed(AuthError.signedOut("Nobody was signed in.", "Sign in first.")), nil)
+        }
+        var revokeError: AuthError?
+        var globalError: AuthError?
+        if global {
+            do {
+                let service = service
+                try await withAccessToken { try await service.globalSignOut(accessToken: $0) }
+            } catch {
+                globalError = AuthError.cognito(error, operation: "GlobalSignOut")
+            }
+        }
+        if !global || globalError != nil {
+            do {
+                try await service.revokeToken(refreshToken: (await keeper.current ?? current).refreshToken)
+            } catch {
+                revokeError = AuthError.cognito(error, operation: "RevokeToken")
+            }
+        }
+        await keeper.end()
+        if revokeError == nil && globalError == nil { return (.complete, current.username) }
+        return (.partial(revokeTokenError: revokeError, globalSignOutError: globalError), current.username)
+    }
+
+    func deleteUser() async throws -> String {
+        let service = service
+        try await withAccessToken { try await service.deleteUser(accessToken: $0) }
+        let username = await keeper.current?.username ?? ""
+        await keeper.end()
+        return username
+    }
+
+    // MARK: Session
+
+    func fetchAuthSession(forceRefresh: Bool) async throws -> AWSAuthCognitoSession {
+        try await prepare()
+        var tokens: Result<AWSCognitoUserPoolTokens, AuthError> = .failure(AuthError.signedOut("Nobody is signed in.", "Sign in first."))
+        var signedIn = false
+        if await keeper.current != nil {
+            do {
+                let session = try await keeper.validSession(forceRefresh: forceRefresh)
+                signedIn = true
+                tokens = .success(AWSCognitoUserPoolTokens(
+                    idToken: session.idToken, accessToken: session.accessToken, refreshToken: session.refreshToken,
+                    expiration: session.accessTokenExpiresAt))
+            } catch let error as AuthError {
+                if case .sessionExpired = error {} else { signedIn = await keeper.current != nil }
+                tokens = .failure(error)
+            }
+        } else if await keeper.hasExpired {
+            tokens = .failure(AuthError.sessionExpired("The session has expired.", "Sign in again."))
+        }
+        let sub = tokens.flatMap { token -> Result<String, AuthError> in
+            guard let sub = (try? JSONWebToken(parsing: token.idToken))?.string("sub") else {
+                return .failure(AuthError.service("The ID token has no sub.", "Sign in again."))
+            }
+            return .success(sub)
+        }
+        let (identityId, credentials) = await identityPoolCredentials()
+        return AWSAuthCognitoSession(
+            isSignedIn: signedIn, userSubResult: sub, userPoolTokensResult: tokens, identityIdResult: identityId, awsCredentialsResult: credentials)
+    }
+
+    /// The identity pool's id and credentials (authenticated when signed in, guest otherwise).
+    func identityPoolCredentials() async -> (Result<String, AuthError>, Result<AWSCredentials, AuthError>) {
+        guard let identity else {
+            let missing = AuthError.configuration(
+                "No identity pool is configured.", "Add CredentialsProvider.CognitoIdentity.Default.PoolId to the configuration file.")
+            return (.failure(missing), .failure(missing))
+        }
+        do {
+            let credentials = try await identity.credentials()
+            let id = await identity.currentIdentityId ?? ""
+            return (.success(id), .success(credentials))
+        } catch {
+            let failure = AuthError.cognito(error, operation: "GetCredentialsForIdentity")
+            return (.failure(failure), .failure(failure))
+        }
+    }
+
+    /// The identity pool's provider, for the other AWS plugins.
+    var identityProvider: CognitoIdentityCredentialsProvider? { identity }
+
+    /// The current session's ID token, for server code.
+    func currentSession() async throws -> StoredSession {
+        try await prepare()
+        return try await keeper.validSession()
+    }
+}
