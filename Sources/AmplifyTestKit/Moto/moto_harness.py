@@ -9,7 +9,9 @@ Commands:
   {"op": "seed", ...}                   creates what the spec names, with boto3:
       "buckets": ["name", ...]
       "userPool": {"name": "...", "clientSecret": false,
-                   "users": [{"username": "...", "password": "...", "attributes": {"email": "..."}}]}
+                   "users": [{"username": "...", "password": "...", "attributes": {"email": "..."},
+                              "mfa": "sms" | "totp" (optional; the pool's MFA becomes OPTIONAL),
+                              "temporaryPassword": "..." (instead of password: NEW_PASSWORD_REQUIRED)}]}
       "identityPool": {"name": "...", "allowGuests": true}   (linked to the seeded user pool)
       "iamUser": "name"                 a user with an allow-everything policy and an access key
       "kinesisStreams": ["name", ...]   Kinesis data streams with one shard
@@ -18,6 +20,9 @@ Commands:
     and answers with the ids: bucket names, userPoolId, clientId, clientSecret, identityPoolId,
     accessKeyId, secretAccessKey.
 """
+import base64
+import hashlib
+import hmac
 import json
 import os
 import signal
@@ -55,6 +60,15 @@ def client(service):
     return boto3.client(service, endpoint_url=ENDPOINT, region_name=REGION, **credentials)
 
 
+def auth_parameters(user, app):
+    parameters = {"USERNAME": user["username"], "PASSWORD": user["password"]}
+    if app.get("ClientSecret"):
+        message = (user["username"] + app["ClientId"]).encode()
+        digest = hmac.new(app["ClientSecret"].encode(), message, hashlib.sha256).digest()
+        parameters["SECRET_HASH"] = base64.b64encode(digest).decode()
+    return parameters
+
+
 def seed(spec):
     result = {}
     if spec.get("buckets"):
@@ -65,17 +79,35 @@ def seed(spec):
     pool = spec.get("userPool")
     if pool:
         idp = client("cognito-idp")
-        pool_id = idp.create_user_pool(PoolName=pool.get("name", "pool"))["UserPool"]["Id"]
+        users = pool.get("users", [])
+        mfa = "OPTIONAL" if any(user.get("mfa") for user in users) else "OFF"
+        pool_id = idp.create_user_pool(PoolName=pool.get("name", "pool"), MfaConfiguration=mfa)["UserPool"]["Id"]
         app = idp.create_user_pool_client(
             UserPoolId=pool_id, ClientName="app", GenerateSecret=bool(pool.get("clientSecret")),
             ExplicitAuthFlows=["ALLOW_USER_PASSWORD_AUTH", "ALLOW_USER_SRP_AUTH",
                                "ALLOW_REFRESH_TOKEN_AUTH", "ALLOW_CUSTOM_AUTH"])["UserPoolClient"]
-        for user in pool.get("users", []):
+        for user in users:
             attributes = [{"Name": k, "Value": v} for k, v in user.get("attributes", {}).items()]
+            if user.get("temporaryPassword"):
+                # The user must choose a password at first sign-in (NEW_PASSWORD_REQUIRED).
+                idp.admin_create_user(UserPoolId=pool_id, Username=user["username"], UserAttributes=attributes,
+                                      TemporaryPassword=user["temporaryPassword"], MessageAction="SUPPRESS")
+                continue
             idp.admin_create_user(UserPoolId=pool_id, Username=user["username"],
                                   UserAttributes=attributes, MessageAction="SUPPRESS")
             idp.admin_set_user_password(UserPoolId=pool_id, Username=user["username"],
                                         Password=user["password"], Permanent=True)
+            if user.get("mfa") == "sms":
+                idp.admin_set_user_mfa_preference(UserPoolId=pool_id, Username=user["username"],
+                                                  SMSMfaSettings={"Enabled": True, "PreferredMfa": True})
+            elif user.get("mfa") == "totp":
+                token = idp.admin_initiate_auth(
+                    UserPoolId=pool_id, ClientId=app["ClientId"], AuthFlow="ADMIN_NO_SRP_AUTH",
+                    AuthParameters=auth_parameters(user, app))["AuthenticationResult"]["AccessToken"]
+                idp.associate_software_token(AccessToken=token)
+                idp.verify_software_token(AccessToken=token, UserCode="123456")
+                idp.admin_set_user_mfa_preference(UserPoolId=pool_id, Username=user["username"],
+                                                  SoftwareTokenMfaSettings={"Enabled": True, "PreferredMfa": True})
         result.update(userPoolId=pool_id, clientId=app["ClientId"],
                       clientSecret=app.get("ClientSecret"))
     identity = spec.get("identityPool")
