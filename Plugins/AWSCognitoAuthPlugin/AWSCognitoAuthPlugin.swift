@@ -69,10 +69,14 @@ public final class AWSCognitoAuthPlugin: AuthCategoryPlugin {
     }
 
     func engine() throws -> CognitoAuthEngine {
-        guard let engine = state.withLock({ $0?.engine }) else {
+        try configured().engine
+    }
+
+    func configured() throws -> (engine: CognitoAuthEngine, http: HTTPClient) {
+        guard let current = state.withLock({ $0 }) else {
             throw AuthError.configuration("The Cognito auth plugin is not configured.", "Call Amplify.configure() first.")
         }
-        return engine
+        return current
     }
 
     /// The configuration in effect. - Throws: ``Amplify/AuthError/configuration(_:_:_:)`` before `configure`.

@@ -6,7 +6,9 @@ import Glibc
 /// A small HTTP server for HTTP-client tests and benchmarks (`http_test_server.py`, Python's
 /// standard library only) on a free port on 127.0.0.1: `/bytes?n=` streams bytes, `/echo`
 /// describes the request it got (method, headers, body length and SHA-256), `/slow?ms=`
-/// answers late, `/json` and `/rest/…` stand in for AWS JSON 1.1 and REST-XML services.
+/// answers late, `/json` and `/rest/…` stand in for AWS JSON 1.1 and REST-XML services,
+/// `/stored/NAME` serves what was PUT there (and `/stored/NAME.count` how often it was fetched),
+/// and `/replay` answers AWS JSON calls from the recorded exchanges PUT at `/stored/fixtures`.
 /// ``stop()`` ends it by its PID.
 public final class LocalHTTPServer: @unchecked Sendable {
     // @unchecked Sendable: set up in init, then only read; `stop` is called once by the owner.

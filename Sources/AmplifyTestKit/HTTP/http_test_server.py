@@ -9,6 +9,7 @@ from urllib.parse import parse_qs, urlparse
 
 
 COUNTS = {}
+STORED = {}
 BLOCK = bytes(i % 251 for i in range(1 << 16))
 
 
@@ -66,6 +67,12 @@ class Handler(BaseHTTPRequestHandler):
             return
         if url.path.startswith("/rest/"):
             self.handle_rest(url.path, query)
+            return
+        if url.path.startswith("/stored/"):
+            self.handle_stored(url.path[len("/stored/"):])
+            return
+        if url.path == "/replay":
+            self.handle_replay()
             return
         length, digest = self.read_body()
         if url.path == "/echo":
@@ -125,6 +132,44 @@ class Handler(BaseHTTPRequestHandler):
             answer(200, {"count": COUNTS.get(body.get("of", ""), 0)})
         else:
             answer(400, {"__type": "UnknownOperationException", "message": target})
+
+    def handle_stored(self, name):
+        """PUT stores the body under name; GET serves it (counting GETs); GET name?count says how many."""
+        if self.command == "PUT":
+            STORED[name] = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.reply(204, b"")
+        elif name.endswith(".count"):
+            self.reply(200, json.dumps({"count": COUNTS.get("stored:" + name[:-6], 0)}).encode(), "application/json")
+        elif name in STORED:
+            COUNTS["stored:" + name] = COUNTS.get("stored:" + name, 0) + 1
+            self.reply(200, STORED[name], "application/json")
+        else:
+            self.reply(404, b"not stored", "text/plain")
+
+    def handle_replay(self):
+        """Recorded AWS JSON exchanges: the fixture list stored as "fixtures" (PUT /stored/fixtures)
+        is answered in order. Each request must name the fixture's target and carry every field of
+        its "request" (a subset match); a mismatch answers 400 MismatchException saying what differed."""
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        body = json.loads(raw or b"{}")
+        fixtures = json.loads(STORED.get("fixtures", b"[]"))
+        index = COUNTS.get("replay", 0)
+        COUNTS["replay"] = index + 1
+        def answer(status, value):
+            self.reply(status, json.dumps(value).encode(), "application/x-amz-json-1.1")
+        if index >= len(fixtures):
+            answer(400, {"__type": "MismatchException", "message": "no fixture left for call %d" % (index + 1)})
+            return
+        fixture = fixtures[index]
+        target = self.headers.get("X-Amz-Target", "")
+        if target != fixture["target"]:
+            answer(400, {"__type": "MismatchException", "message": "expected %s, got %s" % (fixture["target"], target)})
+            return
+        for key, value in fixture.get("request", {}).items():
+            if body.get(key) != value:
+                answer(400, {"__type": "MismatchException", "message": "%s: expected %r, got %r" % (key, value, body.get(key))})
+                return
+        answer(fixture.get("status", 200), fixture.get("response", {}))
 
     def handle_rest(self, path, query):
         """An S3-like REST-XML stand-in: /rest/flaky answers 503 SlowDown twice per key, then the

@@ -1,0 +1,210 @@
+import AWSPluginsCore
+import Amplify
+import AmplifyAuthCore
+import AmplifyCrypto
+import Foundation
+
+/// Verifies the ID and access tokens a user pool issues, for server code that authenticates
+/// requests from the app's users: the RS256 signature against the pool's JWKS, `iss`, `aud`
+/// (ID tokens) or `client_id` (access tokens), `token_use`, and `exp` / `nbf` with a small clock
+/// skew. Tokens with `alg: none`, HS256 (key confusion) or any other algorithm, an unknown key,
+/// a tampered payload or another key's signature are refused.
+///
+/// The JWKS is fetched on first use and cached; a token naming a key id the cache lacks triggers
+/// one refetch (keys rotate), at most once per `refetchInterval`, so forged key ids cannot make
+/// the server hammer Cognito. Safe from any task.
+public actor CognitoTokenVerifier {
+    /// Which token a caller expects.
+    public enum TokenUse: String, Sendable {
+        /// An ID token (`aud` is the app client).
+        case id
+        /// An access token (`client_id` is the app client).
+        case access
+    }
+
+    /// A token that passed every check.
+    public struct VerifiedToken: Sendable, Equatable {
+        /// Every claim.
+        public let claims: JSONValue
+        /// The user's `sub`.
+        public let subject: String
+        /// `cognito:username` (ID token) or `username` (access token).
+        public let username: String?
+        /// When it expires.
+        public let expiresAt: Date
+        /// The key that signed it.
+        public let keyId: String
+    }
+
+    private let issuer: String
+    private let jwksURL: URL
+    private let clientIds: Set<String>
+    private let leeway: TimeInterval
+    private let refetchInterval: TimeInterval
+    private let http: HTTPClient
+    private let now: @Sendable () -> Date
+    private var keys: [String: RSAKey] = [:]
+    private var lastFetch: Date?
+    private var fetching: Task<[String: RSAKey], any Error>?
+    /// How many times the JWKS was fetched (for diagnostics and tests).
+    public private(set) var fetchCount = 0
+
+    /// A verifier for tokens of `issuer` (`https://cognito-idp.<region>.amazonaws.com/<poolId>`,
+    /// or a stand-in's) signed by the keys at `jwksURL`, issued to one of `clientIds`.
+    /// - Parameters:
+    ///   - leeway: clock skew allowed for `exp` and `nbf` (default 60 s).
+    ///   - refetchInterval: the least time between two JWKS fetches (default 60 s).
+    ///   - now: the clock (tests pass their own).
+    public init(
+        issuer: String, jwksURL: URL, clientIds: [String], http: HTTPClient, leeway: TimeInterval = 60,
+        refetchInterval: TimeInterval = 60, now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.issuer = issuer
+        self.jwksURL = jwksURL
+        self.clientIds = Set(clientIds)
+        self.leeway = leeway
+        self.refetchInterval = refetchInterval
+        self.http = http
+        self.now = now
+    }
+
+    /// Checks `token` as a `use` token and returns its claims.
+    /// - Throws: ``CognitoTokenError`` saying which check failed.
+    public func verify(_ token: String, as use: TokenUse) async throws -> VerifiedToken {
+        let parsed: JSONWebToken
+        do {
+            parsed = try JSONWebToken(parsing: token)
+        } catch {
+            throw CognitoTokenError.malformed
+        }
+        let algorithm = parsed.header["alg"]?.stringValue ?? "(none)"
+        guard algorithm == "RS256" else { throw CognitoTokenError.unsupportedAlgorithm(algorithm) }
+        guard let keyId = parsed.header["kid"]?.stringValue else { throw CognitoTokenError.unknownKey("(no kid)") }
+        let key = try await key(for: keyId)
+        guard key.verify(signature: parsed.signature, of: Array(parsed.signingInput.utf8)) else { throw CognitoTokenError.badSignature }
+
+        let claims = parsed.claims
+        guard claims["iss"]?.stringValue == issuer else { throw CognitoTokenError.wrongIssuer(claims["iss"]?.stringValue) }
+        guard claims["token_use"]?.stringValue == use.rawValue else { throw CognitoTokenError.wrongTokenUse(claims["token_use"]?.stringValue) }
+        let audience = use == .id ? claims["aud"]?.stringValue : claims["client_id"]?.stringValue
+        guard let audience, clientIds.contains(audience) else { throw CognitoTokenError.wrongAudience(audience) }
+        let current = now().timeIntervalSince1970
+        guard let expiry = claims["exp"]?.doubleValue else { throw CognitoTokenError.expired }
+        guard current < expiry + leeway else { throw CognitoTokenError.expired }
+        if let notBefore = claims["nbf"]?.doubleValue, current + leeway < notBefore { throw CognitoTokenError.notYetValid }
+        guard let subject = claims["sub"]?.stringValue else { throw CognitoTokenError.missingClaim("sub") }
+        return VerifiedToken(
+            claims: claims, subject: subject,
+            username: use == .id ? claims["cognito:username"]?.stringValue : claims["username"]?.stringValue,
+            expiresAt: Date(timeIntervalSince1970: expiry), keyId: keyId)
+    }
+
+    /// The key `keyId`, refetching the JWKS when it is unknown and the last fetch is old enough.
+    private func key(for keyId: String) async throws -> RSAKey {
+        if let key = keys[keyId] { return key }
+        if let lastFetch, now().timeIntervalSince(lastFetch) < refetchInterval {
+            throw CognitoTokenError.unknownKey(keyId)
+        }
+        keys = try await fetchKeys()
+        guard let key = keys[keyId] else { throw CognitoTokenError.unknownKey(keyId) }
+        return key
+    }
+
+    /// One fetch at a time: concurrent verifications of a new key share it.
+    private func fetchKeys() async throws -> [String: RSAKey] {
+        if let fetching { return try await fetching.value }
+        let task = Task { [http, jwksURL] in try await Self.download(jwksURL, http: http) }
+        fetching = task
+        defer { fetching = nil }
+        lastFetch = now()
+        fetchCount += 1
+        return try await task.value
+    }
+
+    private static func download(_ url: URL, http: HTTPClient) async throws -> [String: RSAKey] {
+        let response: HTTPResponse
+        do {
+            response = try await http.send(HTTPRequest(method: "GET", url: url, timeout: .seconds(10)))
+        } catch {
+            throw CognitoTokenError.keysUnavailable("\(url.absoluteString) could not be fetched: \(error)")
+        }
+        guard response.status == 200 else {
+            throw CognitoTokenError.keysUnavailable("\(url.absoluteString) answered HTTP \(response.status)")
+        }
+        guard let document = try? JSONDecoder().decode(JSONValue.self, from: Data(response.body)), let list = document["keys"]?.asArray else {
+            throw CognitoTokenError.keysUnavailable("\(url.absoluteString) is not a JWKS document")
+        }
+        return parse(list)
+    }
+
+    /// The usable RS256 signing keys of a JWKS `keys` array (others are skipped).
+    static func parse(_ list: [JSONValue]) -> [String: RSAKey] {
+        var parsed: [String: RSAKey] = [:]
+        for entry in list {
+            guard entry["kty"]?.stringValue == "RSA", let kid = entry["kid"]?.stringValue,
+                  entry["alg"]?.stringValue.map({ $0 == "RS256" }) ?? true, entry["use"]?.stringValue.map({ $0 == "sig" }) ?? true,
+                  let n = entry["n"]?.stringValue.flatMap(Base64URL.decode), let e = entry["e"]?.stringValue.flatMap(Base64URL.decode),
+                  let key = try? RSAKey(modulus: n, exponent: e)
+            else { continue }
+            parsed[kid] = key
+        }
+        return parsed
+    }
+}
+
+/// Why ``CognitoTokenVerifier`` refused a token.
+public enum CognitoTokenError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// Not three base64url parts of JSON.
+    case malformed
+    /// The header names an algorithm other than RS256 (`none`, `HS256`, ...).
+    case unsupportedAlgorithm(String)
+    /// No key of the pool has this id (after a refetch, or within the refetch interval).
+    case unknownKey(String)
+    /// The signature does not verify with the named key.
+    case badSignature
+    /// `exp` has passed (beyond the leeway), or is missing.
+    case expired
+    /// `nbf` is still ahead.
+    case notYetValid
+    /// `iss` is not the pool's.
+    case wrongIssuer(String?)
+    /// `aud` / `client_id` is not one of the app clients.
+    case wrongAudience(String?)
+    /// `token_use` is not the expected one.
+    case wrongTokenUse(String?)
+    /// A required claim is missing.
+    case missingClaim(String)
+    /// The JWKS could not be fetched or read.
+    case keysUnavailable(String)
+
+    /// A sentence for logs and 401 answers.
+    public var description: String {
+        switch self {
+        case .malformed: "the token is not a well-formed JWT"
+        case .unsupportedAlgorithm(let alg): "the token's algorithm '\(alg)' is not accepted (only RS256)"
+        case .unknownKey(let kid): "no signing key '\(kid)' is published by the user pool"
+        case .badSignature: "the token's signature does not verify"
+        case .expired: "the token has expired"
+        case .notYetValid: "the token is not valid yet"
+        case .wrongIssuer(let iss): "the token was issued by '\(iss ?? "nobody")', not this user pool"
+        case .wrongAudience(let aud): "the token was issued to '\(aud ?? "nobody")', not this app client"
+        case .wrongTokenUse(let use): "the token is an '\(use ?? "unknown")' token"
+        case .missingClaim(let claim): "the token has no '\(claim)' claim"
+        case .keysUnavailable(let why): "the user pool's keys are unavailable: \(why)"
+        }
+    }
+}
+
+extension AWSCognitoAuthPlugin {
+    /// A verifier for this pool's tokens (issuer, JWKS URL and app client from the configuration),
+    /// on the plugin's HTTP client.
+    /// - Throws: ``Amplify/AuthError/configuration(_:_:_:)`` before `configure`.
+    public func tokenVerifier(leeway: TimeInterval = 60, refetchInterval: TimeInterval = 60) throws -> CognitoTokenVerifier {
+        let (engine, http) = try configured()
+        let settings = engine.configuration
+        var clients = [settings.appClientId]
+        if let hosted = settings.oauth?.appClientId, hosted != settings.appClientId { clients.append(hosted) }
+        return CognitoTokenVerifier(
+            issuer: settings.tokenIssuer, jwksURL: settings.jwksURL, clientIds: clients, http: http, leeway: leeway, refetchInterval: refetchInterval)
+    }
+}
