@@ -117,7 +117,7 @@ let package = Package(
         .testTarget(
             name: "AWSCognitoAuthPluginTests",
             dependencies: ["AWSCognitoAuthPlugin", "AmplifyAuthCore", "AmplifyCrypto", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit"],
-            exclude: ["Vectors"]),
+            exclude: ["Vectors", "Fixtures"]),
         .testTarget(name: "LocalAuthPluginTests", dependencies: ["LocalAuthPlugin", "AmplifyTestKit", "AmplifySQLite", "AmplifyCrypto"]),
         .testTarget(name: "AmplifyAnalyticsCoreTests", dependencies: ["AmplifyAnalyticsCore", "AmplifyEventLoop"]),
         .testTarget(

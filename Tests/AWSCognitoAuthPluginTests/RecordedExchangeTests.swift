@@ -1,0 +1,110 @@
+import AWSCognitoAuthPlugin
+import AWSPluginsCore
+import Amplify
+import AmplifyEventLoop
+import AmplifyTestKit
+import Foundation
+import Testing
+
+/// The calls moto lacks, against recorded exchanges replayed by the test HTTP server (see
+/// Fixtures/README.md): the server refuses any request that differs from the recording.
+@Suite("Cognito calls moto lacks, against recorded exchanges")
+struct RecordedExchangeTests {
+    /// A plugin whose endpoint is the replay server loaded with `fixture`.
+    final class Replay: Sendable {
+        let server: LocalHTTPServer
+        let loop: EventLoop
+        let hub: DefaultHubPlugin
+        let events: HubEventRecorder
+        let plugin: AWSCognitoAuthPlugin
+        let folder = NSTemporaryDirectory() + "cognito-replay-\(UUID().uuidString)"
+
+        init(_ fixture: String, flow: String = "USER_PASSWORD_AUTH") async throws {
+            server = try LocalHTTPServer()
+            loop = try EventLoop(name: "replay")
+            hub = DefaultHubPlugin(loop: loop)
+            events = HubEventRecorder(channel: .auth, hub: hub)
+            let recorded = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/\(fixture)")
+            let http = try HTTPClient(loop: loop)
+            let stored = try await http.send(HTTPRequest(method: "PUT", url: server.url("/stored/fixtures"), body: .bytes(Array(Data(contentsOf: recorded)))))
+            await http.shutdown()
+            guard stored.status == 204 else { throw CocoaError(.fileReadUnknown) }
+            plugin = AWSCognitoAuthPlugin(hub: hub, loop: loop, environment: [:])
+            try plugin.configure(using: [
+                "CognitoUserPool": ["Default": [
+                    "PoolId": "us-east-1_Fixture1", "AppClientId": "fixtureclient", "AppClientSecret": "fixturesecret",
+                    "Region": "us-east-1", "Endpoint": .string(server.url("/replay").absoluteString),
+                ]],
+                "Auth": ["Default": ["authenticationFlowType": .string(flow)]],
+                "credentialStore": .string(folder + "/credentials.sqlite"),
+            ] as JSONValue)
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
+
+        func eventNames() async -> [String] {
+            await hub.flush()
+            return events.eventNames
+        }
+
+        func close() async throws {
+            await plugin.reset()
+            await hub.reset()
+            try loop.shutdown()
+            server.stop()
+            try? FileManager.default.removeItem(atPath: folder)
+        }
+    }
+
+    @Test("ResendConfirmationCode sends SecretHash and returns where the code went; LimitExceededException, retried 3 times, maps to limitExceeded")
+    func resendConfirmationCode() async throws {
+        let replay = try await Replay("resend_confirmation_code.json")
+        let details = try await replay.plugin.resendSignUpCode(for: "bo", options: nil)
+        #expect(details.destination == .email("b***@e***.com"))
+        #expect(details.attributeKey == .email)
+        await #expect { _ = try await replay.plugin.resendSignUpCode(for: "bo", options: nil) } throws: { error in
+            guard case AuthError.service(_, _, let underlying as AWSCognitoAuthError) = error else { return false }
+            return underlying == .limitExceeded
+        }
+        #expect(await replay.eventNames() == [HubPayload.EventName.Auth.resendSignUpCodeAPI, HubPayload.EventName.Auth.resendSignUpCodeAPI])
+        try await replay.close()
+    }
+
+    @Test("DeleteUser with the access token ends the session and dispatches Auth.userDeleted")
+    func deleteUser() async throws {
+        let replay = try await Replay("delete_user.json")
+        #expect(try await replay.plugin.signIn(username: "bo", password: "Passw0rd!x", options: nil).isSignedIn)
+        try await replay.plugin.deleteUser()
+        await #expect(throws: AuthError.self) { _ = try await replay.plugin.getCurrentUser() }
+        let names = await replay.eventNames()
+        #expect(names.suffix(2) == [HubPayload.EventName.Auth.deleteUserAPI, HubPayload.EventName.Auth.userDeleted])
+        #expect(replay.events.payloads.last?.data as? String == "bo")
+        try await replay.close()
+    }
+
+    @Test("Sign-out revokes the refresh token with RevokeToken (with the client secret) and completes")
+    func revokeToken() async throws {
+        let replay = try await Replay("revoke_token.json")
+        _ = try await replay.plugin.signIn(username: "bo", password: "Passw0rd!x", options: nil)
+        let result = await replay.plugin.signOut(options: nil)
+        guard case .complete = result as? AWSCognitoSignOutResult else {
+            Issue.record("expected a complete sign-out, got \(result)")
+            return
+        }
+        #expect(await replay.eventNames().suffix(2) == [HubPayload.EventName.Auth.signOutAPI, HubPayload.EventName.Auth.signedOut])
+        try await replay.close()
+    }
+
+    @Test("CUSTOM_AUTH: the custom challenge is the next step, confirmSignIn sends ANSWER with the session and SECRET_HASH, and signs in")
+    func customChallenge() async throws {
+        let replay = try await Replay("custom_auth.json", flow: "CUSTOM_AUTH")
+        let first = try await replay.plugin.signIn(username: "bo", password: nil, options: nil)
+        #expect(first.nextStep == .confirmSignInWithCustomChallenge(["question": "What is 2 + 2?"]))
+        let done = try await replay.plugin.confirmSignIn(challengeResponse: "4", options: nil)
+        #expect(done.isSignedIn)
+        let user = try await replay.plugin.getCurrentUser()
+        #expect(user.username == "bo")
+        #expect(user.userId == "5f0c-bo")
+        #expect(await replay.eventNames().contains(HubPayload.EventName.Auth.signedIn))
+        try await replay.close()
+    }
+}
