@@ -87,13 +87,13 @@ public struct CognitoAuthConfiguration: Sendable, Equatable {
             throw ConfigurationValueError(keyPath: "awsCognitoAuthPlugin", expected: "an object with CognitoUserPool.Default", found: json)
         }
         let pool = try block.requiredObject("CognitoUserPool.Default")
-        userPoolId = try pool.requiredString("PoolId")
+        userPoolId = try block.requiredString("CognitoUserPool.Default.PoolId")
         guard let underscore = userPoolId.firstIndex(of: "_"), underscore != userPoolId.startIndex,
               userPoolId.index(after: underscore) != userPoolId.endIndex
         else {
             throw ConfigurationValueError(keyPath: "CognitoUserPool.Default.PoolId", expected: "a pool id such as us-east-1_AbCdEfGhI", found: .string(userPoolId))
         }
-        appClientId = try pool.requiredString("AppClientId")
+        appClientId = try block.requiredString("CognitoUserPool.Default.AppClientId")
         appClientSecret = try pool.optionalString("AppClientSecret").flatMap { $0.isEmpty ? nil : $0 }
         region = try pool.optionalString("Region") ?? String(userPoolId[..<underscore])
         userPoolEndpoint = try AWSEndpoint.resolve(

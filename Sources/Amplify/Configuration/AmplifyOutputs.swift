@@ -22,7 +22,7 @@ public struct AmplifyOutputs: Sendable {
 
     /// Reads and translates the file into the category shape plugins receive.
     /// - Throws: ``ConfigurationError/invalidAmplifyOutputsFile(_:_:_:)``.
-    func resolve() throws -> AmplifyConfiguration {
+    public func resolve() throws -> AmplifyConfiguration {
         switch source {
         case .defaultFile:
             let url = URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent("amplify_outputs.json")

@@ -1,0 +1,91 @@
+import AWSCognitoAuthPlugin
+import AWSPluginsCore
+import Amplify
+import Foundation
+import Testing
+
+@Suite("Cognito plugin configuration")
+struct CognitoConfigurationTests {
+    static let cliBlock: JSONValue = [
+        "IdentityManager": ["Default": [:]],
+        "CredentialsProvider": ["CognitoIdentity": ["Default": ["PoolId": "us-east-1:00000000-0000-0000-0000-000000000000", "Region": "us-east-1"]]],
+        "CognitoUserPool": ["Default": ["PoolId": "us-east-1_AbCdEfGhI", "AppClientId": "abcdefghij0123456789", "Region": "us-east-1"]],
+        "Auth": ["Default": [
+            "authenticationFlowType": "USER_SRP_AUTH",
+            "OAuth": [
+                "WebDomain": "myapp.auth.us-east-1.amazoncognito.com", "AppClientId": "abcdefghij0123456789",
+                "SignInRedirectURI": "myapp://callback/,http://127.0.0.1:8765/callback", "SignOutRedirectURI": "myapp://signout/",
+                "Scopes": ["openid", "email", "profile"],
+            ],
+        ]],
+    ]
+
+    @Test("The block the CLI writes gives AWS's endpoints, issuer and JWKS, SRP, and the hosted UI with its loopback redirect")
+    func cliBlock() throws {
+        let settings = try CognitoAuthConfiguration(json: Self.cliBlock, environment: [:])
+        #expect(settings.userPoolId == "us-east-1_AbCdEfGhI")
+        #expect(settings.appClientSecret == nil)
+        #expect(settings.userPoolEndpoint.absoluteString == "https://cognito-idp.us-east-1.amazonaws.com")
+        #expect(settings.identityPoolId == "us-east-1:00000000-0000-0000-0000-000000000000")
+        #expect(settings.identityEndpoint.absoluteString == "https://cognito-identity.us-east-1.amazonaws.com")
+        #expect(settings.authenticationFlow == .userSRP)
+        #expect(settings.tokenIssuer == "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_AbCdEfGhI")
+        #expect(settings.jwksURL.absoluteString == "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_AbCdEfGhI/.well-known/jwks.json")
+        #expect(settings.refreshLead == 300)
+        #expect(settings.oauth?.signInRedirectURI == "http://127.0.0.1:8765/callback")
+        #expect(settings.oauth?.scopes == ["openid", "email", "profile"])
+    }
+
+    @Test("An endpoint override (file or AWS_ENDPOINT_URL) moves the calls and the JWKS, not the issuer")
+    func endpointOverride() throws {
+        let settings = try CognitoAuthConfiguration(json: Self.cliBlock, environment: ["AWS_ENDPOINT_URL": "http://127.0.0.1:5000"])
+        #expect(settings.userPoolEndpoint.absoluteString == "http://127.0.0.1:5000")
+        #expect(settings.identityEndpoint.absoluteString == "http://127.0.0.1:5000")
+        #expect(settings.jwksURL.absoluteString == "http://127.0.0.1:5000/us-east-1_AbCdEfGhI/.well-known/jwks.json")
+        #expect(settings.tokenIssuer == "https://cognito-idp.us-east-1.amazonaws.com/us-east-1_AbCdEfGhI")
+    }
+
+    @Test("Gen 2 amplify_outputs.json's auth section configures the same plugin, hosted UI included")
+    func gen2Outputs() throws {
+        let outputs = """
+        {"version": "1.3", "auth": {"aws_region": "eu-west-1", "user_pool_id": "eu-west-1_Gen2Pool", "user_pool_client_id": "gen2client",
+         "identity_pool_id": "eu-west-1:11111111-2222-3333-4444-555555555555",
+         "oauth": {"domain": "gen2.auth.eu-west-1.amazoncognito.com", "scopes": ["openid"], "redirect_sign_in_uri": ["http://localhost:3000/cb"],
+                   "redirect_sign_out_uri": ["http://localhost:3000/"], "response_type": "code", "identity_providers": []}}}
+        """
+        let configuration = try AmplifyOutputs.data(Data(outputs.utf8)).resolve()
+        let block = configuration.auth?.plugins["awsCognitoAuthPlugin"]
+        let settings = try CognitoAuthConfiguration(json: block, environment: [:])
+        #expect(settings.userPoolId == "eu-west-1_Gen2Pool")
+        #expect(settings.appClientId == "gen2client")
+        #expect(settings.region == "eu-west-1")
+        #expect(settings.identityPoolRegion == "eu-west-1")
+        #expect(settings.oauth?.webDomain == "gen2.auth.eu-west-1.amazoncognito.com")
+        #expect(settings.oauth?.signInRedirectURI == "http://localhost:3000/cb")
+        #expect(settings.oauth?.appClientId == "gen2client")
+    }
+
+    @Test("Missing ids, a malformed pool id, an unknown flow and a negative lead are errors naming the key")
+    func badBlocks() throws {
+        func keyPath(_ block: JSONValue) -> String? {
+            do {
+                _ = try CognitoAuthConfiguration(json: block, environment: [:])
+                return nil
+            } catch let error as ConfigurationValueError {
+                return error.keyPath
+            } catch {
+                return "\(error)"
+            }
+        }
+        #expect(keyPath([:]) == "CognitoUserPool.Default")
+        #expect(keyPath(["CognitoUserPool": ["Default": ["AppClientId": "x"]]]) == "CognitoUserPool.Default.PoolId")
+        #expect(keyPath(["CognitoUserPool": ["Default": ["PoolId": "nounderscore", "AppClientId": "x"]]]) == "CognitoUserPool.Default.PoolId")
+        #expect(keyPath(["CognitoUserPool": ["Default": ["PoolId": "us-east-1_x"]]]) == "CognitoUserPool.Default.AppClientId")
+        #expect(keyPath(["CognitoUserPool": ["Default": ["PoolId": "us-east-1_x", "AppClientId": "x"]],
+                         "Auth": ["Default": ["authenticationFlowType": "MAGIC"]]]) == "Auth.Default.authenticationFlowType")
+        #expect(keyPath(["CognitoUserPool": ["Default": ["PoolId": "us-east-1_x", "AppClientId": "x"]], "refreshLeadSeconds": -1]) == "refreshLeadSeconds")
+        #expect(throws: AWSPluginsError.self) {
+            _ = try CognitoAuthConfiguration(json: ["CognitoUserPool": ["Default": ["PoolId": "us-east-1_x", "AppClientId": "x", "Endpoint": "ftp://x"]]], environment: [:])
+        }
+    }
+}
