@@ -22,7 +22,7 @@ import Foundation
 /// `Auth.signedIn` (data ``AmplifyAuthCore/SignedInUser``), `Auth.signedOut`, `Auth.userDeleted`
 /// and `Auth.sessionExpired` (data the username). Events are dispatched from the calling task;
 /// the Hub delivers them on its loop.
-public final class AWSCognitoAuthPlugin: AuthCategoryPlugin {
+public final class AWSCognitoAuthPlugin: AuthCategoryPlugin, AWSAuthCredentialsSource {
     /// The plugin's key in the configuration file.
     public static let pluginKey: PluginKey = "awsCognitoAuthPlugin"
 

@@ -50,7 +50,7 @@ public final class AWSKinesisAnalyticsPlugin: AnalyticsEngineProviding {
         let http = try HTTPClient(loop: loop)
         let client = AWSJSONClient(
             http: http, endpoint: endpoint, region: settings.region, signingName: service.0,
-            credentials: credentials ?? CachingCredentialsProvider(CredentialsProviderChain.default()))
+            credentials: credentials ?? AuthPluginCredentialsProvider.defaultChain())
         let engine = try AnalyticsEngine(
             queue: settings.queue.openQueue(), sender: KinesisSender(client: client, configuration: settings),
             batchSize: settings.queue.batchSize,

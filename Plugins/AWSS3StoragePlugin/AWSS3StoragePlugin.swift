@@ -34,7 +34,13 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
         self.loop = loop
         support = StoragePluginSupport(hub: hub)
         self.credentials = credentials
-        self.identityId = identityId ?? StoragePluginSupport.signedInUserIdentityId
+        self.identityId = identityId ?? {
+            do {
+                return try await AuthPluginCredentialsProvider.identityId()
+            } catch {
+                throw StorageError.authError("This path is built from the identity id, and none is available: \(error)", "Sign in first, or use a string path.", error)
+            }
+        }
     }
 
     /// Reads the block and prepares the client.
@@ -47,7 +53,7 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
         let http = try HTTPClient(loop: loop)
         let client = AWSRESTClient(
             http: http, endpoint: addressing.endpoint, region: settings.region,
-            credentials: credentials ?? CachingCredentialsProvider(CredentialsProviderChain.default()))
+            credentials: credentials ?? AuthPluginCredentialsProvider.defaultChain())
         state.withLock { $0 = (S3Operations(client: client, addressing: addressing), http, settings) }
     }
 

@@ -217,7 +217,7 @@ struct CognitoMotoTests {
         }
     }
 
-    @Test("The identity pool gives guest credentials signed out and the user's own identity signed in")
+    @Test("The identity pool gives guest credentials signed out and the user's own identity signed in, first in the AWS plugins' provider chain")
     func identityPoolCredentials() async throws {
         try await MotoServer.with { moto in
             let fixture = try CognitoFixture(moto: moto, pool: ["name": "ids", "users": [alice]], identityPool: true)
@@ -234,6 +234,16 @@ struct CognitoMotoTests {
             let provider = try await plugin.awsCredentialsProvider()
             #expect(!(try await provider.credentials().secretAccessKey.isEmpty))
             #expect(try await plugin.identityId() == userId)
+
+            // The AWS plugins' default chain asks the Auth plugin first; without one it moves on.
+            let chained = try await CredentialsProviderChain([
+                AuthPluginCredentialsProvider(plugins: { [plugin] }), StaticCredentialsProvider(AWSCredentials(accessKeyId: "static", secretAccessKey: "s")),
+            ]).credentials()
+            #expect(chained.accessKeyId == (try user.getAWSCredentials().get().accessKeyId))
+            let fallback = try await CredentialsProviderChain([
+                AuthPluginCredentialsProvider(plugins: { [] }), StaticCredentialsProvider(AWSCredentials(accessKeyId: "static", secretAccessKey: "s")),
+            ]).credentials()
+            #expect(fallback.accessKeyId == "static")
             try await fixture.close(plugin)
         }
     }

@@ -4,13 +4,15 @@ import Foundation
 /// Temporary AWS credentials from a Cognito identity pool: `GetId` once, then
 /// `GetCredentialsForIdentity`, as a guest or, with `logins`, as the signed-in user (the user
 /// pool's ID token under `cognito-idp.<region>.amazonaws.com/<poolId>`). Both calls are public
-/// (unsigned). Wrap it in ``CachingCredentialsProvider`` to reuse credentials until they expire.
+/// (unsigned). Credentials are reused until five minutes before they expire, as long as the logins
+/// are the same (a sign-in or sign-out fetches new ones).
 public actor CognitoIdentityCredentialsProvider: AWSCredentialsProvider {
     private let client: AWSJSONClient
     private let identityPoolId: String
     private let logins: @Sendable () async throws -> [String: String]
     private var identityId: String?
     private var identityLogins: [String: String] = [:]
+    private var cached: AWSCredentials?
 
     /// A provider for `identityPoolId` calling Cognito Identity through `client`.
     /// - Parameter logins: the identity providers' tokens to present (none for a guest); asked on
@@ -30,6 +32,9 @@ public actor CognitoIdentityCredentialsProvider: AWSCredentialsProvider {
     ///   transport error.
     public func credentials() async throws -> AWSCredentials {
         let tokens = try await logins()
+        if let cached, tokens == identityLogins, let expiry = cached.expiration, expiry.timeIntervalSinceNow > 300 {
+            return cached
+        }
         if identityId == nil || tokens != identityLogins {
             var body: [String: JSONValue] = ["IdentityPoolId": .string(identityPoolId)]
             if !tokens.isEmpty { body["Logins"] = .object(tokens.mapValues(JSONValue.string)) }
@@ -48,8 +53,10 @@ public actor CognitoIdentityCredentialsProvider: AWSCredentialsProvider {
         else {
             throw AWSPluginsError(code: "InvalidResponse", "GetCredentialsForIdentity answered without credentials.", "Check the identity pool's roles.")
         }
-        return AWSCredentials(
+        let fresh = AWSCredentials(
             accessKeyId: accessKey, secretAccessKey: secret, sessionToken: keys["SessionToken"]?.stringValue,
             expiration: keys["Expiration"]?.doubleValue.map { Date(timeIntervalSince1970: $0) })
+        cached = fresh
+        return fresh
     }
 }

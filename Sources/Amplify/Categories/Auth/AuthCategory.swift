@@ -17,6 +17,12 @@ public final class AuthCategory: AuthCategoryBehavior {
         try plugins.plugin(for: key) ?? { throw noSuchPlugin(key, in: plugins) }()
     }
 
+    /// Every Auth plugin added, ordered by key (for plugins of other categories that look for a
+    /// capability, such as AWS credentials, in whichever Auth plugin has it).
+    public var addedPlugins: [any AuthCategoryPlugin] {
+        plugins.all.sorted { $0.key < $1.key }.map(\.value)
+    }
+
     /// Removes the plugin with `key` (before `configure`).
     public func removePlugin(for key: PluginKey) { plugins.remove(key: key) }
 
