@@ -72,8 +72,8 @@ let package = Package(
             path: "Plugins/RedisHubBridgePlugin"),
 
         // Registers every plugin this package ships (the one module that depends on them all).
-        .target(name: "AmplifyPlugins", dependencies: ["Amplify", "LocalAuthPlugin", "LocalAnalyticsPlugin", "AWSKinesisAnalyticsPlugin", "LocalStoragePlugin", "AWSS3StoragePlugin", "RedisHubBridgePlugin"]),
-        .executableTarget(name: "amplify", dependencies: ["AmplifyPlugins", "LocalAuthPlugin", "AmplifyAuthCore", "AmplifyAnalyticsCore", "AmplifyEventLoop"]),
+        .target(name: "AmplifyPlugins", dependencies: ["Amplify", "LocalAuthPlugin", "AWSCognitoAuthPlugin", "LocalAnalyticsPlugin", "AWSKinesisAnalyticsPlugin", "LocalStoragePlugin", "AWSS3StoragePlugin", "RedisHubBridgePlugin"]),
+        .executableTarget(name: "amplify", dependencies: ["AmplifyPlugins", "LocalAuthPlugin", "AWSCognitoAuthPlugin", "AmplifyAuthCore", "AmplifyAnalyticsCore", "AmplifyEventLoop"]),
 
         // MARK: Examples.
         .executableTarget(

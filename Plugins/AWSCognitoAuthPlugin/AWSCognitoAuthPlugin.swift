@@ -144,6 +144,25 @@ public final class AWSCognitoAuthPlugin: AuthCategoryPlugin, AWSAuthCredentialsS
         return result
     }
 
+    /// Signs in through the hosted UI (the server form of amplify-swift's `signInWithWebUI`):
+    /// the authorization-code flow with PKCE. `presentURL` gets the sign-in URL (print it or open a
+    /// browser; it is called on the calling task); the browser's redirect is received on the
+    /// loopback `SignInRedirectURI` (`http://127.0.0.1:<port>/…`), and the code is exchanged for
+    /// the pool's tokens. Dispatches `Auth.webUISignInAPI` and `Auth.signedIn`.
+    /// - Throws: ``Amplify/AuthError/configuration(_:_:_:)`` without `Auth.Default.OAuth` or with a
+    ///   redirect URI this process cannot receive, ``Amplify/AuthError/notAuthorized(_:_:_:)`` when
+    ///   the sign-in was refused or the redirect's state is wrong, ``Amplify/AuthError/service(_:_:_:)``
+    ///   when nothing came back within `timeout`.
+    public func signInWithWebUI(
+        options: AuthSignInRequest.Options? = nil, timeout: Duration = .seconds(300), presentURL: @escaping @Sendable (URL) -> Void
+    ) async throws -> AuthSignInResult {
+        let (result, user) = try await report(HubPayload.EventName.Auth.webUISignInAPI, username: nil, published: \.0) {
+            try await engine().signInWithWebUI(presentURL: presentURL, timeout: timeout)
+        }
+        if let user { lifecycle(HubPayload.EventName.Auth.signedIn, user) }
+        return result
+    }
+
     /// Answers the step `signIn` returned: the new password (with `options.userAttributes` the
     /// challenge asks for), the SMS / TOTP / email code, the custom challenge's answer, or the MFA
     /// type chosen (`SMS_MFA`, `SOFTWARE_TOKEN_MFA`).

@@ -21,6 +21,8 @@ actor CognitoAuthEngine {
     private let service: CognitoUserPoolService
     private let keeper: AuthSessionKeeper
     private let pluginKey: String
+    private let http: HTTPClient
+    private let loop: @Sendable () throws -> EventLoop
     private var opened: Task<Void, any Error>?
     private var pending: PendingChallenge?
     private var identity: CognitoIdentityCredentialsProvider?
@@ -31,6 +33,8 @@ actor CognitoAuthEngine {
     ) {
         self.configuration = configuration
         self.pluginKey = pluginKey
+        self.http = http
+        self.loop = eventLoop
         let service = CognitoUserPoolService(
             client: AWSJSONClient(http: http, endpoint: configuration.userPoolEndpoint, region: configuration.region, signingName: "cognito-idp"),
             clientId: configuration.appClientId, clientSecret: configuration.appClientSecret)
@@ -220,6 +224,28 @@ actor CognitoAuthEngine {
         }
         pending = PendingChallenge(name: name, session: answer["Session"]?.stringValue, username: challengeUser, parameters: parameters)
         return (AuthSignInResult(nextStep: step), nil)
+    }
+
+    /// The hosted UI's code flow with PKCE, received on the loopback redirect URI.
+    func signInWithWebUI(presentURL: @Sendable (URL) -> Void, timeout: Duration) async throws -> (AuthSignInResult, SignedInUser?) {
+        try await prepare()
+        guard let oauth = configuration.oauth else {
+            throw AuthError.configuration(
+                "The hosted UI is not configured.", "Add Auth.Default.OAuth (WebDomain, AppClientId, SignInRedirectURI, Scopes) to the awsCognitoAuthPlugin block.")
+        }
+        if let session = await keeper.current {
+            throw AuthError.invalidState("'\(session.username)' is already signed in.", "Sign out first.")
+        }
+        pending = nil
+        let flow = HostedUISignIn(oauth: oauth, clientSecret: configuration.appClientSecret, http: http, loop: try loop())
+        let answer = try await flow.run(presentURL: presentURL, timeout: timeout)
+        let result: JSONValue = ["AuthenticationResult": [
+            "IdToken": answer["id_token"] ?? .null, "AccessToken": answer["access_token"] ?? .null,
+            "RefreshToken": answer["refresh_token"] ?? .null, "ExpiresIn": answer["expires_in"] ?? 3600,
+        ]]
+        let session = try Self.session(from: result, username: "", keepingRefreshToken: nil)
+        try await keeper.start(session)
+        return (AuthSignInResult(nextStep: .done), SignedInUser(username: session.username, userId: session.userId))
     }
 
     /// Answers the pending challenge with `response` (the new password, the MFA or OTP code, the

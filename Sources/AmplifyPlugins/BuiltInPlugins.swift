@@ -1,4 +1,5 @@
 @_exported import Amplify
+import AWSCognitoAuthPlugin
 import AWSKinesisAnalyticsPlugin
 import AWSS3StoragePlugin
 import LocalAnalyticsPlugin
@@ -12,11 +13,12 @@ extension Amplify {
     /// again changes nothing.
     ///
     /// Registered keys: `consoleLoggingPlugin` (Logging), `defaultHubPlugin` and
-    /// `redisHubBridgePlugin` (Hub), `localAuthPlugin` (Auth), `localAnalyticsPlugin` and `awsKinesisAnalyticsPlugin` (Analytics), `localStoragePlugin` and `awsS3StoragePlugin` (Storage). Each category plugin this package adds registers here too.
+    /// `redisHubBridgePlugin` (Hub), `localAuthPlugin` and `awsCognitoAuthPlugin` (Auth), `localAnalyticsPlugin` and `awsKinesisAnalyticsPlugin` (Analytics), `localStoragePlugin` and `awsS3StoragePlugin` (Storage). Each category plugin this package adds registers here too.
     public static func registerBuiltInPlugins() {
         registry.register(key: ConsoleLoggingPlugin.pluginKey, category: .logging) { ConsoleLoggingPlugin() }
         registry.register(key: DefaultHubPlugin.pluginKey, category: .hub) { DefaultHubPlugin() }
         registry.register(key: LocalAuthPlugin.pluginKey, category: .auth) { LocalAuthPlugin() }
+        registry.register(key: AWSCognitoAuthPlugin.pluginKey, category: .auth) { AWSCognitoAuthPlugin() }
         registry.register(key: LocalAnalyticsPlugin.pluginKey, category: .analytics) { LocalAnalyticsPlugin() }
         registry.register(key: AWSKinesisAnalyticsPlugin.pluginKey, category: .analytics) { AWSKinesisAnalyticsPlugin() }
         registry.register(key: LocalStoragePlugin.pluginKey, category: .storage) { LocalStoragePlugin() }

@@ -94,7 +94,10 @@ public final class RedisServer: @unchecked Sendable {
     }
 
     /// A port nothing listens on now (the kernel's pick for a socket bound to port 0).
-    static func freePort() throws -> Int {
+    /// A TCP port on 127.0.0.1 nothing listens on right now (the system picks it; a race with
+    /// another process taking it first is possible but rare).
+    /// - Throws: ``RedisServerError`` when no socket can be bound.
+    public static func freePort() throws -> Int {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard socket >= 0 else { throw RedisServerError(description: "socket() failed") }
         defer { close(socket) }

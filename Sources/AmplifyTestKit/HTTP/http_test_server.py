@@ -1,5 +1,6 @@
 """A small HTTP server for the HTTP client's tests: listens on 127.0.0.1 on a free port, prints
 "PORT <n>" on its first line, and serves until it is terminated."""
+import base64
 import hashlib
 import json
 import signal
@@ -10,6 +11,7 @@ from urllib.parse import parse_qs, urlparse
 
 COUNTS = {}
 STORED = {}
+CODES = {}
 BLOCK = bytes(i % 251 for i in range(1 << 16))
 
 
@@ -73,6 +75,9 @@ class Handler(BaseHTTPRequestHandler):
             return
         if url.path == "/replay":
             self.handle_replay()
+            return
+        if url.path.startswith("/oauth2/"):
+            self.handle_oauth(url.path, query)
             return
         length, digest = self.read_body()
         if url.path == "/echo":
@@ -145,6 +150,50 @@ class Handler(BaseHTTPRequestHandler):
             self.reply(200, STORED[name], "application/json")
         else:
             self.reply(404, b"not stored", "text/plain")
+
+    def handle_oauth(self, path, query):
+        """A hosted UI stand-in: /oauth2/authorize checks the PKCE request and redirects with a code
+        (or, per the "hosted-ui-mode" stored document, with error=access_denied or a forged state);
+        /oauth2/token exchanges the code only for the verifier whose S256 is the challenge."""
+        mode = STORED.get("hosted-ui-mode", b"").decode()
+        if path == "/oauth2/authorize":
+            one = lambda name: query.get(name, [""])[0]
+            if one("response_type") != "code" or one("code_challenge_method") != "S256" or not one("code_challenge"):
+                self.reply(400, b"PKCE code flow required", "text/plain")
+                return
+            code = "code-%d" % (len(CODES) + 1)
+            CODES[code] = {"challenge": one("code_challenge"), "redirect_uri": one("redirect_uri"), "client_id": one("client_id")}
+            if mode == "deny":
+                location = one("redirect_uri") + "?error=access_denied&error_description=User+cancelled&state=" + one("state")
+            elif mode == "forge-state":
+                location = one("redirect_uri") + "?code=" + code + "&state=forged"
+            else:
+                location = one("redirect_uri") + "?code=" + code + "&state=" + one("state")
+            self.send_response(302)
+            self.send_header("Location", location)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0)).decode()
+        form = {k: v[0] for k, v in parse_qs(raw).items()}
+        grant = CODES.pop(form.get("code", ""), None)
+        def token(claims):
+            encode = lambda value: base64.urlsafe_b64encode(json.dumps(value).encode()).decode().rstrip("=")
+            return encode({"alg": "RS256", "kid": "hosted"}) + "." + encode(claims) + ".c2ln"
+        if (self.headers.get("Content-Type") != "application/x-www-form-urlencoded" or grant is None
+                or form.get("grant_type") != "authorization_code" or form.get("client_id") != grant["client_id"]
+                or form.get("redirect_uri") != grant["redirect_uri"]):
+            self.reply(400, json.dumps({"error": "invalid_grant"}).encode(), "application/json")
+            return
+        digest = hashlib.sha256(form.get("code_verifier", "").encode()).digest()
+        if base64.urlsafe_b64encode(digest).decode().rstrip("=") != grant["challenge"]:
+            self.reply(400, json.dumps({"error": "invalid_grant", "error_description": "PKCE verification failed"}).encode(), "application/json")
+            return
+        expiry = int(time.time()) + 3600
+        body = {"id_token": token({"sub": "hosted-sub", "cognito:username": "carol", "token_use": "id", "aud": grant["client_id"], "exp": expiry}),
+                "access_token": token({"sub": "hosted-sub", "username": "carol", "token_use": "access", "client_id": grant["client_id"], "exp": expiry}),
+                "refresh_token": "hosted-refresh", "expires_in": 3600, "token_type": "Bearer"}
+        self.reply(200, json.dumps(body).encode(), "application/json")
 
     def handle_replay(self):
         """Recorded AWS JSON exchanges: the fixture list stored as "fixtures" (PUT /stored/fixtures)

@@ -44,6 +44,8 @@ public struct HubPayload: Sendable {
             public static let resendSignUpCodeAPI = "Auth.resendSignUpCodeAPI"
             /// Result of `signIn`.
             public static let signInAPI = "Auth.signInAPI"
+            /// The result of `signInWithWebUI` (the hosted UI).
+            public static let webUISignInAPI = "Auth.webUISignInAPI"
             /// Result of `confirmSignIn`.
             public static let confirmSignInAPI = "Auth.confirmSignInAPI"
             /// Result of `signOut`.
