@@ -41,10 +41,15 @@ public actor CredentialStore {
     /// The file's path.
     public let path: String
 
-    /// Opens (creating with mode 0600) the store at `path`.
-    /// - Throws: ``SQLiteError`` if the file cannot be opened.
+    /// Opens (creating with mode 0600, in a folder of mode 0700 when the folder is missing) the
+    /// store at `path`.
+    /// - Throws: ``SQLiteError`` if the file cannot be opened, or the folder's creation error.
     public init(path: String) async throws {
         self.path = path
+        let folder = (path as NSString).deletingLastPathComponent
+        if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        }
         database = try SQLiteDatabase(path: path, fileMode: 0o600)
         try await database.run("""
             CREATE TABLE IF NOT EXISTS sessions (

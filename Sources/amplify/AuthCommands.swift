@@ -1,3 +1,4 @@
+import AWSCognitoAuthPlugin
 import AmplifyAuthCore
 import AmplifyPlugins
 import Foundation
@@ -38,15 +39,43 @@ enum AuthCommands {
                 return CommandResult(text: "A new code was sent to \(destination).", json: ["sentTo": .string(destination)])
             },
             ActionCommand(
-                path: ["auth", "sign-in"], summary: "sign a user in", usage: "USER [--password-stdin]",
-                details: "Signs USER in; the session is kept in the credential store for later commands. \(passwordHelp)",
-                positional: ["USER"], switchOptions: passwordOption
+                path: ["auth", "sign-in"], summary: "sign a user in (or through the hosted UI with --web)",
+                usage: "USER [--password-stdin] | --web [--browser COMMAND]",
+                details: "Signs USER in; the session is kept in the credential store for later commands. A challenge (new password, SMS or TOTP code, custom answer) is asked for next, from the terminal or as the next line of standard input. With --web (Cognito), prints the hosted UI's sign-in URL (and runs COMMAND URL, or $BROWSER URL, to open it) and waits for the browser's redirect on the loopback redirect URI. \(passwordHelp)",
+                positional: ["USER"], valueOptions: ["--browser"], switchOptions: passwordOption.union(["--web"]), acceptsFewerPositional: true
             ) { arguments, _ in
-                let username = arguments.positional[0]
-                let password = try PasswordReader.read(prompt: "Password for \(username): ", fromStandardInput: arguments.switches.contains("--password-stdin"))
-                let result = try await Amplify.Auth.signIn(username: username, password: password)
+                let fromStdin = arguments.switches.contains("--password-stdin")
+                if arguments.switches.contains("--web") {
+                    return try await webSignIn(browser: arguments.values["--browser"] ?? ProcessInfo.processInfo.environment["BROWSER"])
+                }
+                guard let username = arguments.positional.first else {
+                    throw UsageError("auth sign-in needs USER (or --web).")
+                }
+                let password = try PasswordReader.read(prompt: "Password for \(username): ", fromStandardInput: fromStdin)
+                var result = try await Amplify.Auth.signIn(username: username, password: password)
+                while let prompt = challengePrompt(result.nextStep) {
+                    let answer = try PasswordReader.read(prompt: prompt, fromStandardInput: fromStdin)
+                    result = try await Amplify.Auth.confirmSignIn(challengeResponse: answer)
+                }
                 let text = result.isSignedIn ? "Signed in as \(username)." : "Not signed in yet: next step \(result.nextStep)."
                 return CommandResult(text: text, json: ["signedIn": .boolean(result.isSignedIn), "nextStep": .string("\(result.nextStep)")])
+            },
+            ActionCommand(
+                path: ["auth", "verify-token"], summary: "verify a user pool token (Cognito)", usage: "TOKEN [--access]",
+                details: "Checks an ID token (or, with --access, an access token) against the user pool's JWKS: signature, issuer, audience, use and expiry. Prints the subject and username; exits 1 with the reason when the token is refused.",
+                positional: ["TOKEN"], switchOptions: ["--access"]
+            ) { arguments, _ in
+                let verifier = try cognitoPlugin().tokenVerifier()
+                let use: CognitoTokenVerifier.TokenUse = arguments.switches.contains("--access") ? .access : .id
+                do {
+                    let token = try await verifier.verify(arguments.positional[0], as: use)
+                    let expires = ISO8601DateFormatter().string(from: token.expiresAt)
+                    return CommandResult(
+                        text: "Valid \(use.rawValue) token of \(token.username ?? token.subject) (sub \(token.subject)); expires at \(expires).",
+                        json: ["valid": true, "sub": .string(token.subject), "username": token.username.map(JSONValue.string) ?? .null, "expiresAt": .string(expires)])
+                } catch let error as CognitoTokenError {
+                    throw AuthError.notAuthorized("The token was refused: \(error).", "Sign in again for a fresh token, or check which pool issued it.")
+                }
             },
             ActionCommand(
                 path: ["auth", "sign-out"], summary: "sign out (everywhere with --global)", usage: "[--global]",
@@ -54,8 +83,14 @@ enum AuthCommands {
                 switchOptions: ["--global"]
             ) { arguments, _ in
                 let result = await Amplify.Auth.signOut(options: .init(globalSignOut: arguments.switches.contains("--global")))
-                let local = result as? LocalSignOutResult
-                let text = local?.message ?? (result.signedOutLocally ? "Signed out." : "Could not sign out.")
+                let text: String
+                if let local = result as? LocalSignOutResult {
+                    text = local.message ?? (result.signedOutLocally ? "Signed out." : "Could not sign out.")
+                } else if let cognito = result as? AWSCognitoSignOutResult {
+                    text = cognito.description
+                } else {
+                    text = result.signedOutLocally ? "Signed out." : "Could not sign out."
+                }
                 return CommandResult(text: text, json: ["signedOutLocally": .boolean(result.signedOutLocally)])
             },
             ActionCommand(path: ["auth", "whoami"], summary: "the signed-in user", usage: "", details: "Prints the signed-in user's name and id; exits 1 when nobody is signed in.") { _, _ in
@@ -70,6 +105,17 @@ enum AuthCommands {
                     json["userSub"] = local.userSub.map(JSONValue.string) ?? .null
                     json["expiresAt"] = .string(ISO8601DateFormatter().string(from: expiry))
                     text += "; tokens expire at \(ISO8601DateFormatter().string(from: expiry))"
+                }
+                if let cognito = session as? AWSAuthCognitoSession {
+                    if case .success(let tokens) = cognito.userPoolTokensResult {
+                        json["userSub"] = (try? cognito.userSubResult.get()).map(JSONValue.string) ?? .null
+                        json["expiresAt"] = .string(ISO8601DateFormatter().string(from: tokens.expiration))
+                        text += "; tokens expire at \(ISO8601DateFormatter().string(from: tokens.expiration))"
+                    }
+                    if case .success(let identity) = cognito.identityIdResult {
+                        json["identityId"] = .string(identity)
+                        text += "; identity \(identity)"
+                    }
                 }
                 return CommandResult(text: text + ".", json: .object(json))
             },
@@ -135,6 +181,44 @@ enum AuthCommands {
                 return CommandResult(text: document.compactText, json: document)
             },
         ]
+    }
+
+    private static func cognitoPlugin() throws -> AWSCognitoAuthPlugin {
+        guard let plugin = Amplify.Auth.addedPlugins.compactMap({ $0 as? AWSCognitoAuthPlugin }).first else {
+            throw AuthError.configuration("This command needs the Cognito auth plugin.", "Configure `auth.plugins.awsCognitoAuthPlugin` (the file the Amplify CLI writes).")
+        }
+        return plugin
+    }
+
+    /// The prompt for a sign-in step that needs an answer, or nil when none does.
+    private static func challengePrompt(_ step: AuthSignInStep) -> String? {
+        switch step {
+        case .confirmSignInWithNewPassword: "New password: "
+        case .confirmSignInWithSMSMFACode(let details, _): "Code sent to \(describe(details.destination)): "
+        case .confirmSignInWithTOTPCode: "Code from the authenticator app: "
+        case .confirmSignInWithOTP(let details): "Code sent to \(describe(details.destination)): "
+        case .confirmSignInWithCustomChallenge(let info): "\(info?["question"] ?? info?.values.sorted().first ?? "Answer"): "
+        case .continueSignInWithMFASelection(let types): "MFA type (\(types.map(\.rawValue).sorted().joined(separator: " or "))): "
+        default: nil
+        }
+    }
+
+    /// The hosted UI sign-in: prints the URL (on standard error, so --json output stays clean) and
+    /// runs the browser command with it, if one is given.
+    private static func webSignIn(browser: String?) async throws -> CommandResult {
+        let plugin = try cognitoPlugin()
+        let result = try await plugin.signInWithWebUI { url in
+            FileHandle.standardError.write(Data("Open this URL to sign in:\n  \(url.absoluteString)\n".utf8))
+            guard let browser, !browser.isEmpty else { return }
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", browser + " \"$0\" >/dev/null 2>&1", url.absoluteString]
+            try? process.run()
+        }
+        let user = try await plugin.getCurrentUser()
+        return CommandResult(
+            text: "Signed in as \(user.username) through the hosted UI.",
+            json: ["signedIn": .boolean(result.isSignedIn), "username": .string(user.username)])
     }
 
     private static func localPlugin() throws -> LocalAuthPlugin {

@@ -48,6 +48,8 @@ struct ActionCommand: CLICommand {
     var switchOptions: Set<String> = []
     /// Whether more positional arguments than ``positional`` names may follow (`KEY=VALUE ...`).
     var acceptsMorePositional = false
+    /// Whether the positional arguments may be left out (the action checks what it got).
+    var acceptsFewerPositional = false
     /// Whether the command configures Amplify from the configuration file first.
     var needsConfiguration = true
     let action: @Sendable (ParsedArguments, GlobalOptions) async throws -> CommandResult
@@ -58,7 +60,9 @@ struct ActionCommand: CLICommand {
         let parsed: ParsedArguments
         do {
             parsed = try ParsedArguments(arguments, valueOptions: valueOptions, switchOptions: switchOptions)
-            guard parsed.positional.count == positional.count || acceptsMorePositional && parsed.positional.count > positional.count else {
+            guard parsed.positional.count == positional.count || acceptsMorePositional && parsed.positional.count > positional.count
+                || acceptsFewerPositional && parsed.positional.count < positional.count
+            else {
                 throw UsageError("\(path.joined(separator: " ")) takes \(positional.isEmpty ? "no arguments" : positional.joined(separator: " ")); got \(parsed.positional.count).")
             }
         } catch let error as UsageError {

@@ -68,6 +68,14 @@ public final class MotoServer: @unchecked Sendable {
         return try await body(server)
     }
 
+    /// Signs `username` in to the seeded pool with moto's admin flow and returns its
+    /// `AuthenticationResult` (`IdToken`, `AccessToken`, `RefreshToken`): tokens for tests that
+    /// need one without going through a plugin.
+    /// - Throws: ``MotoServerError`` with boto3's message when moto refused.
+    public func tokens(userPoolId: String, clientId: String, username: String, password: String) throws -> JSONValue {
+        try send(["op": "tokens", "userPoolId": .string(userPoolId), "clientId": .string(clientId), "username": .string(username), "password": .string(password)])
+    }
+
     /// Creates what `spec` names (see `moto_harness.py`: `buckets`, `userPool`, `identityPool`,
     /// `iamUser`) and returns the ids moto gave them (`userPoolId`, `clientId`, `clientSecret`,
     /// `identityPoolId`, `accessKeyId`, `secretAccessKey`).

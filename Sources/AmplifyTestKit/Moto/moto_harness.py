@@ -19,6 +19,9 @@ Commands:
                                         into an S3 bucket (created if missing)
     and answers with the ids: bucket names, userPoolId, clientId, clientSecret, identityPoolId,
     accessKeyId, secretAccessKey.
+  {"op": "tokens", "userPoolId": "...", "clientId": "...", "username": "...", "password": "..."}
+                                        signs the user in (admin flow) and answers with moto's
+                                        AuthenticationResult (IdToken, AccessToken, RefreshToken)
 """
 import base64
 import hashlib
@@ -156,6 +159,12 @@ def handle(command):
         return post("/moto-api/reset-auth", b"0" if command.get("on") else b"inf")
     if op == "seed":
         return seed(command)
+    if op == "tokens":
+        idp = client("cognito-idp")
+        app = idp.describe_user_pool_client(UserPoolId=command["userPoolId"], ClientId=command["clientId"])["UserPoolClient"]
+        return idp.admin_initiate_auth(
+            UserPoolId=command["userPoolId"], ClientId=command["clientId"], AuthFlow="ADMIN_NO_SRP_AUTH",
+            AuthParameters=auth_parameters(command, app))["AuthenticationResult"]
     raise ValueError(f"unknown op {op!r}")
 
 
