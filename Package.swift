@@ -102,6 +102,9 @@ let package = Package(
         .executableTarget(
             name: "StorageBenchmark", dependencies: ["Amplify", "AmplifyEventLoop", "AmplifyTestKit", "AWSPluginsCore", "LocalStoragePlugin", "AWSS3StoragePlugin"],
             path: "Benchmarks/StorageBenchmark"),
+        .executableTarget(
+            name: "CognitoBenchmark", dependencies: ["AWSCognitoAuthPlugin", "AWSPluginsCore", "Amplify", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyTestKit"],
+            path: "Benchmarks/CognitoBenchmark", exclude: ["peers.py"]),
         .executableTarget(name: "HTTPBenchmark", dependencies: ["AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit"], path: "Benchmarks/HTTPBenchmark"),
 
         // MARK: Tests.

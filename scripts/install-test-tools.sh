@@ -22,10 +22,13 @@ venv=$tools/venv
 mkdir -p "$tools"
 exec 9>"$tools/.lock"
 flock 9
-if [ ! -x "$venv/bin/moto_server" ] || [ ! -f "$venv/.complete" ]; then
-    echo "Creating $venv with moto"
+# The marker names the package set: a venv made for an older set is made again.
+marker="$venv/.complete-moto-5.2.5-pyjwt-2.10.1-pycognito-2024.5.1"
+if [ ! -x "$venv/bin/moto_server" ] || [ ! -f "$marker" ]; then
+    echo "Creating $venv with moto (and PyJWT and pycognito, the Cognito benchmark's peers)"
     rm -rf "$venv"
     python3 -m venv "$venv"
-    "$venv/bin/pip" install -q --disable-pip-version-check 'moto[cognitoidp,s3]==5.2.5' flask flask-cors
-    touch "$venv/.complete"
+    "$venv/bin/pip" install -q --disable-pip-version-check 'moto[cognitoidp,s3]==5.2.5' flask flask-cors \
+        'pyjwt[crypto]==2.10.1' 'pycognito==2024.5.1'
+    touch "$marker" "$venv/.complete"
 fi

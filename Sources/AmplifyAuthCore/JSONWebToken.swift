@@ -50,19 +50,24 @@ public struct JSONWebToken: Sendable, Equatable {
     /// Parses a compact token without verifying it.
     /// - Throws: ``Problem/malformed``.
     public init(parsing token: String) throws(Problem) {
-        let parts = token.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3,
-              let headerBytes = Base64URL.decode(String(parts[0])),
-              let claimBytes = Base64URL.decode(String(parts[1])),
-              let signature = Base64URL.decode(String(parts[2])),
-              let header = try? JSONDecoder().decode(JSONValue.self, from: Data(headerBytes)),
-              let claims = try? JSONDecoder().decode(JSONValue.self, from: Data(claimBytes)),
+        // Byte-level: splitting by Character would run grapheme breaking over the whole token.
+        let bytes = Array(token.utf8)
+        let dots = bytes.indices.filter { bytes[$0] == UInt8(ascii: ".") }
+        guard dots.count == 2 else { throw Problem.malformed }
+        let decoded = bytes.withUnsafeBufferPointer { buffer -> (header: [UInt8], claims: [UInt8], signature: [UInt8])? in
+            guard let header = Base64URL.decode(bytes: UnsafeBufferPointer(rebasing: buffer[0..<dots[0]])),
+                  let claims = Base64URL.decode(bytes: UnsafeBufferPointer(rebasing: buffer[(dots[0] + 1)..<dots[1]])),
+                  let signature = Base64URL.decode(bytes: UnsafeBufferPointer(rebasing: buffer[(dots[1] + 1)...]))
+            else { return nil }
+            return (header, claims, signature)
+        }
+        guard let decoded, let header = try? JSONValue(parsing: decoded.header), let claims = try? JSONValue(parsing: decoded.claims),
               header.asObject != nil, claims.asObject != nil
         else { throw Problem.malformed }
         self.header = header
         self.claims = claims
-        self.signingInput = parts[0] + "." + parts[1]
-        self.signature = signature
+        self.signingInput = String(decoding: bytes[0..<dots[1]], as: UTF8.self)
+        self.signature = decoded.signature
     }
 
     /// Parses `token` and checks its algorithm, signature and expiry against `key` and `now`

@@ -9,6 +9,7 @@ import COpenSSL
 /// the key's lock.
 public final class RSAKey: Sendable {
     private let key: Locked<OwnedPKey>
+    private let digest = Locked(OwnedDigest(name: "SHA256"))
     /// Whether the key can sign.
     public let isPrivate: Bool
     /// The modulus's size in bits.
@@ -86,7 +87,8 @@ public final class RSAKey: Sendable {
         return key.withLock { owned -> Bool in
             guard let context = EVP_MD_CTX_new() else { return false }
             defer { EVP_MD_CTX_free(context) }
-            guard EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, owned.pointer) == 1 else {
+            let sha256 = digest.withLock { $0.pointer } ?? EVP_sha256()
+            guard EVP_DigestVerifyInit(context, nil, sha256, nil, owned.pointer) == 1 else {
                 ERR_clear_error()
                 return false
             }

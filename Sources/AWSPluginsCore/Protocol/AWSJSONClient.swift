@@ -52,7 +52,7 @@ public struct AWSJSONClient: Sendable {
             AWSJSONError.parse(status: response.status, body: Data(response.body), errorTypeHeader: response.header("x-amzn-ErrorType"))
         }
         guard !response.body.isEmpty else { return [:] }
-        return try JSONDecoder().decode(JSONValue.self, from: Data(response.body))
+        return try JSONValue(parsing: response.body)
     }
 
     private func signedRequest(target: String, payload: [UInt8], signed: Bool) async throws -> HTTPRequest {
