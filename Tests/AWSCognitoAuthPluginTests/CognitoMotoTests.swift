@@ -197,6 +197,29 @@ struct CognitoMotoTests {
         }
     }
 
+    @Test("The timer refreshes the tokens before the access token expires, with no call and no event")
+    func proactiveRefresh() async throws {
+        try await MotoServer.with { moto in
+            let fixture = try CognitoFixture(moto: moto, pool: ["name": "timer", "users": [alice]])
+            // moto's tokens live 3600 s; a lead of 3599 s puts the refresh about 1 s after sign-in.
+            let plugin = try fixture.plugin(extra: ["refreshLeadSeconds": 3599])
+            _ = try await plugin.signIn(username: "alice", password: "Secr3t!pass", options: nil)
+            let first = try #require(try await plugin.fetchAuthSession(options: nil) as? AWSAuthCognitoSession).getCognitoTokens().get()
+            var renewed = first
+            let deadline = ContinuousClock.now + .seconds(20)
+            while renewed.accessToken == first.accessToken, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(200))
+                renewed = try #require(try await plugin.fetchAuthSession(options: nil) as? AWSAuthCognitoSession).getCognitoTokens().get()
+            }
+            #expect(renewed.accessToken != first.accessToken)
+            #expect(renewed.expiration >= first.expiration)
+            let names = await fixture.eventNames()
+            #expect(!names.contains(HubPayload.EventName.Auth.sessionExpired))
+            #expect(names.filter { $0 == HubPayload.EventName.Auth.signedIn }.count == 1)
+            try await fixture.close(plugin)
+        }
+    }
+
     @Test("A call whose access token was revoked elsewhere refreshes once, then ends the session as expired (one event, the call throws sessionExpired)")
     func revokedTokenDuringCall() async throws {
         try await MotoServer.with { moto in

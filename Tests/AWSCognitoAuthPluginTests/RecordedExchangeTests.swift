@@ -81,6 +81,22 @@ struct RecordedExchangeTests {
         try await replay.close()
     }
 
+    @Test("A refresh refused because the user was deleted ends the session with one Auth.sessionExpired")
+    func refreshOfDeletedUser() async throws {
+        let replay = try await Replay("refresh_deleted_user.json")
+        _ = try await replay.plugin.signIn(username: "bo", password: "Passw0rd!x", options: nil)
+        #expect(!(try await replay.plugin.fetchAuthSession(options: .forceRefresh()).isSignedIn))
+        #expect(!(try await replay.plugin.fetchAuthSession(options: nil).isSignedIn))
+        await #expect { _ = try await replay.plugin.getCurrentUser() } throws: { error in
+            if case AuthError.sessionExpired = error { return true }
+            return false
+        }
+        let names = await replay.eventNames()
+        #expect(names.filter { $0 == HubPayload.EventName.Auth.sessionExpired }.count == 1)
+        #expect(replay.events.payloads.first { $0.eventName == HubPayload.EventName.Auth.sessionExpired }?.data as? String == "bo")
+        try await replay.close()
+    }
+
     @Test("Sign-out revokes the refresh token with RevokeToken (with the client secret) and completes")
     func revokeToken() async throws {
         let replay = try await Replay("revoke_token.json")

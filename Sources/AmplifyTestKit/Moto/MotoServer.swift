@@ -68,6 +68,14 @@ public final class MotoServer: @unchecked Sendable {
         return try await body(server)
     }
 
+    /// Calls boto3's `method` of `service` with `arguments` (what an administrator does:
+    /// `admin_delete_user`, `admin_user_global_sign_out`, ...) and returns its answer.
+    /// - Throws: ``MotoServerError`` with boto3's message when moto refused.
+    @discardableResult
+    public func call(_ service: String, _ method: String, _ arguments: JSONValue = [:]) throws -> JSONValue {
+        try send(["op": "call", "service": .string(service), "method": .string(method), "arguments": arguments])
+    }
+
     /// Signs `username` in to the seeded pool with moto's admin flow and returns its
     /// `AuthenticationResult` (`IdToken`, `AccessToken`, `RefreshToken`): tokens for tests that
     /// need one without going through a plugin.

@@ -19,6 +19,8 @@ Commands:
                                         into an S3 bucket (created if missing)
     and answers with the ids: bucket names, userPoolId, clientId, clientSecret, identityPoolId,
     accessKeyId, secretAccessKey.
+  {"op": "call", "service": "cognito-idp", "method": "admin_delete_user", "arguments": {...}}
+                                        any boto3 call; answers its result (dates as strings)
   {"op": "tokens", "userPoolId": "...", "clientId": "...", "username": "...", "password": "..."}
                                         signs the user in (admin flow) and answers with moto's
                                         AuthenticationResult (IdToken, AccessToken, RefreshToken)
@@ -159,6 +161,11 @@ def handle(command):
         return post("/moto-api/reset-auth", b"0" if command.get("on") else b"inf")
     if op == "seed":
         return seed(command)
+    if op == "call":
+        # Any boto3 call, for tests that act as an administrator (admin_delete_user, ...).
+        answer = getattr(client(command["service"]), command["method"])(**command.get("arguments", {}))
+        answer.pop("ResponseMetadata", None)
+        return json.loads(json.dumps(answer, default=str))
     if op == "tokens":
         idp = client("cognito-idp")
         app = idp.describe_user_pool_client(UserPoolId=command["userPoolId"], ClientId=command["clientId"])["UserPoolClient"]
