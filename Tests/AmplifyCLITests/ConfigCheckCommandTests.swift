@@ -26,13 +26,14 @@ struct ConfigCheckCommandTests {
         #expect(run.stderr.isEmpty)
     }
 
-    @Test("the CLI's Gen 1 file is summarised with its key facts; a plugin this build lacks fails with exit 1")
+    @Test("the CLI's Gen 1 file is summarised with its key facts; Cognito and S3 configure, the retired Pinpoint block fails with exit 1")
     func gen1Sample() throws {
         let run = try Tool.run(["config", "check", "--config", sample("amplifyconfiguration.json")])
         #expect(run.stdout.contains("  awsCognitoAuthPlugin — user pool: us-east-1_AbCdEfGhI, app client: abcdefghij0123456789, region: us-east-1, identity pool: us-east-1:00000000-0000-0000-0000-000000000000, sign-in flow: USER_SRP_AUTH"))
         #expect(run.stdout.contains("  awsS3StoragePlugin — bucket: myapp-storage-dev, region: us-east-1, default access level: guest"))
         #expect(run.exitCode == 1)
-        #expect(run.stderr.contains("error: `auth.plugins.awsCognitoAuthPlugin`"))
+        #expect(run.stderr.contains("error: `analytics.plugins.awsPinpointAnalyticsPlugin`"))
+        #expect(!run.stderr.contains("auth.plugins"))
         #expect(run.stderr.contains("how to fix: "))
     }
 
