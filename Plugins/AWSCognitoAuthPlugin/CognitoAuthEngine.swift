@@ -25,7 +25,7 @@ actor CognitoAuthEngine {
     private let loop: @Sendable () throws -> EventLoop
     private var opened: Task<Void, any Error>?
     private var pending: PendingChallenge?
-    private var identity: CognitoIdentityCredentialsProvider?
+    private let identity: CognitoIdentityCredentialsProvider?
 
     init(
         configuration: CognitoAuthConfiguration, http: HTTPClient, pluginKey: String,
@@ -39,7 +39,7 @@ actor CognitoAuthEngine {
             client: AWSJSONClient(http: http, endpoint: configuration.userPoolEndpoint, region: configuration.region, signingName: "cognito-idp"),
             clientId: configuration.appClientId, clientSecret: configuration.appClientSecret)
         self.service = service
-        keeper = AuthSessionKeeper(pluginKey: pluginKey, refreshLead: configuration.refreshLead, hub: hub, eventLoop: eventLoop) { current in
+        let sessions = AuthSessionKeeper(pluginKey: pluginKey, refreshLead: configuration.refreshLead, hub: hub, eventLoop: eventLoop) { current in
             do {
                 let answer = try await service.refresh(refreshToken: current.refreshToken, username: current.username)
                 return try Self.session(from: answer, username: current.username, keepingRefreshToken: current.refreshToken)
@@ -49,17 +49,17 @@ actor CognitoAuthEngine {
                 throw AuthError.sessionExpired("The session could not be refreshed: \(description)", "Sign in again.", underlying)
             }
         }
-        if let poolId = configuration.identityPoolId {
+        identity = configuration.identityPoolId.map { poolId in
             let client = AWSJSONClient(
                 http: http, endpoint: configuration.identityEndpoint, region: configuration.identityPoolRegion, signingName: "cognito-identity")
             let provider = "cognito-idp.\(configuration.region).amazonaws.com/\(configuration.userPoolId)"
-            let keeper = keeper
-            identity = CognitoIdentityCredentialsProvider(client: client, identityPoolId: poolId) {
+            return CognitoIdentityCredentialsProvider(client: client, identityPoolId: poolId) {
                 // The signed-in user's ID token (refreshed when expired), or a guest.
-                guard await keeper.current != nil, let session = try? await keeper.validSession() else { return [:] }
+                guard await sessions.current != nil, let session = try? await sessions.validSession() else { return [:] }
                 return [provider: session.idToken]
             }
         }
+        keeper = sessions
     }
 
     // MARK: Set-up

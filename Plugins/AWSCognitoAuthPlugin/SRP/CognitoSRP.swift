@@ -136,16 +136,23 @@ public enum CognitoSRP {
         return Data(base64Encoded: String(kept)).map { Array($0) }
     }
 
-    /// N, g and k.
+    /// N's bytes and k = H(pad(N) | pad(g)), computed once (plain bytes, so they can be shared).
+    private static let constants: (prime: [UInt8], multiplier: [UInt8])? = {
+        guard let n = try? BigNumber(hex: primeHex), let g = try? BigNumber(2) else { return nil }
+        return (n.bytes, Digest.sha256(padded(n) + padded(g)))
+    }()
+
+    /// N, g and k as numbers for one computation.
     private struct Group {
         let n: BigNumber
         let g: BigNumber
         let k: BigNumber
 
         init() throws {
-            n = try BigNumber(hex: CognitoSRP.primeHex)
+            guard let constants = CognitoSRP.constants else { throw CryptoError("SRP", "the group's constants could not be made") }
+            n = try BigNumber(bytes: constants.prime)
             g = try BigNumber(2)
-            k = try BigNumber(bytes: Digest.sha256(CognitoSRP.padded(n) + CognitoSRP.padded(g)))
+            k = try BigNumber(bytes: constants.multiplier)
         }
     }
 }
