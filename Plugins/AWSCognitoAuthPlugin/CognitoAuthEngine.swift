@@ -217,6 +217,20 @@ actor CognitoAuthEngine {
         case "SELECT_MFA_TYPE":
             let types = Self.mfaTypes(parameters["MFAS_CAN_CHOOSE"])
             step = .continueSignInWithMFASelection(types)
+        case "MFA_SETUP":
+            // The pool requires MFA and the user has none yet: set up an authenticator app.
+            guard Self.mfaTypes(parameters["MFAS_CAN_SETUP"]).contains(.totp), let session = answer["Session"]?.stringValue else {
+                throw AuthError.service(
+                    "The pool asks this user to set up MFA, and only an authenticator app (TOTP) can be set up during sign-in here.",
+                    "Enable TOTP MFA for the pool, or register the user's phone number first.")
+            }
+            let association = try await service.associateSoftwareToken(session: session)
+            guard let secret = association["SecretCode"]?.stringValue else {
+                throw AuthError.service("AssociateSoftwareToken answered without a secret.", "Check the endpoint.")
+            }
+            pending = PendingChallenge(
+                name: name, session: association["Session"]?.stringValue ?? session, username: challengeUser, parameters: parameters)
+            return (AuthSignInResult(nextStep: .continueSignInWithTOTPSetup(TOTPSetupDetails(sharedSecret: secret, username: challengeUser))), nil)
         default:
             throw AuthError.service(
                 "Cognito asked for the \(name) challenge, which this plugin does not answer.",
@@ -255,7 +269,15 @@ actor CognitoAuthEngine {
             throw AuthError.invalidState("There is no sign-in challenge to answer.", "Call signIn first; confirmSignIn answers the step it returned.")
         }
         var responses: [String: String] = [:]
+        var session = challenge.session
         switch challenge.name {
+        case "MFA_SETUP":
+            // The first code from the authenticator app proves the secret was stored.
+            let verified = try await service.verifySoftwareToken(session: challenge.session ?? "", code: response)
+            guard verified["Status"]?.stringValue == "SUCCESS" else {
+                throw AuthError.service("The authenticator app's code was not accepted.", "Check the app's clock and enter a fresh code.")
+            }
+            session = verified["Session"]?.stringValue ?? session
         case "NEW_PASSWORD_REQUIRED":
             responses["NEW_PASSWORD"] = response
             for attribute in attributes { responses["userAttributes.\(attribute.key.rawValue)"] = attribute.value }
@@ -266,7 +288,7 @@ actor CognitoAuthEngine {
         default: responses["ANSWER"] = response
         }
         let answer = try await service.respondToAuthChallenge(
-            name: challenge.name, session: challenge.session, responses: responses, username: challenge.username)
+            name: challenge.name, session: session, responses: responses, username: challenge.username)
         return try await handle(answer, username: challenge.username)
     }
 

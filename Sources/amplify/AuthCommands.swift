@@ -198,6 +198,10 @@ enum AuthCommands {
         case .confirmSignInWithTOTPCode: "Code from the authenticator app: "
         case .confirmSignInWithOTP(let details): "Code sent to \(describe(details.destination)): "
         case .confirmSignInWithCustomChallenge(let info): "\(info?["question"] ?? info?.values.sorted().first ?? "Answer"): "
+        case .continueSignInWithTOTPSetup(let details):
+            "Add this secret to an authenticator app: \(details.sharedSecret)\n"
+                + ((try? details.getSetupURI(appName: "Amplify").absoluteString).map { "  (or its URI: \($0))\n" } ?? "")
+                + "Then enter the app's code: "
         case .continueSignInWithMFASelection(let types): "MFA type (\(types.map(\.rawValue).sorted().joined(separator: " or "))): "
         default: nil
         }

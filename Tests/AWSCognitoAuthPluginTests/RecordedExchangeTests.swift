@@ -97,6 +97,21 @@ struct RecordedExchangeTests {
         try await replay.close()
     }
 
+    @Test("MFA_SETUP: the authenticator secret is the next step, the first code is verified on the session, and the sign-in completes")
+    func totpSetupDuringSignIn() async throws {
+        let replay = try await Replay("mfa_setup.json")
+        let first = try await replay.plugin.signIn(username: "bo", password: "Passw0rd!x", options: nil)
+        guard case .continueSignInWithTOTPSetup(let details) = first.nextStep else {
+            Issue.record("expected a TOTP set-up step, got \(first.nextStep)")
+            return
+        }
+        #expect(details.sharedSecret == "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP")
+        #expect(try details.getSetupURI(appName: "MyApp").absoluteString == "otpauth://totp/MyApp:bo?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=MyApp")
+        #expect(try await replay.plugin.confirmSignIn(challengeResponse: "123456", options: nil).isSignedIn)
+        #expect(try await replay.plugin.getCurrentUser().username == "bo")
+        try await replay.close()
+    }
+
     @Test("Sign-out revokes the refresh token with RevokeToken (with the client secret) and completes")
     func revokeToken() async throws {
         let replay = try await Replay("revoke_token.json")

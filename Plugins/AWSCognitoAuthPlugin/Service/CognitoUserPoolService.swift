@@ -81,6 +81,16 @@ struct CognitoUserPoolService: Sendable {
         try await initiateAuth(flow: "REFRESH_TOKEN_AUTH", parameters: ["REFRESH_TOKEN": refreshToken], username: username)
     }
 
+    /// AssociateSoftwareToken during sign-in (MFA_SETUP): the TOTP secret and the next session.
+    func associateSoftwareToken(session: String) async throws -> JSONValue {
+        try await call("AssociateSoftwareToken", ["Session": .string(session)])
+    }
+
+    /// VerifySoftwareToken during sign-in (MFA_SETUP): checks the first code, returns the next session.
+    func verifySoftwareToken(session: String, code: String) async throws -> JSONValue {
+        try await call("VerifySoftwareToken", ["Session": .string(session), "UserCode": .string(code)])
+    }
+
     // MARK: Signed-in calls (authorized by the access token)
 
     func getUser(accessToken: String) async throws -> JSONValue {

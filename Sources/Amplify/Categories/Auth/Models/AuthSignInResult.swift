@@ -1,3 +1,5 @@
+import Foundation
+
 /// The multi-factor methods a user can be asked for.
 public enum MFAType: String, Sendable, Hashable, CaseIterable {
     /// A code by text message.
@@ -22,6 +24,21 @@ public struct TOTPSetupDetails: Sendable, Hashable {
     public init(sharedSecret: String, username: String) {
         self.sharedSecret = sharedSecret
         self.username = username
+    }
+
+    /// The `otpauth://totp/…` URI an authenticator app reads (as a QR code or pasted), as
+    /// amplify-swift's `getSetupURI(appName:accountName:)`.
+    /// - Throws: ``AuthError/validation(_:_:_:_:)`` when the names make no valid URI.
+    public func getSetupURI(appName: String, accountName: String? = nil) throws -> URL {
+        var components = URLComponents()
+        components.scheme = "otpauth"
+        components.host = "totp"
+        components.path = "/\(appName):\(accountName ?? username)"
+        components.queryItems = [URLQueryItem(name: "secret", value: sharedSecret), URLQueryItem(name: "issuer", value: appName)]
+        guard let url = components.url else {
+            throw AuthError.validation("appName", "'\(appName)' and '\(accountName ?? username)' make no otpauth URI.", "Use plain names.")
+        }
+        return url
     }
 }
 
