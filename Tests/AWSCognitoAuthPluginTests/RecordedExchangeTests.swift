@@ -69,6 +69,43 @@ struct RecordedExchangeTests {
         try await replay.close()
     }
 
+    @Test("Each Cognito error code maps to its AuthError case and AWSCognitoAuthError, keeping Cognito's message")
+    func errorCodes() async throws {
+        let replay = try await Replay("error_codes.json")
+        let expected: [(String, (AuthError) -> Bool)] = [
+            ("NotAuthorizedException", { if case .notAuthorized = $0 { true } else { false } }),
+            ("UserNotFoundException", { Self.service($0) == .userNotFound }),
+            ("UsernameExistsException", { Self.service($0) == .usernameExists }),
+            ("AliasExistsException", { Self.service($0) == .aliasExists }),
+            ("CodeDeliveryFailureException", { Self.service($0) == .codeDelivery }),
+            ("CodeMismatchException", { Self.service($0) == .codeMismatch }),
+            ("ExpiredCodeException", { Self.service($0) == .codeExpired }),
+            ("InvalidParameterException", { Self.service($0) == .invalidParameter }),
+            ("InvalidPasswordException", { Self.service($0) == .invalidPassword }),
+            ("TooManyFailedAttemptsException", { Self.service($0) == .failedAttemptsLimitExceeded }),
+            ("PasswordResetRequiredException", { Self.service($0) == .passwordResetRequired }),
+            ("ResourceNotFoundException", { if case .configuration(_, _, let e as AWSCognitoAuthError) = $0 { e == .resourceNotFound } else { false } }),
+            ("UserLambdaValidationException", { Self.service($0) == .lambda }),
+            ("UnsupportedTokenTypeException", { Self.service($0) == .unsupportedToken }),
+            ("BrandNewException", { Self.service($0) == .other("BrandNewException") }),
+        ]
+        for (code, matches) in expected {
+            do {
+                _ = try await replay.plugin.confirmSignUp(for: "bo", confirmationCode: "000000", options: nil)
+                Issue.record("\(code): no error")
+            } catch let error as AuthError {
+                #expect(matches(error), "\(code) became \(error)")
+                #expect(error.errorDescription.contains("recorded \(code)"), "\(code): \(error.errorDescription)")
+            }
+        }
+        try await replay.close()
+    }
+
+    private static func service(_ error: AuthError) -> AWSCognitoAuthError? {
+        if case .service(_, _, let underlying as AWSCognitoAuthError) = error { return underlying }
+        return nil
+    }
+
     @Test("DeleteUser with the access token ends the session and dispatches Auth.userDeleted")
     func deleteUser() async throws {
         let replay = try await Replay("delete_user.json")
