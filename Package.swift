@@ -84,6 +84,8 @@ let package = Package(
             name: "SessionManager", dependencies: ["AmplifyPlugins", "AmplifyAuthCore", "LocalAuthPlugin"],
             path: "Examples/SessionManager"),
         .executableTarget(
+            name: "TokenGate", dependencies: ["AmplifyPlugins", "AWSCognitoAuthPlugin"], path: "Examples/TokenGate"),
+        .executableTarget(
             name: "HubBridgeExample", dependencies: ["AmplifyPlugins", "AmplifyAuthCore", "LocalAuthPlugin", "RedisHubBridgePlugin"],
             path: "Examples/HubBridge"),
 
@@ -136,6 +138,6 @@ let package = Package(
         .testTarget(
             name: "RedisHubBridgePluginTests",
             dependencies: ["RedisHubBridgePlugin", "AmplifyTestKit", "AmplifyEventLoop", "HubBridgePeer"]),
-        .testTarget(name: "ExamplesTests", dependencies: ["CustomPlugin", "SessionManager", "HubBridgeExample", "AmplifyTestKit"]),
+        .testTarget(name: "ExamplesTests", dependencies: ["CustomPlugin", "SessionManager", "HubBridgeExample", "TokenGate", "AmplifyTestKit"]),
     ]
 )
