@@ -30,6 +30,7 @@ public final class AWSCognitoAuthPlugin: AuthCategoryPlugin, AWSAuthCredentialsS
     private let loop: EventLoop?
     private let environment: [String: String]
     private let state = Locked<(engine: CognitoAuthEngine, http: HTTPClient)?>(nil)
+    private let events: AuthEventReporter
 
     /// A plugin that dispatches on `hub` (Amplify's by default) and runs its HTTP client and refresh
     /// timer on `loop` (Amplify's by default); `environment` supplies endpoint overrides
@@ -38,12 +39,11 @@ public final class AWSCognitoAuthPlugin: AuthCategoryPlugin, AWSAuthCredentialsS
         self.hub = hub
         self.loop = loop
         self.environment = environment
+        events = AuthEventReporter(hub: { hub ?? Amplify.Hub.plugin }) { error, event in AuthError.cognito(error, operation: event) }
     }
 
     /// `"awsCognitoAuthPlugin"`.
     public var key: PluginKey { Self.pluginKey }
-
-    private var events: any HubCategoryBehavior { hub ?? Amplify.Hub.plugin }
 
     /// Reads the block (see ``CognitoAuthConfiguration``) and prepares the client. A saved session
     /// is restored on the first call.
@@ -84,47 +84,25 @@ public final class AWSCognitoAuthPlugin: AuthCategoryPlugin, AWSAuthCredentialsS
         try engine().configuration
     }
 
-    /// Runs a call and dispatches its `…API` event with the result.
-    private func report<T: Sendable>(_ event: String, username: String? = nil, _ call: () async throws -> T) async throws -> T {
-        try await report(event, username: username, published: { $0 }, call)
-    }
-
-    private func report<T: Sendable, Published: Sendable>(
-        _ event: String, username: String?, published: (T) -> Published, _ call: () async throws -> T
-    ) async throws -> T {
-        let result: Result<T, AuthError>
-        do {
-            result = .success(try await call())
-        } catch {
-            result = .failure(AuthError.cognito(error, operation: event))
-        }
-        events.dispatch(to: .auth, payload: HubPayload(eventName: event, context: username, data: result.map(published)))
-        return try result.get()
-    }
-
-    private func lifecycle(_ event: String, _ data: any Sendable) {
-        events.dispatch(to: .auth, payload: HubPayload(eventName: event, data: data))
-    }
-
     /// SignUp; the next step says where the confirmation code went.
     /// - Throws: ``Amplify/AuthError`` (`.service` with ``AWSCognitoAuthError/usernameExists``,
     ///   ``AWSCognitoAuthError/invalidPassword``, ...).
     public func signUp(username: String, password: String?, options: AuthSignUpRequest.Options?) async throws -> AuthSignUpResult {
-        try await report(HubPayload.EventName.Auth.signUpAPI, username: username) {
+        try await events.report(HubPayload.EventName.Auth.signUpAPI, username: username) {
             try await engine().signUp(username: username, password: password, attributes: options?.userAttributes ?? [])
         }
     }
 
     /// ConfirmSignUp. - Throws: ``Amplify/AuthError`` (``AWSCognitoAuthError/codeMismatch``, ...).
     public func confirmSignUp(for username: String, confirmationCode: String, options: AuthConfirmSignUpRequest.Options?) async throws -> AuthSignUpResult {
-        try await report(HubPayload.EventName.Auth.confirmSignUpAPI, username: username) {
+        try await events.report(HubPayload.EventName.Auth.confirmSignUpAPI, username: username) {
             try await engine().confirmSignUp(username: username, code: confirmationCode)
         }
     }
 
     /// ResendConfirmationCode. - Throws: ``Amplify/AuthError``.
     public func resendSignUpCode(for username: String, options: AuthResendSignUpCodeRequest.Options?) async throws -> AuthCodeDeliveryDetails {
-        try await report(HubPayload.EventName.Auth.resendSignUpCodeAPI, username: username) {
+        try await events.report(HubPayload.EventName.Auth.resendSignUpCodeAPI, username: username) {
             try await engine().resendSignUpCode(username: username)
         }
     }
@@ -137,10 +115,10 @@ public final class AWSCognitoAuthPlugin: AuthCategoryPlugin, AWSAuthCredentialsS
     ///   ``Amplify/AuthError/invalidState(_:_:_:)`` if someone is signed in.
     public func signIn(username: String?, password: String?, options: AuthSignInRequest.Options?) async throws -> AuthSignInResult {
         let flow = (options?.pluginOptions as? AWSAuthSignInOptions)?.authFlowType
-        let (result, user) = try await report(HubPayload.EventName.Auth.signInAPI, username: username, published: \.0) {
+        let (result, user) = try await events.report(HubPayload.EventName.Auth.signInAPI, username: username, published: \.0) {
             try await engine().signIn(username: username, password: password, flow: flow)
         }
-        if let user { lifecycle(HubPayload.EventName.Auth.signedIn, user) }
+        if let user { events.lifecycle(HubPayload.EventName.Auth.signedIn, user) }
         return result
     }
 
@@ -156,10 +134,10 @@ public final class AWSCognitoAuthPlugin: AuthCategoryPlugin, AWSAuthCredentialsS
     public func signInWithWebUI(
         options: AuthSignInRequest.Options? = nil, timeout: Duration = .seconds(300), presentURL: @escaping @Sendable (URL) -> Void
     ) async throws -> AuthSignInResult {
-        let (result, user) = try await report(HubPayload.EventName.Auth.webUISignInAPI, username: nil, published: \.0) {
+        let (result, user) = try await events.report(HubPayload.EventName.Auth.webUISignInAPI, username: nil, published: \.0) {
             try await engine().signInWithWebUI(presentURL: presentURL, timeout: timeout)
         }
-        if let user { lifecycle(HubPayload.EventName.Auth.signedIn, user) }
+        if let user { events.lifecycle(HubPayload.EventName.Auth.signedIn, user) }
         return result
     }
 
@@ -168,10 +146,10 @@ public final class AWSCognitoAuthPlugin: AuthCategoryPlugin, AWSAuthCredentialsS
     /// type chosen (`SMS_MFA`, `SOFTWARE_TOKEN_MFA`).
     /// - Throws: ``Amplify/AuthError/invalidState(_:_:_:)`` when no challenge is pending, or Cognito's refusal.
     public func confirmSignIn(challengeResponse: String, options: AuthConfirmSignInRequest.Options?) async throws -> AuthSignInResult {
-        let (result, user) = try await report(HubPayload.EventName.Auth.confirmSignInAPI, username: nil, published: \.0) {
+        let (result, user) = try await events.report(HubPayload.EventName.Auth.confirmSignInAPI, username: nil, published: \.0) {
             try await engine().confirmSignIn(response: challengeResponse, attributes: options?.userAttributes ?? [])
         }
-        if let user { lifecycle(HubPayload.EventName.Auth.signedIn, user) }
+        if let user { events.lifecycle(HubPayload.EventName.Auth.signedIn, user) }
         return result
     }
 
@@ -183,38 +161,37 @@ public final class AWSCognitoAuthPlugin: AuthCategoryPlugin, AWSAuthCredentialsS
             return AWSCognitoSignOutResult.failed(AuthError.configuration("The Cognito auth plugin is not configured.", "Call Amplify.configure() first."))
         }
         let (result, username) = await engine.signOut(global: options?.globalSignOut ?? false)
-        events.dispatch(to: .auth, payload: HubPayload(
-            eventName: HubPayload.EventName.Auth.signOutAPI, context: username, data: Result<AWSCognitoSignOutResult, AuthError>.success(result)))
-        if let username { lifecycle(HubPayload.EventName.Auth.signedOut, username) }
+        events.dispatch(HubPayload.EventName.Auth.signOutAPI, username: username, data: Result<AWSCognitoSignOutResult, AuthError>.success(result))
+        if let username { events.lifecycle(HubPayload.EventName.Auth.signedOut, username) }
         return result
     }
 
     /// DeleteUser, then the session ends (`Auth.userDeleted`).
     /// - Throws: ``Amplify/AuthError/signedOut(_:_:_:)`` when nobody is signed in.
     public func deleteUser() async throws {
-        let username = try await report(HubPayload.EventName.Auth.deleteUserAPI) { try await engine().deleteUser() }
-        lifecycle(HubPayload.EventName.Auth.userDeleted, username)
+        let username = try await events.report(HubPayload.EventName.Auth.deleteUserAPI) { try await engine().deleteUser() }
+        events.lifecycle(HubPayload.EventName.Auth.userDeleted, username)
     }
 
     /// The session (an ``AWSAuthCognitoSession``): tokens refreshed when expired (or always, with
     /// `forceRefresh`), and the identity pool's id and credentials when one is configured.
     /// - Throws: ``Amplify/AuthError/configuration(_:_:_:)`` when the credential store cannot be opened.
     public func fetchAuthSession(options: AuthFetchSessionRequest.Options?) async throws -> any AuthSession {
-        try await report(HubPayload.EventName.Auth.fetchSessionAPI) {
+        try await events.report(HubPayload.EventName.Auth.fetchSessionAPI) {
             try await engine().fetchAuthSession(forceRefresh: options?.forceRefresh ?? false)
         }
     }
 
     /// ForgotPassword: a code goes to the user. - Throws: ``Amplify/AuthError``.
     public func resetPassword(for username: String, options: AuthResetPasswordRequest.Options?) async throws -> AuthResetPasswordResult {
-        try await report(HubPayload.EventName.Auth.resetPasswordAPI, username: username) {
+        try await events.report(HubPayload.EventName.Auth.resetPasswordAPI, username: username) {
             try await engine().resetPassword(username: username)
         }
     }
 
     /// ConfirmForgotPassword. - Throws: ``Amplify/AuthError``.
     public func confirmResetPassword(for username: String, with newPassword: String, confirmationCode: String, options: AuthConfirmResetPasswordRequest.Options?) async throws {
-        try await report(HubPayload.EventName.Auth.confirmResetPasswordAPI, username: username) {
+        try await events.report(HubPayload.EventName.Auth.confirmResetPasswordAPI, username: username) {
             try await engine().confirmResetPassword(username: username, newPassword: newPassword, code: confirmationCode)
         }
     }
@@ -227,13 +204,13 @@ public final class AWSCognitoAuthPlugin: AuthCategoryPlugin, AWSAuthCredentialsS
 
     /// GetUser's attributes. - Throws: ``Amplify/AuthError``.
     public func fetchUserAttributes(options: AuthFetchUserAttributesRequest.Options?) async throws -> [AuthUserAttribute] {
-        try await report(HubPayload.EventName.Auth.fetchUserAttributesAPI) { try await engine().attributes() }
+        try await events.report(HubPayload.EventName.Auth.fetchUserAttributesAPI) { try await engine().attributes() }
     }
 
     /// UpdateUserAttributes for one attribute; a new email or phone is pending until confirmed.
     /// - Throws: ``Amplify/AuthError``.
     public func update(userAttribute: AuthUserAttribute, options: AuthUpdateUserAttributeRequest.Options?) async throws -> AuthUpdateAttributeResult {
-        try await report(HubPayload.EventName.Auth.updateUserAttributeAPI) {
+        try await events.report(HubPayload.EventName.Auth.updateUserAttributeAPI) {
             let results = try await engine().update([userAttribute])
             return results[userAttribute.key] ?? AuthUpdateAttributeResult(isUpdated: true, nextStep: .done)
         }
@@ -241,12 +218,12 @@ public final class AWSCognitoAuthPlugin: AuthCategoryPlugin, AWSAuthCredentialsS
 
     /// UpdateUserAttributes. - Throws: ``Amplify/AuthError``.
     public func update(userAttributes: [AuthUserAttribute], options: AuthUpdateUserAttributesRequest.Options?) async throws -> [AuthUserAttributeKey: AuthUpdateAttributeResult] {
-        try await report(HubPayload.EventName.Auth.updateUserAttributesAPI) { try await engine().update(userAttributes) }
+        try await events.report(HubPayload.EventName.Auth.updateUserAttributesAPI) { try await engine().update(userAttributes) }
     }
 
     /// ChangePassword. - Throws: ``Amplify/AuthError/notAuthorized(_:_:_:)`` for a wrong old password.
     public func update(oldPassword: String, to newPassword: String, options: AuthChangePasswordRequest.Options?) async throws {
-        try await report(HubPayload.EventName.Auth.changePasswordAPI) {
+        try await events.report(HubPayload.EventName.Auth.changePasswordAPI) {
             try await engine().changePassword(from: oldPassword, to: newPassword)
         }
     }

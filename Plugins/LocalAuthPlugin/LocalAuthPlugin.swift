@@ -22,6 +22,7 @@ public final class LocalAuthPlugin: AuthCategoryPlugin {
     private let engineSlot = Locked<LocalAuthEngine?>(nil)
     /// The background restore started by `configure`; `reset` waits for it.
     private let restoring = Locked<Task<Void, Never>?>(nil)
+    private let events: AuthEventReporter
 
     /// A plugin that delivers codes with `delivery` (default: the pool's outbox, read with
     /// ``outbox(for:)`` or `amplify auth outbox`), dispatches on `hub` and runs its expiry timer on
@@ -30,9 +31,10 @@ public final class LocalAuthPlugin: AuthCategoryPlugin {
         self.delivery = delivery
         self.hub = hub
         self.eventLoop = eventLoop
+        events = AuthEventReporter(hub: { hub ?? Amplify.Hub.plugin }) { error, _ in
+            AuthError.unknown("The local user pool failed: \(error)", error)
+        }
     }
-
-    private var events: any HubCategoryBehavior { hub ?? Amplify.Hub.plugin }
 
     /// `"localAuthPlugin"`.
     public var key: PluginKey { Self.pluginKey }
@@ -75,37 +77,11 @@ public final class LocalAuthPlugin: AuthCategoryPlugin {
         return engine
     }
 
-    /// Runs a call and dispatches its `…API` event with the result (errors that are not
-    /// ``AuthError`` become `.unknown`).
-    private func report<T: Sendable>(_ event: String, username: String? = nil, _ call: () async throws -> T) async throws -> T {
-        try await report(event, username: username, published: { $0 }, call)
-    }
-
-    /// Like ``report(_:username:_:)``, with the event carrying `published(value)` as its success.
-    private func report<T: Sendable, Published: Sendable>(
-        _ event: String, username: String?, published: (T) -> Published, _ call: () async throws -> T
-    ) async throws -> T {
-        let result: Result<T, AuthError>
-        do {
-            result = .success(try await call())
-        } catch let error as AuthError {
-            result = .failure(error)
-        } catch {
-            result = .failure(AuthError.unknown("The local user pool failed: \(error)", error))
-        }
-        events.dispatch(to: .auth, payload: HubPayload(eventName: event, context: username, data: result.map(published)))
-        return try result.get()
-    }
-
-    private func lifecycle(_ event: String, _ data: any Sendable) {
-        events.dispatch(to: .auth, payload: HubPayload(eventName: event, data: data))
-    }
-
     /// Creates a user (with `options.userAttributes`); sends a confirmation code unless the pool
     /// does not require one. - Throws: ``AuthError/validation(_:_:_:_:)`` for a weak password or
     /// a taken username.
     public func signUp(username: String, password: String?, options: AuthSignUpRequest.Options?) async throws -> AuthSignUpResult {
-        try await report(HubPayload.EventName.Auth.signUpAPI, username: username) {
+        try await events.report(HubPayload.EventName.Auth.signUpAPI, username: username) {
             try await engine().signUp(username: username, password: password, attributes: options?.userAttributes ?? [])
         }
     }
@@ -113,14 +89,14 @@ public final class LocalAuthPlugin: AuthCategoryPlugin {
     /// Confirms a new user with the code. - Throws: ``AuthError/validation(_:_:_:_:)`` for a
     /// wrong, expired or used code.
     public func confirmSignUp(for username: String, confirmationCode: String, options: AuthConfirmSignUpRequest.Options?) async throws -> AuthSignUpResult {
-        try await report(HubPayload.EventName.Auth.confirmSignUpAPI, username: username) {
+        try await events.report(HubPayload.EventName.Auth.confirmSignUpAPI, username: username) {
             try await engine().confirmSignUp(username: username, code: confirmationCode)
         }
     }
 
     /// Sends a new sign-up code. - Throws: ``AuthError``.
     public func resendSignUpCode(for username: String, options: AuthResendSignUpCodeRequest.Options?) async throws -> AuthCodeDeliveryDetails {
-        try await report(HubPayload.EventName.Auth.resendSignUpCodeAPI, username: username) {
+        try await events.report(HubPayload.EventName.Auth.resendSignUpCodeAPI, username: username) {
             try await engine().resendSignUpCode(username: username)
         }
     }
@@ -129,17 +105,17 @@ public final class LocalAuthPlugin: AuthCategoryPlugin {
     /// - Throws: ``AuthError/notAuthorized(_:_:_:)`` for a wrong password or a locked account,
     ///   ``AuthError/invalidState(_:_:_:)`` if someone is signed in.
     public func signIn(username: String?, password: String?, options: AuthSignInRequest.Options?) async throws -> AuthSignInResult {
-        let (result, user) = try await report(HubPayload.EventName.Auth.signInAPI, username: username, published: \.0) {
+        let (result, user) = try await events.report(HubPayload.EventName.Auth.signInAPI, username: username, published: \.0) {
             try await engine().signIn(username: username, password: password)
         }
-        if let user { lifecycle(HubPayload.EventName.Auth.signedIn, user) }
+        if let user { events.lifecycle(HubPayload.EventName.Auth.signedIn, user) }
         return result
     }
 
     /// The local pool has no sign-in challenges.
     /// - Throws: ``AuthError/invalidState(_:_:_:)``.
     public func confirmSignIn(challengeResponse: String, options: AuthConfirmSignInRequest.Options?) async throws -> AuthSignInResult {
-        try await report(HubPayload.EventName.Auth.confirmSignInAPI) {
+        try await events.report(HubPayload.EventName.Auth.confirmSignInAPI) {
             throw AuthError.invalidState("There is no sign-in challenge to answer: the local pool does not use them.", "Call signIn.")
         }
     }
@@ -151,29 +127,28 @@ public final class LocalAuthPlugin: AuthCategoryPlugin {
             return LocalSignOutResult(signedOutLocally: false, revokedTokens: false, message: "The plugin is not configured.")
         }
         let (result, username) = await engine.signOut(global: options?.globalSignOut ?? false)
-        events.dispatch(to: .auth, payload: HubPayload(
-            eventName: HubPayload.EventName.Auth.signOutAPI, context: username, data: Result<LocalSignOutResult, AuthError>.success(result)))
-        if let username { lifecycle(HubPayload.EventName.Auth.signedOut, username) }
+        events.dispatch(HubPayload.EventName.Auth.signOutAPI, username: username, data: Result<LocalSignOutResult, AuthError>.success(result))
+        if let username { events.lifecycle(HubPayload.EventName.Auth.signedOut, username) }
         return result
     }
 
     /// Deletes the signed-in user. - Throws: ``AuthError/signedOut(_:_:_:)`` when nobody is.
     public func deleteUser() async throws {
-        let username = try await report(HubPayload.EventName.Auth.deleteUserAPI) { try await engine().deleteUser() }
-        lifecycle(HubPayload.EventName.Auth.userDeleted, username)
+        let username = try await events.report(HubPayload.EventName.Auth.deleteUserAPI) { try await engine().deleteUser() }
+        events.lifecycle(HubPayload.EventName.Auth.userDeleted, username)
     }
 
     /// The session; refreshes expired tokens (or all, with `forceRefresh`). A session that cannot
     /// be refreshed ends with `Auth.sessionExpired` and comes back signed out.
     public func fetchAuthSession(options: AuthFetchSessionRequest.Options?) async throws -> any AuthSession {
-        try await report(HubPayload.EventName.Auth.fetchSessionAPI) {
+        try await events.report(HubPayload.EventName.Auth.fetchSessionAPI) {
             try await engine().fetchAuthSession(forceRefresh: options?.forceRefresh ?? false)
         }
     }
 
     /// Starts a password reset: a code goes to the user. - Throws: ``AuthError``.
     public func resetPassword(for username: String, options: AuthResetPasswordRequest.Options?) async throws -> AuthResetPasswordResult {
-        try await report(HubPayload.EventName.Auth.resetPasswordAPI, username: username) {
+        try await events.report(HubPayload.EventName.Auth.resetPasswordAPI, username: username) {
             try await engine().resetPassword(username: username)
         }
     }
@@ -181,7 +156,7 @@ public final class LocalAuthPlugin: AuthCategoryPlugin {
     /// Sets a new password with the reset code; every session of the user ends.
     /// - Throws: ``AuthError``.
     public func confirmResetPassword(for username: String, with newPassword: String, confirmationCode: String, options: AuthConfirmResetPasswordRequest.Options?) async throws {
-        try await report(HubPayload.EventName.Auth.confirmResetPasswordAPI, username: username) {
+        try await events.report(HubPayload.EventName.Auth.confirmResetPasswordAPI, username: username) {
             try await engine().confirmResetPassword(username: username, newPassword: newPassword, code: confirmationCode)
         }
     }
@@ -194,12 +169,12 @@ public final class LocalAuthPlugin: AuthCategoryPlugin {
 
     /// The signed-in user's attributes (with `sub`). - Throws: ``AuthError``.
     public func fetchUserAttributes(options: AuthFetchUserAttributesRequest.Options?) async throws -> [AuthUserAttribute] {
-        try await report(HubPayload.EventName.Auth.fetchUserAttributesAPI) { try await engine().attributes() }
+        try await events.report(HubPayload.EventName.Auth.fetchUserAttributesAPI) { try await engine().attributes() }
     }
 
     /// Updates one attribute. - Throws: ``AuthError``.
     public func update(userAttribute: AuthUserAttribute, options: AuthUpdateUserAttributeRequest.Options?) async throws -> AuthUpdateAttributeResult {
-        try await report(HubPayload.EventName.Auth.updateUserAttributeAPI) {
+        try await events.report(HubPayload.EventName.Auth.updateUserAttributeAPI) {
             try await engine().update([userAttribute])
             return AuthUpdateAttributeResult(isUpdated: true, nextStep: .done)
         }
@@ -207,7 +182,7 @@ public final class LocalAuthPlugin: AuthCategoryPlugin {
 
     /// Updates several attributes. - Throws: ``AuthError``.
     public func update(userAttributes: [AuthUserAttribute], options: AuthUpdateUserAttributesRequest.Options?) async throws -> [AuthUserAttributeKey: AuthUpdateAttributeResult] {
-        try await report(HubPayload.EventName.Auth.updateUserAttributesAPI) {
+        try await events.report(HubPayload.EventName.Auth.updateUserAttributesAPI) {
             try await engine().update(userAttributes)
             return Dictionary(userAttributes.map { ($0.key, AuthUpdateAttributeResult(isUpdated: true, nextStep: .done)) }, uniquingKeysWith: { last, _ in last })
         }
@@ -215,7 +190,7 @@ public final class LocalAuthPlugin: AuthCategoryPlugin {
 
     /// Changes the signed-in user's password. - Throws: ``AuthError``.
     public func update(oldPassword: String, to newPassword: String, options: AuthChangePasswordRequest.Options?) async throws {
-        try await report(HubPayload.EventName.Auth.changePasswordAPI) {
+        try await events.report(HubPayload.EventName.Auth.changePasswordAPI) {
             try await engine().changePassword(from: oldPassword, to: newPassword)
         }
     }
