@@ -467,10 +467,4 @@ actor CognitoAuthEngine {
 
     /// The identity pool's provider, for the other AWS plugins.
     var identityProvider: CognitoIdentityCredentialsProvider? { identity }
-
-    /// The current session's ID token, for server code.
-    func currentSession() async throws -> StoredSession {
-        try await prepare()
-        return try await keeper.validSession()
-    }
 }

@@ -230,13 +230,17 @@ private final class Connection {
 
     private func append(_ bytes: UnsafeRawBufferPointer) {
         guard !answered else { return }
+        // Look for the blank line only where it can newly end: from 3 bytes before this chunk.
+        let searchFrom = max(0, buffer.count - 3)
         buffer.append(contentsOf: bytes)
         if buffer.count > Self.limit {
             close()
             return
         }
-        let end: [UInt8] = [13, 10, 13, 10]
-        guard buffer.count >= 4, (0...(buffer.count - 4)).contains(where: { Array(buffer[$0..<$0 + 4]) == end }) else { return }
+        let headEnds = buffer.count >= 4 && (searchFrom...(buffer.count - 4)).contains { start in
+            buffer[start] == 13 && buffer[start + 1] == 10 && buffer[start + 2] == 13 && buffer[start + 3] == 10
+        }
+        guard headEnds else { return }
         answered = true
         owner.received(buffer, on: self)
     }

@@ -119,7 +119,7 @@ struct HostedUISignIn {
         let form = [
             ("grant_type", "authorization_code"), ("client_id", oauth.appClientId), ("code", code),
             ("redirect_uri", oauth.signInRedirectURI), ("code_verifier", verifier),
-        ].map { "\($0.0)=\(Self.formEncode($0.1))" }.joined(separator: "&")
+        ].map { "\($0.0)=\(URIEncoding.encode($0.1))" }.joined(separator: "&")
         var headers: [(name: String, value: String)] = [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")]
         if let clientSecret {
             headers.append(("Authorization", "Basic " + Data("\(oauth.appClientId):\(clientSecret)".utf8).base64EncodedString()))
@@ -139,11 +139,5 @@ struct HostedUISignIn {
             throw AuthError.service("The token endpoint answered without tokens.", "Check that the app client allows the openid scope.")
         }
         return answer
-    }
-
-    /// `application/x-www-form-urlencoded` value encoding (RFC 3986 unreserved kept).
-    static func formEncode(_ value: String) -> String {
-        let allowed = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-        return value.addingPercentEncoding(withAllowedCharacters: allowed) ?? value
     }
 }

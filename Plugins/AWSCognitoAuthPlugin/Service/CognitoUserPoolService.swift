@@ -12,13 +12,9 @@ struct CognitoUserPoolService: Sendable {
     let clientSecret: String?
 
     /// `base64(HMAC-SHA256(clientSecret, username + clientId))`, or nil without a secret.
-    static func secretHash(username: String, clientId: String, clientSecret: String?) -> String? {
+    func secretHash(_ username: String) -> String? {
         guard let clientSecret else { return nil }
         return Data(Digest.hmacSHA256(key: Array(clientSecret.utf8), Array((username + clientId).utf8))).base64EncodedString()
-    }
-
-    func secretHash(_ username: String) -> String? {
-        Self.secretHash(username: username, clientId: clientId, clientSecret: clientSecret)
     }
 
     /// Calls `operation` with `body`.

@@ -27,15 +27,8 @@ public struct AuthPluginCredentialsProvider: AWSCredentialsProvider {
     /// - Throws: ``AWSPluginsError`` (`CredentialsNotFound`) when no Auth plugin has an identity
     ///   pool, or what the identity pool answered.
     public func credentials() async throws -> AWSCredentials {
-        var reasons: [String] = []
-        for source in plugins().compactMap({ $0 as? any AWSAuthCredentialsSource }) {
-            do {
-                return try await source.awsCredentialsProvider().credentials()
-            } catch let error as AuthError {
-                guard case .configuration = error else { throw error }
-                reasons.append(error.errorDescription)
-            }
-        }
+        let (credentials, reasons) = try await Self.firstIdentityPool(in: plugins()) { try await $0.awsCredentialsProvider().credentials() }
+        if let credentials { return credentials }
         throw AWSPluginsError(
             code: "CredentialsNotFound", "No Auth plugin has an identity pool. \(reasons.joined(separator: " "))",
             "Configure CredentialsProvider.CognitoIdentity.Default in the awsCognitoAuthPlugin block.")
@@ -51,13 +44,26 @@ public struct AuthPluginCredentialsProvider: AWSCredentialsProvider {
     /// Auth plugin has one, otherwise the signed-in user's id.
     /// - Throws: what the Auth plugin throws (`AuthError.signedOut` when nobody is signed in).
     public static func identityId() async throws -> String {
-        for source in Amplify.Auth.addedPlugins.compactMap({ $0 as? any AWSAuthCredentialsSource }) {
+        let (identityId, _) = try await firstIdentityPool(in: Amplify.Auth.addedPlugins) { try await $0.identityId() }
+        if let identityId { return identityId }
+        return try await Amplify.Auth.getCurrentUser().userId
+    }
+
+    /// What `ask` answers for the first of `plugins` that is a credentials source with an identity
+    /// pool; a source without one (`AuthError.configuration`) is skipped and its reason kept.
+    /// - Throws: any other error of `ask`.
+    private static func firstIdentityPool<T>(
+        in plugins: [any AuthCategoryPlugin], _ ask: (any AWSAuthCredentialsSource) async throws -> T
+    ) async throws -> (T?, [String]) {
+        var reasons: [String] = []
+        for source in plugins.compactMap({ $0 as? any AWSAuthCredentialsSource }) {
             do {
-                return try await source.identityId()
+                return (try await ask(source), reasons)
             } catch let error as AuthError {
                 guard case .configuration = error else { throw error }
+                reasons.append(error.errorDescription)
             }
         }
-        return try await Amplify.Auth.getCurrentUser().userId
+        return (nil, reasons)
     }
 }
