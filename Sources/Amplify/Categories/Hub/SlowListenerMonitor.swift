@@ -23,6 +23,8 @@ final class SlowListenerMonitor: Sendable {
         var running = false
         var stopRequested = false
         var sites: [Int: Site] = [:]
+        /// The watchdog thread, joined by `stop`.
+        var thread: pthread_t?
     }
 
     /// The serial of the listener the loop is inside, or 0.
@@ -32,7 +34,6 @@ final class SlowListenerMonitor: Sendable {
     private let thresholdNanoseconds: Atomic<Int>
     private let watch = Locked(Watch())
     private let wakeup = NSCondition()
-    private let stopped = DispatchSemaphore(value: 0)
 
     /// The watchdog thread's name: `watch-` and the loop's name.
     private let threadName: String
@@ -66,17 +67,27 @@ final class SlowListenerMonitor: Sendable {
     }
 
     func register(serial: Int, file: String, line: Int, channel: HubChannel) {
-        let start = watch.withLock { watch -> Bool in
+        watch.withLock { watch in
             watch.sites[serial] = Site(file: file, line: line, channel: channel)
-            guard !watch.running, !watch.stopRequested else { return false }
+            guard !watch.running, !watch.stopRequested else { return }
+            // A pthread rather than a Foundation Thread, so `stop` can join it: once the Hub has
+            // stopped, the watchdog thread is gone, not merely finishing. Created under the lock,
+            // so `stop` always finds the thread it must join.
+            let context = Unmanaged.passRetained(self).toOpaque()
+            var thread = pthread_t()
+            let created = pthread_create(&thread, nil, { argument in
+                guard let argument else { return nil }
+                let monitor = Unmanaged<SlowListenerMonitor>.fromOpaque(argument).takeRetainedValue()
+                ThreadName.setCurrent(monitor.threadName)
+                monitor.run()
+                return nil
+            }, context)
+            guard created == 0 else {
+                Unmanaged<SlowListenerMonitor>.fromOpaque(context).release()
+                return
+            }
             watch.running = true
-            return true
-        }
-        if start {
-            Thread { [self] in
-                ThreadName.setCurrent(threadName)
-                run()
-            }.start()
+            watch.thread = thread
         }
     }
 
@@ -86,16 +97,17 @@ final class SlowListenerMonitor: Sendable {
 
     /// Stops the watchdog thread and waits for it to exit.
     func stop() {
-        let wasRunning = watch.withLock { watch -> Bool in
+        let thread = watch.withLock { watch -> pthread_t? in
             watch.stopRequested = true
             watch.sites.removeAll()
-            return watch.running
+            defer { watch.thread = nil }
+            return watch.thread
         }
-        guard wasRunning else { return }
+        guard let thread else { return }
         wakeup.lock()
         wakeup.signal()
         wakeup.unlock()
-        stopped.wait()
+        pthread_join(thread, nil)
     }
 
     private func run() {
@@ -126,7 +138,6 @@ final class SlowListenerMonitor: Sendable {
             if held >= .nanoseconds(threshold) { report(serial: serial, held: held, threshold: threshold) }
         }
         watch.withLock { $0.running = false }
-        stopped.signal()
     }
 
     private func report(serial: Int, held: Duration, threshold: Int) {
