@@ -70,11 +70,13 @@ struct SessionLifecycleTests {
 
     @Test("refreshing does not stretch the session: at the refresh token's end, Auth.sessionExpired fires once")
     func absoluteSessionLifetime() async throws {
-        let fixture = try LocalPoolFixture(["accessTokenLifetimeSeconds": 1, "refreshTokenLifetimeSeconds": 2])
+        // A 5 s session of 1 s access tokens: room for a loaded machine (ThreadSanitizer, the whole
+        // suite in parallel) between the first refresh and the session's end.
+        let fixture = try LocalPoolFixture(["accessTokenLifetimeSeconds": 1, "refreshTokenLifetimeSeconds": 5])
         let plugin = try fixture.plugin()
         try await signUpAndIn(plugin, fixture, "quinn")
-        try await Task.sleep(for: .milliseconds(1_000))
-        // Past the first access token's life (refreshed), still inside the 2 s session.
+        try await Task.sleep(for: .milliseconds(1_500))
+        // Past the first access token's life (refreshed), still inside the 5 s session.
         #expect(try await plugin.fetchAuthSession(options: nil).isSignedIn)
         let deadline = ContinuousClock.now + .seconds(30)
         while !(await fixture.eventNames()).contains("Auth.sessionExpired"), ContinuousClock.now < deadline {
