@@ -50,13 +50,18 @@ public struct CognitoAuthConfiguration: Sendable, Equatable {
         public var scopes: [String]
     }
 
-    /// The user pool id, `us-east-1_AbCdEfGhI`.
+    /// Whether the block has a user pool. Without one (an identity pool only, for guest AWS
+    /// credentials) the user pool fields below are empty and every user pool call fails with
+    /// ``Amplify/AuthError/configuration(_:_:_:)``; `fetchAuthSession` still gives the identity id
+    /// and AWS credentials.
+    public var hasUserPool: Bool
+    /// The user pool id, `us-east-1_AbCdEfGhI` (empty without a user pool).
     public var userPoolId: String
-    /// The app client id.
+    /// The app client id (empty without a user pool).
     public var appClientId: String
     /// The app client's secret, when it has one (then every call carries `SECRET_HASH`).
     public var appClientSecret: String?
-    /// The user pool's region.
+    /// The user pool's region (the identity pool's without a user pool).
     public var region: String
     /// The Cognito Identity Provider endpoint (override or AWS's).
     public var userPoolEndpoint: URL
@@ -78,36 +83,63 @@ public struct CognitoAuthConfiguration: Sendable, Equatable {
     public var tokenIssuer: String
     /// Where the pool's signing keys are published.
     public var jwksURL: URL
+    /// The pool's groups by name, with their precedence when the file gives one (Gen 2 `auth.groups`).
+    public var userPoolGroups: [String: Int?] = [:]
+    /// The MFA methods the pool offers (`SMS`, `TOTP`, `EMAIL`; Gen 2 `auth.mfa_methods`).
+    public var mfaMethods: [String] = []
+    /// The passwordless settings (Gen 2 `auth.passwordless`: `email_otp_enabled`,
+    /// `sms_otp_enabled`, `web_authn`, `preferred_challenge`), as the file has them.
+    public var passwordless: JSONValue?
+    /// The hosted UI's identity providers (`GOOGLE`, `FACEBOOK`, `SIGN_IN_WITH_APPLE`, `LOGIN_WITH_AMAZON`, or a SAML/OIDC name).
+    public var identityProviders: [String] = []
+    /// Whether guests get identity pool credentials (Gen 2 `unauthenticated_identities_enabled`,
+    /// JS `allowGuestAccess`); `nil` when the file does not say.
+    public var allowsGuestAccess: Bool?
 
     /// Reads the block.
     /// - Throws: ``ConfigurationValueError`` naming the missing or wrong key, or
     ///   `AWSPluginsError` (`InvalidEndpoint`) for an endpoint that is not an http(s) URL.
     public init(json: JSONValue?, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         guard let block = json, block.asObject != nil else {
-            throw ConfigurationValueError(keyPath: "awsCognitoAuthPlugin", expected: "an object with CognitoUserPool.Default", found: json)
+            throw ConfigurationValueError(
+                keyPath: "awsCognitoAuthPlugin", expected: "an object with CognitoUserPool.Default or CredentialsProvider.CognitoIdentity.Default",
+                found: json)
         }
-        let pool = try block.requiredObject("CognitoUserPool.Default")
-        userPoolId = try block.requiredString("CognitoUserPool.Default.PoolId")
-        guard let underscore = userPoolId.firstIndex(of: "_"), underscore != userPoolId.startIndex,
-              userPoolId.index(after: underscore) != userPoolId.endIndex
-        else {
-            throw ConfigurationValueError(keyPath: "CognitoUserPool.Default.PoolId", expected: "a pool id such as us-east-1_AbCdEfGhI", found: .string(userPoolId))
+        let identity = Self.present(block.value(at: "CredentialsProvider.CognitoIdentity.Default"))
+        identityPoolId = try identity?.optionalString("PoolId").flatMap { $0.isEmpty ? nil : $0 }
+        // A block with only an identity pool (guest credentials) is what the CLI writes for apps
+        // without sign-in; a user pool block, once present, must be whole.
+        let poolBlock = Self.present(block.value(at: "CognitoUserPool.Default"))
+        hasUserPool = poolBlock != nil || identityPoolId == nil
+        let pool = hasUserPool ? try block.requiredObject("CognitoUserPool.Default") : JSONValue.object([:])
+        if hasUserPool {
+            userPoolId = try block.requiredString("CognitoUserPool.Default.PoolId")
+            guard let underscore = userPoolId.firstIndex(of: "_"), underscore != userPoolId.startIndex,
+                  userPoolId.index(after: underscore) != userPoolId.endIndex
+            else {
+                throw ConfigurationValueError(keyPath: "CognitoUserPool.Default.PoolId", expected: "a pool id such as us-east-1_AbCdEfGhI", found: .string(userPoolId))
+            }
+            appClientId = try block.requiredString("CognitoUserPool.Default.AppClientId")
+            region = try pool.optionalString("Region").flatMap { $0.isEmpty ? nil : $0 } ?? String(userPoolId[..<underscore])
+        } else {
+            userPoolId = ""
+            appClientId = ""
+            region = try identity?.optionalString("Region").flatMap { $0.isEmpty ? nil : $0 }
+                ?? identityPoolId.flatMap { $0.split(separator: ":").first.map(String.init) } ?? "us-east-1"
         }
-        appClientId = try block.requiredString("CognitoUserPool.Default.AppClientId")
         appClientSecret = try pool.optionalString("AppClientSecret").flatMap { $0.isEmpty ? nil : $0 }
-        region = try pool.optionalString("Region") ?? String(userPoolId[..<underscore])
+        let poolEndpoint = try pool.optionalString("Endpoint").flatMap { $0.isEmpty ? nil : $0 }
         userPoolEndpoint = try AWSEndpoint.resolve(
             service: "cognito-idp", serviceId: "Cognito Identity Provider", region: region,
-            configured: try pool.optionalString("Endpoint"), environment: environment)
+            configured: poolEndpoint, environment: environment)
 
-        let identity = block.value(at: "CredentialsProvider.CognitoIdentity.Default")
-        identityPoolId = try identity?.optionalString("PoolId")
-        identityPoolRegion = try identity?.optionalString("Region") ?? identityPoolId.flatMap { $0.split(separator: ":").first.map(String.init) } ?? region
+        identityPoolRegion = try identity?.optionalString("Region").flatMap { $0.isEmpty ? nil : $0 }
+            ?? identityPoolId.flatMap { $0.split(separator: ":").first.map(String.init) } ?? region
         identityEndpoint = try AWSEndpoint.resolve(
             service: "cognito-identity", serviceId: "Cognito Identity", region: identityPoolRegion,
-            configured: try identity?.optionalString("Endpoint"), environment: environment)
+            configured: try identity?.optionalString("Endpoint").flatMap { $0.isEmpty ? nil : $0 }, environment: environment)
 
-        if let flow = try block.optionalString("Auth.Default.authenticationFlowType") {
+        if let flow = try block.optionalString("Auth.Default.authenticationFlowType"), !flow.isEmpty {
             guard let parsed = AuthenticationFlow(rawValue: flow) else {
                 throw ConfigurationValueError(
                     keyPath: "Auth.Default.authenticationFlowType",
@@ -115,24 +147,51 @@ public struct CognitoAuthConfiguration: Sendable, Equatable {
             }
             authenticationFlow = parsed
         }
-        oauth = try Self.oauth(block, appClientId: appClientId)
+        oauth = hasUserPool ? try Self.oauth(block, appClientId: appClientId) : nil
 
         credentialStorePath = Amplify.resolvePath(try block.optionalString("credentialStore") ?? ".amplify/credentials.sqlite")
         if let lead = try block.optionalDouble("refreshLeadSeconds") {
-            guard lead >= 0 else {
-                throw ConfigurationValueError(keyPath: "refreshLeadSeconds", expected: "a number of seconds, 0 or more", found: .number(lead))
+            guard lead >= 0, lead <= 86_400 else {
+                throw ConfigurationValueError(keyPath: "refreshLeadSeconds", expected: "a number of seconds from 0 to 86400", found: .number(lead))
             }
             refreshLead = lead
         }
         tokenIssuer = try block.optionalString("tokenIssuer") ?? "https://cognito-idp.\(region).amazonaws.com/\(userPoolId)"
         // Keys come from the endpoint in use: AWS's issuer URL, or the stand-in's path for the pool.
-        let keysBase = try pool.optionalString("Endpoint") != nil || environment.keys.contains(where: { $0.hasPrefix("AWS_ENDPOINT_URL") })
+        let keysBase = poolEndpoint != nil || environment.keys.contains(where: { $0.hasPrefix("AWS_ENDPOINT_URL") })
             ? userPoolEndpoint.appendingPathComponent(userPoolId).absoluteString
             : tokenIssuer
         guard let keys = URL(string: keysBase + "/.well-known/jwks.json") else {
             throw ConfigurationValueError(keyPath: "tokenIssuer", expected: "a URL", found: .string(tokenIssuer))
         }
         jwksURL = keys
+        try readGen2Extras(block.value(at: "AmplifyOutputs"))
+        if allowsGuestAccess == nil, let guest = block.value(at: "AmplifyJS.allowGuestAccess") ?? block.value(at: "AmplifyJS.allowUnauthenticatedIdentities") {
+            allowsGuestAccess = guest.booleanValue ?? guest.stringValue.map { $0.lowercased() == "true" }
+        }
+    }
+
+    /// `nil` for an absent or `null` value (hand-edited files leave `"Default": null`).
+    private static func present(_ value: JSONValue?) -> JSONValue? {
+        guard let value, !value.isNull else { return nil }
+        return value
+    }
+
+    /// Groups, MFA methods, passwordless and OAuth providers from a Gen 2 `auth` section.
+    private mutating func readGen2Extras(_ outputs: JSONValue?) throws {
+        guard let outputs, outputs.asObject != nil else { return }
+        for (index, entry) in (outputs["groups"]?.asArray ?? []).enumerated() {
+            for (name, settings) in entry.asObject ?? [:] {
+                guard settings.asObject != nil || settings.isNull else {
+                    throw ConfigurationValueError(keyPath: "AmplifyOutputs.groups.\(index).\(name)", expected: "an object such as {\"precedence\": 0}", found: settings)
+                }
+                userPoolGroups.updateValue(try settings.optionalInt("precedence"), forKey: name)
+            }
+        }
+        mfaMethods = (outputs["mfa_methods"]?.asArray ?? []).compactMap(\.stringValue)
+        passwordless = Self.present(outputs["passwordless"])
+        identityProviders = (outputs.value(at: "oauth.identity_providers")?.asArray ?? []).compactMap(\.stringValue)
+        allowsGuestAccess = try outputs.optionalBool("unauthenticated_identities_enabled")
     }
 
     private static func oauth(_ block: JSONValue, appClientId: String) throws -> OAuth? {

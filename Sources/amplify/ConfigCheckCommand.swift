@@ -8,18 +8,23 @@ struct ConfigCheckCommand: CLICommand {
     let path = ["config", "check"]
     let summary = "check a configuration file and summarise what it configures"
     let help = """
-        Usage: amplify config check [--config PATH] [--json]
+        Usage: amplify config check [--config PATH] [--json] [--strict]
 
-        Loads the configuration file (Gen 1 amplifyconfiguration.json, Gen 2 amplify_outputs.json or
-        awsconfiguration.json), prints each category, its plugins and their key facts (region, pool
-        ids, bucket, ...; secrets are never printed), then configures every plugin exactly as
-        Amplify.configure() would. Exits 0 when all of that works; otherwise prints the error and how
-        to fix it and exits 1.
+        Loads the configuration file (Gen 1 amplifyconfiguration.json, awsconfiguration.json, Gen 2
+        amplify_outputs.json, or Amplify JS's aws-exports shape and v6 resources object), prints each
+        category, its plugins and their key facts (region, pool ids, bucket, ...; secrets are never
+        printed) and every resource the file names (user pools, identity pools, buckets, GraphQL and
+        REST APIs, streams), then configures every plugin exactly as Amplify.configure() would.
+        What is read but not applied (a plugin key with no plugin, a retired Pinpoint block, a key
+        beyond the Gen 2 schema) is printed as a `warning:` line on stderr; categories this package
+        does not have are listed as not handled. Exits 0 when the file configures (warnings
+        included); 1 on an error, printed with how to fix it, or on any warning with --strict.
         """
 
     func run(_ arguments: [String], options: GlobalOptions) async -> Int32 {
-        if let extra = arguments.first {
-            Output.error("config check takes no arguments; got '\(extra)'.")
+        let strict = arguments.contains("--strict")
+        if let extra = arguments.first(where: { $0 != "--strict" }) {
+            Output.error("config check takes no arguments but --strict; got '\(extra)'.")
             return CommandLineTool.ExitCode.usage
         }
         if options.verbose { Amplify.Logging.logLevel = .debug }
@@ -38,17 +43,33 @@ struct ConfigCheckCommand: CLICommand {
         } catch {
             failure = error
         }
+        let findings = failure == nil ? Amplify.configurationFindings : configuration.findings
+        let warnings = findings.filter(\.isWarning)
+        let failed = failure != nil || (strict && !warnings.isEmpty)
         if options.json {
             var object = summary.json.asObject ?? [:]
-            object["ok"] = .boolean(failure == nil)
+            object["ok"] = .boolean(!failed)
+            object["warnings"] = .array(warnings.map { ["path": .string($0.path), "message": .string($0.message), "suggestion": .string($0.suggestion)] })
             if let failure { object["error"] = CLIConfiguration.errorJSON(failure) }
             Output.json(.object(object))
         } else {
             Output.line(summary.text)
-            if failure == nil { Output.line("\nOK: Amplify.configure() accepted every plugin (\(summary.pluginCount) in all).") }
+            if failure == nil {
+                let applied = summary.pluginCount - findings.filter { $0.kind == .unusedPlugin || $0.kind == .retiredService }.count
+                let warned = warnings.isEmpty ? "" : "; \(warnings.count) warning\(warnings.count == 1 ? "" : "s")"
+                Output.line("\nOK: Amplify.configure() accepted the configuration (\(applied) plugin\(applied == 1 ? "" : "s") configured\(warned)).")
+            }
+        }
+        for warning in warnings {
+            Output.error("warning: \(warning.message)")
+            Output.error("  \(warning.suggestion)")
         }
         if let failure {
             Output.report(failure)
+            return CommandLineTool.ExitCode.failure
+        }
+        if failed {
+            Output.error("error: --strict: \(warnings.count) warning\(warnings.count == 1 ? "" : "s") in \(summary.file).")
             return CommandLineTool.ExitCode.failure
         }
         return CommandLineTool.ExitCode.success

@@ -10,8 +10,10 @@ struct ConfigurationSummary {
     }
 
     let file: String
+    let format: String
     let categories: [(CategoryType, [PluginFacts])]
     let skipped: [String]
+    let resources: [ConfigurationResource]
 
     /// Known facts: a path inside a plugin block and the label it is shown with.
     private static let knownFacts: [(String, String)] = [
@@ -32,6 +34,8 @@ struct ConfigurationSummary {
 
     init(_ configuration: AmplifyConfiguration) {
         file = configuration.sourceFile?.path ?? "(in code)"
+        format = configuration.format.description
+        resources = ConfigurationResource.all(in: configuration)
         categories = CategoryType.configurationOrder.compactMap { category in
             guard let block = configuration[category] else { return nil }
             let plugins = block.plugins.keys.sorted().map { key in
@@ -75,7 +79,7 @@ struct ConfigurationSummary {
     }
 
     var text: String {
-        var lines = ["Configuration: \(file)"]
+        var lines = ["Configuration: \(file) (\(format))"]
         if categories.isEmpty { lines.append("  (no categories)") }
         for (category, plugins) in categories {
             lines.append("\(category.displayName):")
@@ -85,13 +89,19 @@ struct ConfigurationSummary {
                 lines.append("  \(plugin.key)" + (facts.isEmpty ? "" : " — \(facts)"))
             }
         }
-        for key in skipped { lines.append("\(key): skipped (this package has no \(key) category)") }
+        for key in skipped { lines.append("\(key): not handled (this package has no \(key) category)") }
+        if !resources.isEmpty {
+            lines.append("Resources:")
+            for resource in resources { lines.append("  \(resource.text)") }
+        }
         return lines.joined(separator: "\n")
     }
 
     var json: JSONValue {
         .object([
             "file": .string(file),
+            "format": .string(format),
+            "resources": .array(resources.map(\.json)),
             "categories": .array(categories.map { category, plugins in
                 .object([
                     "category": .string(category.rawValue),

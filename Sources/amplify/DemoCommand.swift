@@ -34,7 +34,9 @@ enum DemoCommand {
         let file = folder.appendingPathComponent("amplifyconfiguration.json")
         try Data("""
             {"auth": {"plugins": {"localAuthPlugin": {"directory": "auth", "accessTokenLifetimeSeconds": 2,
-                                                      "refreshTokenLifetimeSeconds": 5, "passwordHashCost": 16384}}}}
+                                                      "refreshTokenLifetimeSeconds": 5, "passwordHashCost": 16384}}},
+             "storage": {"plugins": {"localStoragePlugin": {"directory": "storage"}}},
+             "analytics": {"plugins": {"localAnalyticsPlugin": {"directory": "analytics"}}}}
             """.utf8).write(to: file)
         Output.line("Amplify demo in \(folder.path)")
         try Amplify.configure(AmplifyConfiguration(configurationFile: file))

@@ -5,12 +5,12 @@ import Testing
 struct ConfigCheckCommandTests {
     private func sample(_ name: String) -> String { Tool.samples.appendingPathComponent(name).path }
 
-    @Test("the embedded sample is accepted, summarised, and exits 0")
+    @Test("the embedded sample is accepted, summarised with its resources, and exits 0")
     func embeddedSample() throws {
         let run = try Tool.run(["config", "check", "--config", sample("embedded.json")])
         #expect(run.exitCode == 0)
         #expect(run.stdout == """
-            Configuration: \(sample("embedded.json"))
+            Configuration: \(sample("embedded.json")) (Gen 1 amplifyconfiguration.json)
             Logging:
               consoleLoggingPlugin — logLevel: warn
             Hub:
@@ -19,22 +19,42 @@ struct ConfigCheckCommandTests {
               localAuthPlugin — accessTokenLifetimeSeconds: 3600, directory: .amplify/local-auth, signUpRequiresConfirmation: true
             Analytics:
               localAnalyticsPlugin — autoFlushEventsInterval: 60, directory: .amplify/analytics
+            Storage:
+              localStoragePlugin — directory: .amplify/storage
+            Resources:
+              local user pool .amplify/local-auth
+              local analytics folder .amplify/analytics
+              local storage folder .amplify/storage
 
-            OK: Amplify.configure() accepted every plugin (4 in all).
+            OK: Amplify.configure() accepted the configuration (5 plugins configured).
 
             """)
         #expect(run.stderr.isEmpty)
     }
 
-    @Test("the CLI's Gen 1 file is summarised with its key facts; Cognito and S3 configure, the retired Pinpoint block fails with exit 1")
+    @Test("the CLI's Gen 1 file configures Cognito and S3 and exits 0; the retired Pinpoint block is a warning line, and --strict makes it fail")
     func gen1Sample() throws {
         let run = try Tool.run(["config", "check", "--config", sample("amplifyconfiguration.json")])
         #expect(run.stdout.contains("  awsCognitoAuthPlugin — user pool: us-east-1_AbCdEfGhI, app client: abcdefghij0123456789, region: us-east-1, identity pool: us-east-1:00000000-0000-0000-0000-000000000000, sign-in flow: USER_SRP_AUTH"))
         #expect(run.stdout.contains("  awsS3StoragePlugin — bucket: myapp-storage-dev, region: us-east-1, default access level: guest"))
-        #expect(run.exitCode == 1)
-        #expect(run.stderr.contains("error: `analytics.plugins.awsPinpointAnalyticsPlugin`"))
-        #expect(!run.stderr.contains("auth.plugins"))
-        #expect(run.stderr.contains("how to fix: "))
+        #expect(run.stdout.contains("""
+            Resources:
+              user pool us-east-1_AbCdEfGhI (region: us-east-1, app client: abcdefghij0123456789)
+              identity pool us-east-1:00000000-0000-0000-0000-000000000000 (region: us-east-1)
+              Pinpoint app (retired, not used) 0123456789abcdef (region: us-east-1)
+              bucket myapp-storage-dev (region: us-east-1)
+            """))
+        #expect(run.stdout.contains("OK: Amplify.configure() accepted the configuration (2 plugins configured; 1 warning)."))
+        #expect(run.exitCode == 0)
+        #expect(run.stderr == """
+            warning: `analytics.plugins.awsPinpointAnalyticsPlugin` in \(sample("amplifyconfiguration.json")) names Amazon Pinpoint, which reached end of support on 2026-10-30; the block is skipped.
+              Replace the block with an `awsKinesisAnalyticsPlugin` block (Kinesis Data Streams or Firehose) or a `localAnalyticsPlugin` block.
+
+            """)
+        let strict = try Tool.run(["config", "check", "--strict", "--config", sample("amplifyconfiguration.json")])
+        #expect(strict.exitCode == 1)
+        #expect(strict.stderr.contains("warning: `analytics.plugins.awsPinpointAnalyticsPlugin`"))
+        #expect(strict.stderr.contains("error: --strict: 1 warning in \(sample("amplifyconfiguration.json"))."))
     }
 
     @Test("secrets in a plugin block are reported as set, never printed")
@@ -63,8 +83,18 @@ struct ConfigCheckCommandTests {
         let document = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any]
         #expect(document?["ok"] as? Bool == true)
         let categories = document?["categories"] as? [[String: Any]]
-        #expect(categories?.map { $0["category"] as? String } == ["logging", "hub", "auth", "analytics"])
-        let failing = try Tool.run(["config", "check", "--json", "--config", sample("amplifyconfiguration.json")])
+        #expect(categories?.map { $0["category"] as? String } == ["logging", "hub", "auth", "analytics", "storage"])
+        #expect((document?["resources"] as? [[String: Any]])?.count == 3)
+        let warned = try Tool.run(["config", "check", "--json", "--config", sample("amplifyconfiguration.json")])
+        let warnedDocument = try JSONSerialization.jsonObject(with: Data(warned.stdout.utf8)) as? [String: Any]
+        #expect(warnedDocument?["ok"] as? Bool == true)
+        #expect((warnedDocument?["warnings"] as? [[String: Any]])?.first?["path"] as? String == "analytics.plugins.awsPinpointAnalyticsPlugin")
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let bad = folder.appendingPathComponent("amplifyconfiguration.json")
+        try Data(#"{"auth": {"plugins": {"localAuthPlugin": {"directory": 5}}}}"#.utf8).write(to: bad)
+        let failing = try Tool.run(["config", "check", "--json", "--config", bad.path])
         let failed = try JSONSerialization.jsonObject(with: Data(failing.stdout.utf8)) as? [String: Any]
         #expect(failed?["ok"] as? Bool == false)
         #expect((failed?["error"] as? [String: Any])?["description"] as? String != nil)
@@ -93,6 +123,6 @@ struct ConfigCheckCommandTests {
     func environmentVariable() throws {
         let run = try Tool.run(["config", "check"], environment: ["AMPLIFY_CONFIG": sample("embedded.json")])
         #expect(run.exitCode == 0)
-        #expect(run.stdout.hasPrefix("Configuration: \(sample("embedded.json"))"))
+        #expect(run.stdout.hasPrefix("Configuration: \(sample("embedded.json")) (Gen 1 amplifyconfiguration.json)"))
     }
 }

@@ -20,6 +20,11 @@ struct CognitoUserPoolService: Sendable {
     /// Calls `operation` with `body`.
     /// - Throws: ``Amplify/AuthError``.
     func call(_ operation: String, _ body: [String: JSONValue]) async throws -> JSONValue {
+        guard !clientId.isEmpty else {
+            throw AuthError.configuration(
+                "This configuration has no user pool (only an identity pool), so \(operation) cannot be called.",
+                "Add CognitoUserPool.Default (PoolId, AppClientId, Region) to the awsCognitoAuthPlugin block to sign users in; guest AWS credentials work without it.")
+        }
         do {
             return try await client.call("AWSCognitoIdentityProviderService." + operation, .object(body), signed: false)
         } catch {

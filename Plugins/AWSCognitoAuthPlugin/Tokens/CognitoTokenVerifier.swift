@@ -198,10 +198,16 @@ public enum CognitoTokenError: Error, Sendable, Equatable, CustomStringConvertib
 extension AWSCognitoAuthPlugin {
     /// A verifier for this pool's tokens (issuer, JWKS URL and app client from the configuration),
     /// on the plugin's HTTP client.
-    /// - Throws: ``Amplify/AuthError/configuration(_:_:_:)`` before `configure`.
+    /// - Throws: ``Amplify/AuthError/configuration(_:_:_:)`` before `configure`, or when the
+    ///   configuration has no user pool.
     public func tokenVerifier(leeway: TimeInterval = 60, refetchInterval: TimeInterval = 60) throws -> CognitoTokenVerifier {
         let (engine, http) = try configured()
         let settings = engine.configuration
+        guard settings.hasUserPool else {
+            throw AuthError.configuration(
+                "This configuration has no user pool (only an identity pool), so there are no user pool tokens to verify.",
+                "Add CognitoUserPool.Default (PoolId, AppClientId, Region) to the awsCognitoAuthPlugin block.")
+        }
         var clients = [settings.appClientId]
         if let hosted = settings.oauth?.appClientId, hosted != settings.appClientId { clients.append(hosted) }
         return CognitoTokenVerifier(

@@ -6,16 +6,8 @@ import Foundation
 /// build one in code, or decode one with `JSONDecoder`. Blocks for categories this package does
 /// not implement (`api`, `geo`, ...) are kept in ``otherCategories`` and skipped by `configure`.
 public struct AmplifyConfiguration: Codable, Sendable, Equatable {
-    /// The Analytics block.
-    public var analytics: AnalyticsCategoryConfiguration?
-    /// The Auth block.
-    public var auth: AuthCategoryConfiguration?
-    /// The Hub block.
-    public var hub: HubCategoryConfiguration?
-    /// The Logging block.
-    public var logging: LoggingCategoryConfiguration?
-    /// The Storage block.
-    public var storage: StorageCategoryConfiguration?
+    /// The blocks of the categories this package implements, by category.
+    public var categories: [CategoryType: CategoryConfiguration]
     /// Blocks of categories this package does not implement, by their key in the file.
     public var otherCategories: [String: JSONValue]
     /// The folder of the file it was read from: relative paths in plugin blocks resolve against
@@ -23,6 +15,40 @@ public struct AmplifyConfiguration: Codable, Sendable, Equatable {
     public var baseDirectory: URL?
     /// The file it was read from, if any (used in messages).
     public var sourceFile: URL?
+    /// The shape the file was written in.
+    public var format: ConfigurationFormat = .gen1
+    /// What reading the file found but did not apply: keys beyond the Gen 2 schema, a
+    /// placeholder file, categories this package does not have. `Amplify.configure` adds its own
+    /// (plugin keys with no plugin) to `Amplify.configurationFindings`.
+    public var findings: [ConfigurationFinding] = []
+    /// The Gen 2 file's `custom` section (the application's own outputs), kept as it is.
+    public var custom: JSONValue?
+
+    /// The Analytics block.
+    public var analytics: AnalyticsCategoryConfiguration? {
+        get { categories[.analytics] }
+        set { categories[.analytics] = newValue }
+    }
+    /// The Auth block.
+    public var auth: AuthCategoryConfiguration? {
+        get { categories[.auth] }
+        set { categories[.auth] = newValue }
+    }
+    /// The Hub block.
+    public var hub: HubCategoryConfiguration? {
+        get { categories[.hub] }
+        set { categories[.hub] = newValue }
+    }
+    /// The Logging block.
+    public var logging: LoggingCategoryConfiguration? {
+        get { categories[.logging] }
+        set { categories[.logging] = newValue }
+    }
+    /// The Storage block.
+    public var storage: StorageCategoryConfiguration? {
+        get { categories[.storage] }
+        set { categories[.storage] = newValue }
+    }
 
     /// A configuration with the given blocks.
     public init(
@@ -34,31 +60,27 @@ public struct AmplifyConfiguration: Codable, Sendable, Equatable {
         otherCategories: [String: JSONValue] = [:],
         baseDirectory: URL? = nil
     ) {
+        categories = [:]
+        self.otherCategories = otherCategories
+        self.baseDirectory = baseDirectory
         self.analytics = analytics
         self.auth = auth
         self.hub = hub
         self.logging = logging
         self.storage = storage
-        self.otherCategories = otherCategories
-        self.baseDirectory = baseDirectory
     }
 
-    /// Loads an `amplifyconfiguration.json` (or an `awsconfiguration.json`, recognised by its
-    /// shape) from `configurationFile`.
+    /// Loads a configuration file from `configurationFile`, recognising its shape by its
+    /// content: Gen 1 `amplifyconfiguration.json`, `awsconfiguration.json`, Gen 2
+    /// `amplify_outputs.json`, or Amplify JS's files (the flat `aws-exports` shape and the v6
+    /// resources object). See ``ConfigurationFormat``.
     ///
-    /// - Throws: ``ConfigurationError/invalidAmplifyConfigurationFile(_:_:_:)`` naming the file
-    ///   and what is wrong: missing, unreadable, not JSON (with line and column), or a block of
-    ///   the wrong shape (with its JSON path).
+    /// - Throws: ``ConfigurationError/invalidAmplifyConfigurationFile(_:_:_:)`` (or
+    ///   ``ConfigurationError/invalidAmplifyOutputsFile(_:_:_:)`` for a Gen 2 file) naming the
+    ///   file and what is wrong: missing, not a regular file, too large, not JSON (with line and
+    ///   column), or a block of the wrong shape (with its JSON path).
     public init(configurationFile: URL) throws {
-        let data = try ConfigurationFileReader.read(configurationFile, kind: .gen1)
-        let json = try ConfigurationFileReader.parse(data, file: configurationFile, kind: .gen1)
-        if AWSConfigurationTranslator.looksLikeAWSConfiguration(json) {
-            self = try AmplifyConfiguration(validating: AWSConfigurationTranslator.translate(json), file: configurationFile)
-        } else {
-            self = try AmplifyConfiguration(validating: json, file: configurationFile)
-        }
-        baseDirectory = configurationFile.deletingLastPathComponent()
-        sourceFile = configurationFile
+        self = try ConfigurationDocument.load(configurationFile)
     }
 
     /// Decodes from any decoder, with the same checks as ``init(configurationFile:)``.
@@ -75,28 +97,19 @@ public struct AmplifyConfiguration: Codable, Sendable, Equatable {
     /// The configuration as the JSON object it came from.
     public var json: JSONValue {
         var object = otherCategories
-        for category in CategoryType.configurationOrder {
-            if let block = self[category] {
-                object[category.rawValue] = .object(["plugins": .object(block.plugins)])
-            }
+        for (category, block) in categories {
+            object[category.rawValue] = .object(["plugins": .object(block.plugins)])
         }
         return .object(object)
     }
 
     /// The block for `category`, for the categories this package implements.
     public subscript(category: CategoryType) -> CategoryConfiguration? {
-        switch category {
-        case .analytics: analytics
-        case .auth: auth
-        case .hub: hub
-        case .logging: logging
-        case .storage: storage
-        default: nil
-        }
+        categories[category]
     }
 
-    /// Checks the shape of a parsed file: an object whose category blocks are objects with a
-    /// `plugins` object whose members are objects.
+    /// Checks the shape of a parsed file in the category shape: an object whose category
+    /// blocks are objects with a `plugins` object whose members are objects.
     init(validating json: JSONValue, file: URL?) throws {
         let where_ = file.map { " in \($0.path)" } ?? ""
         guard let top = json.asObject else {
@@ -105,20 +118,13 @@ public struct AmplifyConfiguration: Codable, Sendable, Equatable {
                 "Write an object such as {\"auth\": {\"plugins\": {...}}}, as the Amplify CLI does.")
         }
         self.init()
+        let configurable = Set(CategoryType.configurationOrder)
         for (key, value) in top where key != "UserAgent" && key != "Version" {
-            guard let category = CategoryType(rawValue: key), CategoryType.configurationOrder.contains(category) else {
+            guard let category = CategoryType(rawValue: key), configurable.contains(category) else {
                 otherCategories[key] = value
                 continue
             }
-            let block = try Self.validateCategory(key: key, value: value, where_: where_)
-            switch category {
-            case .analytics: analytics = block
-            case .auth: auth = block
-            case .hub: hub = block
-            case .logging: logging = block
-            case .storage: storage = block
-            default: break
-            }
+            categories[category] = try Self.validateCategory(key: key, value: value, where_: where_)
         }
     }
 

@@ -10,19 +10,12 @@ public enum ConfigurationLocator {
     /// The file names looked for in the working directory, in order.
     public static let fileNames = ["amplifyconfiguration.json", "amplify_outputs.json", "awsconfiguration.json"]
 
-    /// Loads the configuration at `url`, deciding by its content whether it is a Gen 2
-    /// `amplify_outputs.json` (it has a `version` string) or a Gen 1 file.
+    /// Loads the configuration at `url`, recognising its shape by its content (see
+    /// ``ConfigurationFormat``): a Gen 2 `amplify_outputs.json` has a `version` string, Amplify
+    /// JS's files have their own keys, the rest is Gen 1 or `awsconfiguration.json`.
     /// - Throws: ``ConfigurationError`` naming the file and the problem.
     public static func load(_ url: URL) throws -> AmplifyConfiguration {
-        if url.lastPathComponent == "amplify_outputs.json" {
-            return try AmplifyOutputsTranslator.load(url)
-        }
-        let data = try ConfigurationFileReader.read(url, kind: .gen1)
-        let json = try ConfigurationFileReader.parse(data, file: url, kind: .gen1)
-        if json["version"]?.stringValue != nil {
-            return try AmplifyOutputsTranslator.load(url)
-        }
-        return try AmplifyConfiguration(configurationFile: url)
+        try ConfigurationDocument.load(url)
     }
 
     /// Finds and loads the default configuration.

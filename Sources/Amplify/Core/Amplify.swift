@@ -25,16 +25,28 @@ public enum Amplify {
     /// Factories for the plugin keys a configuration file may name.
     public static let registry = PluginRegistry()
 
+    /// Every category `configure` configures, in configuration order: Logging, Hub, Auth, then
+    /// the rest. Adding a category is one entry here and its ``ConfigurableCategory`` conformance.
+    static let configurableCategories: [any ConfigurableCategory] = [Logging, Hub, Auth, Analytics, Storage]
+
     struct CoreState {
         var isConfigured = false
         var isConfiguring = false
-        var baseDirectory: URL?
+        /// The configuration being applied or applied last (its folder resolves relative paths).
+        var configuration: AmplifyConfiguration?
+        var findings: [ConfigurationFinding] = []
     }
 
     static let state = Locked(CoreState())
 
     /// Whether `configure` has succeeded (and `reset` has not been called since).
     public static var isConfigured: Bool { state.withLock { $0.isConfigured } }
+
+    /// What the last successful `configure` read but did not apply: plugin keys with no plugin,
+    /// a retired Pinpoint block, keys beyond the Gen 2 schema, categories this package does not
+    /// have. Each was also logged (category "Amplify") and, when it is a warning, dispatched on the
+    /// Hub's `.logging` channel. Empty before `configure` and after `reset`.
+    public static var configurationFindings: [ConfigurationFinding] { state.withLock { $0.findings } }
 
     /// The event loop every category runs on, started on first use.
     /// - Throws: ``EventLoopError`` if the loop cannot start.
@@ -50,7 +62,7 @@ public enum Amplify {
         if path == "~" || path.hasPrefix("~/") {
             return FileManager.default.homeDirectoryForCurrentUser.path + path.dropFirst()
         }
-        let base = state.withLock { $0.baseDirectory }
+        let base = state.withLock { $0.configuration?.baseDirectory }
             ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         return base.appendingPathComponent(path).standardizedFileURL.path
     }
@@ -77,17 +89,12 @@ public enum Amplify {
                 "A \(plugin.categoryType.displayName) plugin (\(type(of: plugin))) has an empty key.",
                 "Give the plugin a non-empty `key`: it names the plugin's block in the configuration file.")
         }
-        switch plugin {
-        case let plugin as any AuthCategoryPlugin: try Auth.plugins.add(plugin, key: plugin.key)
-        case let plugin as any StorageCategoryPlugin: try Storage.plugins.add(plugin, key: plugin.key)
-        case let plugin as any AnalyticsCategoryPlugin: try Analytics.plugins.add(plugin, key: plugin.key)
-        case let plugin as any HubCategoryPlugin: try Hub.add(plugin: plugin)
-        case let plugin as any LoggingCategoryPlugin: Logging.add(plugin: plugin)
-        default:
-            throw PluginError.mismatchedPlugin(
-                "\(type(of: plugin)) ('\(plugin.key)') implements no category plugin protocol this package supports.",
-                "Conform it to AuthCategoryPlugin, AnalyticsCategoryPlugin, StorageCategoryPlugin, HubCategoryPlugin or LoggingCategoryPlugin.")
+        for category in configurableCategories {
+            if try category.accept(plugin) { return }
         }
+        throw PluginError.mismatchedPlugin(
+            "\(type(of: plugin)) ('\(plugin.key)') implements no category plugin protocol this package supports.",
+            "Conform it to AuthCategoryPlugin, AnalyticsCategoryPlugin, StorageCategoryPlugin, HubCategoryPlugin or LoggingCategoryPlugin.")
     }
 
     // MARK: Configuration
@@ -120,13 +127,31 @@ public enum Amplify {
             state.withLock { state in
                 state.isConfiguring = false
                 state.isConfigured = succeeded
+                if !succeeded { state.configuration = nil }
             }
         }
         let resolved = try configuration ?? ConfigurationLocator.loadDefault()
-        try CategoryConfigurator(configuration: resolved).run()
+        state.withLock { $0.configuration = resolved }
+        let findings = try CategoryConfigurator(configuration: resolved, categories: configurableCategories).run()
+        state.withLock { $0.findings = findings }
         succeeded = true
+        report(findings)
         for channel in HubChannel.amplifyChannels {
             Hub.dispatch(to: channel, payload: HubPayload(eventName: HubPayload.EventName.Amplify.configured))
+        }
+    }
+
+    /// Logs each finding (warnings at `warn`, categories not handled at `info`) and dispatches
+    /// the warnings on the Hub's `.logging` channel.
+    private static func report(_ findings: [ConfigurationFinding]) {
+        let logger = Logging.logger(forCategory: "Amplify")
+        for finding in findings {
+            guard finding.isWarning else {
+                logger.info(finding.message)
+                continue
+            }
+            logger.warn("\(finding.message) \(finding.suggestion)")
+            Hub.dispatch(to: .logging, payload: HubPayload(eventName: HubPayload.EventName.Amplify.configurationWarning, data: finding))
         }
     }
 
@@ -136,10 +161,6 @@ public enum Amplify {
     ///   mistyped key, and everything ``configure(_:)`` throws.
     public static func configure(with outputs: AmplifyOutputs) throws {
         try configure(outputs.resolve())
-    }
-
-    static func setBaseDirectory(_ url: URL?) {
-        state.withLock { $0.baseDirectory = url }
     }
 
     // MARK: Reset

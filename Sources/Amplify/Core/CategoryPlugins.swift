@@ -4,9 +4,10 @@ import AmplifyEventLoop
 /// by every category facade.
 final class CategoryPlugins<P: Sendable>: Sendable {
     private struct State: @unchecked Sendable {
-        // @unchecked Sendable: P is Sendable; the dictionary only ever lives inside the Mutex.
+        // @unchecked Sendable: P is Sendable; the dictionary only ever lives inside the Locked.
         var plugins: [PluginKey: P] = [:]
         var isConfigured = false
+        var missingPluginAdvice: (description: String, suggestion: String)?
     }
 
     let category: CategoryType
@@ -50,12 +51,19 @@ final class CategoryPlugins<P: Sendable>: Sendable {
         state.withLock { $0.isConfigured = configured }
     }
 
+    /// What to say when a call finds no plugin because the configuration named one that was
+    /// skipped (a retired service).
+    func setMissingPluginAdvice(_ advice: (description: String, suggestion: String)?) {
+        state.withLock { $0.missingPluginAdvice = advice }
+    }
+
     /// Removes and returns every plugin, and marks the category unconfigured.
     func takeAll() -> [P] {
         state.withLock { state in
             let plugins = Array(state.plugins.values)
             state.plugins.removeAll()
             state.isConfigured = false
+            state.missingPluginAdvice = nil
             return plugins
         }
     }
@@ -82,6 +90,9 @@ final class CategoryPlugins<P: Sendable>: Sendable {
     /// The error sentences for a failed selection: (description, recovery suggestion).
     func explain(_ selection: Selection) -> (String, String) {
         let name = category.displayName
+        if case .noPlugin = selection, let advice = state.withLock({ $0.missingPluginAdvice }) {
+            return ("No plugin was added to the \(name) category: \(advice.description)", advice.suggestion)
+        }
         switch selection {
         case .plugin:
             return ("", "")

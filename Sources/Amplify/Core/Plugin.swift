@@ -26,7 +26,7 @@ public enum CategoryType: String, CaseIterable, Sendable, Codable {
 
     /// The categories this package can configure, in configuration order: Logging, Hub, Auth,
     /// then the rest.
-    public static let configurationOrder: [CategoryType] = [.logging, .hub, .auth, .analytics, .storage]
+    public static var configurationOrder: [CategoryType] { Amplify.configurableCategories.map(\.categoryType) }
 }
 
 /// Anything that belongs to a category.

@@ -1,4 +1,5 @@
 import Amplify
+import AmplifyEventLoop
 import AmplifyTestKit
 import Foundation
 import Testing
@@ -144,36 +145,53 @@ struct AmplifyLifecycleTests {
         #expect(throws: PluginError.self) { try Amplify.Auth.getPlugin(for: "testAuthPlugin") }
     }
 
-    @Test("a key with no plugin and no factory fails, listing the known keys")
-    func unknownKey() async throws {
+    @Test("a key with no plugin and no factory is a warning naming the known keys, and the rest configures")
+    func unknownKeyWarns() async throws {
         await fresh()
         Amplify.registry.register(key: "localAuthPlugin", category: .auth) { TestAuthPlugin(key: "localAuthPlugin") }
         try Amplify.add(plugin: TestAuthPlugin(key: "addedAuthPlugin"))
-        let thrown = await error(PluginError.self) {
-            try Amplify.configure(AmplifyConfiguration(auth: CategoryConfiguration(plugins: ["awsCognitoAuthPlugin": [:]])))
+        let warnings = Locked<[ConfigurationFinding]>([])
+        let token = Amplify.Hub.listen(to: .logging, eventName: HubPayload.EventName.Amplify.configurationWarning) { payload in
+            if let finding = payload.data as? ConfigurationFinding { warnings.withLock { $0.append(finding) } }
         }
-        guard case .noSuchPlugin(let description, let suggestion, _) = thrown else { Issue.record("\(String(describing: thrown))"); return }
-        #expect(description == "`auth.plugins.awsCognitoAuthPlugin` in the configuration names plugin 'awsCognitoAuthPlugin', but no Auth plugin with that key was added or registered; known keys: addedAuthPlugin, localAuthPlugin.")
-        #expect(suggestion.contains("Amplify.registerBuiltInPlugins()"))
-        #expect(!Amplify.isConfigured)
+        try Amplify.configure(AmplifyConfiguration(auth: CategoryConfiguration(plugins: ["awsCognitoAuthPlugin": [:], "addedAuthPlugin": [:]])))
+        #expect(Amplify.isConfigured)
+        #expect(try Amplify.Auth.getPlugin(for: "addedAuthPlugin").key == "addedAuthPlugin")
+        let finding = try #require(Amplify.configurationFindings.first)
+        #expect(Amplify.configurationFindings.count == 1)
+        #expect(finding.kind == .unusedPlugin)
+        #expect(finding.path == "auth.plugins.awsCognitoAuthPlugin")
+        #expect(finding.message == "No plugin found for configuration key 'awsCognitoAuthPlugin' (`auth.plugins.awsCognitoAuthPlugin` in the configuration): no Auth plugin with that key was added or registered (known keys: addedAuthPlugin, localAuthPlugin); the block is skipped.")
+        #expect(finding.suggestion.contains("Amplify.registerBuiltInPlugins()"))
+        await Amplify.Hub.flush()
+        #expect(warnings.withLock { $0 } == [finding])
+        Amplify.Hub.removeListener(token)
         await Amplify.reset()
+        #expect(Amplify.configurationFindings.isEmpty)
     }
 
-    @Test("a Pinpoint analytics block is refused with the end-of-support explanation")
-    func pinpointRefused() async throws {
+    @Test("a Pinpoint analytics block is skipped with the end-of-support warning; auth and storage configure; Analytics calls give the advice")
+    func pinpointSkipped() async throws {
         await fresh()
-        let thrown = await error(PluginError.self) {
-            try Amplify.configure(AmplifyConfiguration(configurationFile: Samples.url("amplifyconfiguration.json")))
-        }
-        // Auth comes first in configuration order, so make it known to reach analytics.
-        #expect(thrown?.errorDescription.contains("awsCognitoAuthPlugin") == true)
         Amplify.registry.register(key: "awsCognitoAuthPlugin", category: .auth) { TestAuthPlugin(key: "awsCognitoAuthPlugin") }
         Amplify.registry.register(key: "awsS3StoragePlugin", category: .storage) { TestStoragePlugin() }
-        let pinpoint = await error(PluginError.self) {
-            try Amplify.configure(AmplifyConfiguration(configurationFile: Samples.url("amplifyconfiguration.json")))
+        let results = Locked<[AnalyticsError]>([])
+        let token = Amplify.Hub.listen(to: .analytics) { payload in
+            if let error = payload.data as? AnalyticsError { results.withLock { $0.append(error) } }
         }
-        #expect(pinpoint?.errorDescription.contains("Amazon Pinpoint, which reached end of support on 2026-10-30") == true)
-        #expect(pinpoint?.recoverySuggestion.contains("awsKinesisAnalyticsPlugin") == true)
+        try Amplify.configure(AmplifyConfiguration(configurationFile: Samples.url("amplifyconfiguration.json")))
+        #expect(try Amplify.Auth.getPlugin(for: "awsCognitoAuthPlugin").key == "awsCognitoAuthPlugin")
+        #expect(try Amplify.Storage.getPlugin(for: "testStoragePlugin").key == "testStoragePlugin")
+        let pinpoint = try #require(Amplify.configurationFindings.first { $0.kind == .retiredService })
+        #expect(pinpoint.path == "analytics.plugins.awsPinpointAnalyticsPlugin")
+        #expect(pinpoint.message.contains("Amazon Pinpoint, which reached end of support on 2026-10-30"))
+        #expect(pinpoint.suggestion.contains("awsKinesisAnalyticsPlugin"))
+        Amplify.Analytics.record(eventWithName: "opened")
+        await Amplify.Hub.flush()
+        let refused = try #require(results.withLock { $0.first })
+        #expect(refused.errorDescription.contains("No plugin was added to the Analytics category: `analytics.plugins.awsPinpointAnalyticsPlugin`"))
+        #expect(refused.recoverySuggestion.contains("awsKinesisAnalyticsPlugin"))
+        Amplify.Hub.removeListener(token)
         await Amplify.reset()
     }
 

@@ -23,6 +23,9 @@ public struct HubPayload: Sendable {
         public enum Amplify {
             /// Sent to every built-in channel once `Amplify.configure` has succeeded.
             public static let configured = "Amplify.configured"
+            /// Something in the configuration was read but not applied (data: the
+            /// ``ConfigurationFinding``), on the `.logging` channel during `configure`.
+            public static let configurationWarning = "Amplify.configurationWarning"
         }
 
         /// Auth events: lifecycle (`signedIn`, `signedOut`, `sessionExpired`, `userDeleted`) and
