@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what the integration tests talk to: the curl command-line tool (presigned URLs, the
 # HTTP benchmark's baseline) and redis-server (with redis-benchmark) from Debian, and moto_server
-# (the local AWS stand-in) in a venv at .build/test-tools/venv. Idempotent, and safe to run from several test processes at once.
+# (the local AWS stand-in) with graphql-core and websockets (the AppSync stand-in's,
+# Sources/AmplifyTestKit/AppSync) in a venv at .build/test-tools/venv. Idempotent, and safe to run from several test processes at once.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -23,12 +24,12 @@ mkdir -p "$tools"
 exec 9>"$tools/.lock"
 flock 9
 # The marker names the package set: a venv made for an older set is made again.
-marker="$venv/.complete-moto-5.2.5-pyjwt-2.10.1-pycognito-2024.5.1"
+marker="$venv/.complete-moto-5.2.5-pyjwt-2.10.1-pycognito-2024.5.1-graphql-core-3.3.2-websockets-17.4"
 if [ ! -x "$venv/bin/moto_server" ] || [ ! -f "$marker" ]; then
-    echo "Creating $venv with moto (and PyJWT and pycognito, the Cognito benchmark's peers)"
+    echo "Creating $venv with moto (and PyJWT and pycognito, the Cognito benchmark's peers; graphql-core and websockets, the AppSync stand-in's)"
     rm -rf "$venv"
     python3 -m venv "$venv"
     "$venv/bin/pip" install -q --disable-pip-version-check 'moto[cognitoidp,s3]==5.2.5' flask flask-cors \
-        'pyjwt[crypto]==2.10.1' 'pycognito==2024.5.1'
+        'pyjwt[crypto]==2.10.1' 'pycognito==2024.5.1' 'graphql-core==3.3.2' 'websockets==17.4'
     touch "$marker" "$venv/.complete"
 fi
