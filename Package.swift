@@ -52,7 +52,7 @@ let package = Package(
         // What every Auth plugin shares: JWTs, the credential store, the observable session state.
         .target(name: "AmplifyAuthCore", dependencies: ["Amplify", "AmplifyCrypto", "AmplifySQLite", "AmplifyEventLoop"]),
         .target(name: "AmplifyAnalyticsCore", dependencies: ["Amplify", "AmplifyEventLoop", "AmplifySQLite"]),
-        .target(name: "AmplifyTestKit", dependencies: ["Amplify", "AmplifyEventLoop"], exclude: ["Moto/moto_harness.py", "HTTP/http_test_server.py"]),
+        .target(name: "AmplifyTestKit", dependencies: ["Amplify", "AmplifyEventLoop"], exclude: ["Moto/moto_harness.py", "HTTP/http_test_server.py", "AppSync"]),
         // MARK: Plugins.
         .target(name: "LocalAuthPlugin", dependencies: ["Amplify", "AmplifyAuthCore"], path: "Plugins/LocalAuthPlugin"),
         .target(
@@ -85,6 +85,8 @@ let package = Package(
             path: "Examples/SessionManager"),
         .executableTarget(
             name: "TokenGate", dependencies: ["AmplifyPlugins", "AWSCognitoAuthPlugin"], path: "Examples/TokenGate"),
+        .executableTarget(
+            name: "CognitoQuickstart", dependencies: ["Amplify", "AWSCognitoAuthPlugin"], path: "Examples/CognitoQuickstart"),
         .executableTarget(
             name: "HubBridgeExample", dependencies: ["AmplifyPlugins", "AmplifyAuthCore", "LocalAuthPlugin", "RedisHubBridgePlugin"],
             path: "Examples/HubBridge"),
@@ -138,6 +140,7 @@ let package = Package(
         .testTarget(
             name: "RedisHubBridgePluginTests",
             dependencies: ["RedisHubBridgePlugin", "AmplifyTestKit", "AmplifyEventLoop", "HubBridgePeer"]),
-        .testTarget(name: "ExamplesTests", dependencies: ["CustomPlugin", "SessionManager", "HubBridgeExample", "TokenGate", "AmplifyTestKit"]),
+        .testTarget(
+            name: "ExamplesTests", dependencies: ["CustomPlugin", "SessionManager", "HubBridgeExample", "TokenGate", "CognitoQuickstart", "Amplify", "AmplifyTestKit"]),
     ]
 )

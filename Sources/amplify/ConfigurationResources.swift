@@ -96,8 +96,9 @@ struct ConfigurationResource: Equatable {
     }
 
     var json: JSONValue {
-        var object: [String: JSONValue] = ["kind": .string(kind), "name": .string(name)]
-        for (label, value) in details { object[label] = .string(value) }
-        return .object(object)
+        .object([
+            "kind": .string(kind), "name": .string(name),
+            "details": .object(Dictionary(details.map { ($0.0, JSONValue.string($0.1)) }, uniquingKeysWith: { first, _ in first })),
+        ])
     }
 }

@@ -65,6 +65,53 @@ struct CognitoConfigurationTests {
         #expect(settings.oauth?.appClientId == "gen2client")
     }
 
+    static let fixtures = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/Configurations")
+
+    private func settings(fromFixture name: String) throws -> CognitoAuthConfiguration {
+        let configuration = try AmplifyConfiguration(configurationFile: Self.fixtures.appendingPathComponent(name))
+        return try CognitoAuthConfiguration(json: configuration.auth?.plugins["awsCognitoAuthPlugin"], environment: [:])
+    }
+
+    @Test("An identity pool with no user pool (guest access, as Flutter, awsconfiguration.json and Gen 2 write it) configures")
+    func identityPoolOnly() throws {
+        for name in ["gen1-identity-pool-only.json", "awsconfiguration-guest.json", "amplify_outputs-v1.5.json"] {
+            let settings = try settings(fromFixture: name)
+            #expect(!settings.hasUserPool, "\(name)")
+            #expect(settings.userPoolId.isEmpty, "\(name)")
+            #expect(settings.identityPoolId != nil, "\(name)")
+            #expect(settings.oauth == nil, "\(name)")
+        }
+        let guest = try settings(fromFixture: "gen1-identity-pool-only.json")
+        #expect(guest.identityPoolRegion == "eu-central-1")
+        #expect(guest.identityEndpoint.absoluteString == "https://cognito-identity.eu-central-1.amazonaws.com")
+    }
+
+    @Test("A user pool only, a hand-edited block with nulls and empty strings, the JS files and Gen 2 1.4's extras all read")
+    func otherShapes() throws {
+        let usersOnly = try settings(fromFixture: "gen1-user-pool-only.json")
+        #expect(usersOnly.hasUserPool && usersOnly.identityPoolId == nil && usersOnly.authenticationFlow == .userPassword)
+        let edited = try settings(fromFixture: "gen1-hand-edited.json")
+        #expect(edited.appClientSecret == nil)
+        #expect(edited.identityPoolId == nil)
+        #expect(edited.userPoolEndpoint.absoluteString == "https://cognito-idp.us-west-2.amazonaws.com")
+        #expect(edited.authenticationFlow == .userSRP)
+        let flat = try settings(fromFixture: "aws-exports.json")
+        #expect(flat.userPoolId == "us-west-2_JsFlatPl1")
+        #expect(flat.oauth?.signInRedirectURI == "http://localhost:3000/")
+        #expect(flat.allowsGuestAccess == true)
+        let resources = try settings(fromFixture: "js-v6-resources.json")
+        #expect(resources.oauth?.signInRedirectURI == "http://127.0.0.1:3000/callback")
+        let gen2 = try settings(fromFixture: "amplify_outputs-v1.4.json")
+        #expect(gen2.userPoolGroups == ["ADMINS": 0, "EDITORS": 1])
+        #expect(gen2.mfaMethods == ["TOTP", "EMAIL"])
+        #expect(gen2.passwordless?["preferred_challenge"] == "EMAIL_OTP")
+        #expect(gen2.identityProviders == ["GOOGLE", "SIGN_IN_WITH_APPLE", "LOGIN_WITH_AMAZON"])
+        #expect(gen2.allowsGuestAccess == false)
+        #expect(gen2.oauth?.signInRedirectURI == "http://127.0.0.1:3000/callback")
+    }
+
     @Test("Missing ids, a malformed pool id, an unknown flow and a negative lead are errors naming the key")
     func badBlocks() throws {
         func keyPath(_ block: JSONValue) -> String? {

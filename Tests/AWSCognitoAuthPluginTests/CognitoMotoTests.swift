@@ -271,6 +271,35 @@ struct CognitoMotoTests {
         }
     }
 
+    @Test("An identity-pool-only configuration gives guest credentials and an identity id with nobody signed in; user pool calls say there is no user pool")
+    func identityPoolOnlyGuest() async throws {
+        try await MotoServer.with { moto in
+            let fixture = try CognitoFixture(moto: moto, pool: ["name": "unused", "users": []], identityPool: true)
+            let identityPool = try #require(fixture.seeded["identityPoolId"]?.stringValue)
+            let plugin = AWSCognitoAuthPlugin(hub: fixture.hub, loop: fixture.loop, environment: [:])
+            try plugin.configure(using: [
+                "IdentityManager": ["Default": [:]],
+                "CredentialsProvider": ["CognitoIdentity": ["Default": [
+                    "PoolId": .string(identityPool), "Region": "us-east-1", "Endpoint": .string(moto.endpoint.absoluteString),
+                ]]],
+                "credentialStore": .string(fixture.folder + "/guest.sqlite"),
+            ] as JSONValue)
+            let session = try #require(try await plugin.fetchAuthSession(options: nil) as? AWSAuthCognitoSession)
+            #expect(!session.isSignedIn)
+            #expect(try session.getIdentityId().get().hasPrefix("us-east-1:"))
+            #expect(!(try session.getAWSCredentials().get().accessKeyId.isEmpty))
+            do {
+                _ = try await plugin.signIn(username: "alice", password: "Secr3t!pass", options: nil)
+                Issue.record("sign-in without a user pool succeeded")
+            } catch let error as AuthError {
+                guard case .configuration(let description, _, _) = error else { Issue.record("\(error)"); return }
+                #expect(description == "This configuration has no user pool (only an identity pool), so InitiateAuth cannot be called.")
+            }
+            #expect(throws: AuthError.self) { try plugin.tokenVerifier() }
+            try await fixture.close(plugin)
+        }
+    }
+
     @Test("Sign-out without revocation support (moto lacks RevokeToken) still signs out locally and says the token was not revoked")
     func signOutPartial() async throws {
         try await MotoServer.with { moto in
