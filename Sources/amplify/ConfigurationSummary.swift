@@ -75,7 +75,7 @@ struct ConfigurationSummary {
 
     private static func isSecret(_ name: String) -> Bool {
         let lowered = name.lowercased()
-        return ["secret", "password", "privatekey", "private_key"].contains { lowered.contains($0) } || lowered.hasSuffix("token")
+        return ["secret", "password", "privatekey", "private_key", "apikey", "api_key"].contains { lowered.contains($0) } || lowered.hasSuffix("token")
     }
 
     var text: String {
