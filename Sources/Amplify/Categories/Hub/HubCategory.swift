@@ -1,4 +1,4 @@
-import AmplifyEventLoop
+import AmplifyConcurrency
 
 /// `Amplify.Hub`: publish and subscribe between categories and application code.
 ///
