@@ -120,6 +120,7 @@ let package = Package(
         .testTarget(
             name: "AWSPluginsCoreTests", dependencies: ["AWSPluginsCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyTestKit", "HTTPBenchmark", "Amplify", "AmplifyConcurrency"],
             exclude: ["Vectors"]),
+        .testTarget(name: "PackageLayoutTests"),
         .testTarget(name: "AmplifyTests", dependencies: ["Amplify", "AmplifyTestKit", "AmplifyConcurrency", "AmplifyEventLoop"]),
         .testTarget(name: "AmplifyPluginsTests", dependencies: ["AmplifyPlugins"]),
         .testTarget(
