@@ -163,9 +163,7 @@ actor LocalUserPool {
         let now = Date().timeIntervalSince1970
         let lockedUntil = row["locked_until"].real ?? 0
         if lockedUntil > now {
-            throw AuthError.notAuthorized(
-                "Too many failed sign-in attempts; the account is locked for \(Int((lockedUntil - now).rounded(.up))) more seconds.",
-                "Wait, or reset the password.")
+            throw Self.lockedError(remaining: lockedUntil - now)
         }
         guard Digest.constantTimeEquals(try hashPassword(password, salt: salt), stored) else {
             let failures = (row["failed_attempts"].integer ?? 0) + 1
@@ -176,6 +174,14 @@ actor LocalUserPool {
         }
         try await database.run("UPDATE users SET failed_attempts = 0, locked_until = 0 WHERE sub = ?", [.text(sub)])
         return Self.poolUser(row)
+    }
+
+    /// "locked for 42 more seconds"; a lock too far away to count (a stored value beyond any
+    /// configured lockout) is reported without a number instead of trapping on the conversion.
+    static func lockedError(remaining: TimeInterval) -> AuthError {
+        let seconds = remaining.rounded(.up)
+        let time = seconds.isFinite && seconds <= 1e12 ? "for \(Int64(seconds)) more seconds" : "indefinitely"
+        return AuthError.notAuthorized("Too many failed sign-in attempts; the account is locked \(time).", "Wait, or reset the password.")
     }
 
     func setPassword(sub: String, to password: String) async throws {
@@ -356,7 +362,7 @@ actor LocalUserPool {
         }
         guard token.string("token_use") == "access", token.string("client_id") == configuration.clientId,
               let sub = token.string("sub"), let user = try await user(sub: sub),
-              Int64(token.claims["ver"]?.doubleValue ?? -1) == user.tokenVersion
+              let version = token.claims["ver"]?.doubleValue.flatMap({ Int64(exactly: $0) }), version == user.tokenVersion
         else {
             throw AuthError.sessionExpired("The session was revoked (signed out everywhere, or the user was deleted).", "Sign in again.")
         }

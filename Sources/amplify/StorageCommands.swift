@@ -122,10 +122,11 @@ final class ProgressBar {
     func show(_ progress: StorageTransferProgress) {
         guard enabled else { return }
         let width = 30
-        let filled = Int(progress.fractionCompleted * Double(width))
+        let fraction = progress.fractionCompleted.isFinite ? min(1, max(0, progress.fractionCompleted)) : 0
+        let filled = Int(fraction * Double(width))
         let mebibytes = Double(progress.completedBytes) / 1_048_576
         let total = progress.totalBytes.map { String(format: "%.1f", Double($0) / 1_048_576) } ?? "?"
-        let line = "\r\(label) [\(String(repeating: "#", count: filled))\(String(repeating: " ", count: width - filled))] \(Int(progress.fractionCompleted * 100))% \(String(format: "%.1f", mebibytes))/\(total) MiB"
+        let line = "\r\(label) [\(String(repeating: "#", count: filled))\(String(repeating: " ", count: width - filled))] \(Int(fraction * 100))% \(String(format: "%.1f", mebibytes))/\(total) MiB"
         FileHandle.standardError.write(Data(line.utf8))
         drawn = true
     }
