@@ -150,30 +150,76 @@ actor LocalUserPool {
         }
     }
 
+    /// What the transaction that checks a password decided.
+    private enum PasswordCheck: Sendable {
+        case accepted, wrong, locked(remaining: TimeInterval), changed, gone
+    }
+
     /// Checks a password, counting failures and locking the account after too many.
+    ///
+    /// The scrypt hash is computed outside any transaction (it is slow); the decision is made
+    /// inside one `BEGIN IMMEDIATE` transaction that re-reads the row, so parallel guesses, from
+    /// this process or another, are decided one at a time: the lock is checked there (a guess
+    /// that started before the lock was set is refused as locked), and a failure is counted by
+    /// one atomic `UPDATE … SET failed_attempts = failed_attempts + 1` that also sets the lock
+    /// when the count reaches the limit. A lock that has run out starts a new count.
     func authenticate(username: String, password: String) async throws -> PoolUser {
         let incorrect = AuthError.notAuthorized("Incorrect username or password.", "Check the username and password.")
-        guard let row = try await database.run("SELECT * FROM users WHERE username = ?", [.text(username)]).first,
-              let salt = row["password_salt"].blob, let stored = row["password_hash"].blob, let sub = row["sub"].text
-        else {
-            // Spend the same time as for a real user, so timing does not reveal who exists.
-            _ = try? hashPassword(password, salt: [UInt8](repeating: 0, count: 16))
-            throw incorrect
+        // A password changed between the read and the check was hashed with the old salt: hash
+        // again with the new one (twice at most; a third change in a row is refused as wrong).
+        for _ in 0..<3 {
+            guard let row = try await database.run("SELECT * FROM users WHERE username = ?", [.text(username)]).first,
+                  let salt = row["password_salt"].blob, let sub = row["sub"].text
+            else {
+                // Spend the same time as for a real user, so timing does not reveal who exists.
+                _ = try? hashPassword(password, salt: [UInt8](repeating: 0, count: 16))
+                throw incorrect
+            }
+            // Locked already: refuse without spending a hash.
+            let lockedUntil = row["locked_until"].real ?? 0
+            let now = Date().timeIntervalSince1970
+            if lockedUntil > now { throw Self.lockedError(remaining: lockedUntil - now) }
+            let candidate = try hashPassword(password, salt: salt)
+            switch try await checkPassword(candidate, salt: salt, sub: sub) {
+            case .accepted: return Self.poolUser(row)
+            case .wrong: throw incorrect
+            case .locked(let remaining): throw Self.lockedError(remaining: remaining)
+            case .gone: throw incorrect
+            case .changed: continue
+            }
         }
-        let now = Date().timeIntervalSince1970
-        let lockedUntil = row["locked_until"].real ?? 0
-        if lockedUntil > now {
-            throw Self.lockedError(remaining: lockedUntil - now)
+        throw incorrect
+    }
+
+    /// The decision, in one transaction: locked, right (the count is cleared) or wrong (counted
+    /// atomically, locking at the limit).
+    private func checkPassword(_ candidate: [UInt8], salt: [UInt8], sub: String) async throws -> PasswordCheck {
+        let limit = Int64(configuration.maxFailedAttempts)
+        let lockout = configuration.lockoutDuration
+        return try await database.transaction { connection -> PasswordCheck in
+            let now = Date().timeIntervalSince1970
+            guard let row = try connection.run(
+                "SELECT password_hash, password_salt, locked_until FROM users WHERE sub = ?", [.text(sub)]).first,
+                let stored = row["password_hash"].blob, let currentSalt = row["password_salt"].blob
+            else { return .gone }
+            guard currentSalt == salt else { return .changed }
+            let lockedUntil = row["locked_until"].real ?? 0
+            if lockedUntil > now { return .locked(remaining: lockedUntil - now) }
+            if Digest.constantTimeEquals(candidate, stored) {
+                try connection.run("UPDATE users SET failed_attempts = 0, locked_until = 0 WHERE sub = ?", [.text(sub)])
+                return .accepted
+            }
+            // One statement: the new count is the old one plus one (or 1 after a lock that ran
+            // out), and the lock is set in the same write when that count reaches the limit.
+            try connection.run("""
+                UPDATE users SET
+                    failed_attempts = CASE WHEN locked_until > 0 THEN 1 ELSE failed_attempts + 1 END,
+                    locked_until = CASE WHEN (CASE WHEN locked_until > 0 THEN 1 ELSE failed_attempts + 1 END) >= ?1
+                                        THEN ?2 ELSE 0 END
+                WHERE sub = ?3
+                """, [.integer(limit), .real(now + lockout), .text(sub)])
+            return .wrong
         }
-        guard Digest.constantTimeEquals(try hashPassword(password, salt: salt), stored) else {
-            let failures = (row["failed_attempts"].integer ?? 0) + 1
-            let lock = failures >= Int64(configuration.maxFailedAttempts) ? now + configuration.lockoutDuration : 0
-            try await database.run("UPDATE users SET failed_attempts = ?, locked_until = ? WHERE sub = ?",
-                                   [.integer(lock > 0 ? 0 : failures), .real(lock), .text(sub)])
-            throw incorrect
-        }
-        try await database.run("UPDATE users SET failed_attempts = 0, locked_until = 0 WHERE sub = ?", [.text(sub)])
-        return Self.poolUser(row)
     }
 
     /// "locked for 42 more seconds"; a lock too far away to count (a stored value beyond any
