@@ -35,54 +35,34 @@ actor LocalUserPool {
     init(configuration: LocalAuthConfiguration, delivery: (any CodeDelivery)?) async throws {
         self.configuration = configuration
         self.delivery = delivery
-        try FileManager.default.createDirectory(atPath: configuration.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try PoolFiles.ensureFolder(configuration.directory)
         database = try SQLiteDatabase(path: (configuration.directory as NSString).appendingPathComponent("users.sqlite"))
         signingKey = try Self.loadOrCreateKey(at: (configuration.directory as NSString).appendingPathComponent("signing-key.pem"))
         poolSecret = try Self.loadOrCreateSecret(at: (configuration.directory as NSString).appendingPathComponent("pool-secret"))
         let (x, y) = try signingKey.publicCoordinates()
         keyId = String(Base64URL.encode(Digest.sha256(x + y)).prefix(16))
-        try await database.run("""
-            CREATE TABLE IF NOT EXISTS users (
-                sub TEXT PRIMARY KEY, username TEXT NOT NULL UNIQUE COLLATE NOCASE, password_hash BLOB NOT NULL,
-                password_salt BLOB NOT NULL, confirmed INTEGER NOT NULL, created_at REAL NOT NULL,
-                failed_attempts INTEGER NOT NULL DEFAULT 0, locked_until REAL NOT NULL DEFAULT 0,
-                token_version INTEGER NOT NULL DEFAULT 0)
-            """)
-        try await database.run("CREATE TABLE IF NOT EXISTS attributes (sub TEXT NOT NULL REFERENCES users(sub) ON DELETE CASCADE, name TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (sub, name))")
-        try await database.run("CREATE TABLE IF NOT EXISTS codes (sub TEXT NOT NULL REFERENCES users(sub) ON DELETE CASCADE, purpose TEXT NOT NULL, code_mac BLOB NOT NULL, expires_at REAL NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (sub, purpose))")
-        try await database.run("CREATE TABLE IF NOT EXISTS refresh_tokens (token_mac BLOB PRIMARY KEY, sub TEXT NOT NULL REFERENCES users(sub) ON DELETE CASCADE, expires_at REAL NOT NULL, revoked INTEGER NOT NULL DEFAULT 0)")
-        // The user's token version when the refresh token was issued: a global sign-out raises the
-        // version, so a token rotated while it ran (issued with the old version) is refused too.
-        let columns = try await database.run("PRAGMA table_info(refresh_tokens)").compactMap { $0["name"].text }
-        if !columns.contains("token_version") {
-            try await database.run("ALTER TABLE refresh_tokens ADD COLUMN token_version INTEGER NOT NULL DEFAULT 0")
-        }
-        try await database.run("CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, username TEXT NOT NULL, destination TEXT NOT NULL, purpose TEXT NOT NULL, code TEXT NOT NULL, created_at REAL NOT NULL)")
+        try await PoolSchema.migrate(database)
     }
 
     // MARK: Keys
 
+    /// The pool's signing key, made on first use (the first of concurrent first uses wins).
     private static func loadOrCreateKey(at path: String) throws -> ES256Key {
-        if let pem = try? String(contentsOfFile: path, encoding: .utf8) { return try ES256Key(privateKeyPEM: pem) }
-        let key = try ES256Key.generate()
-        try writeSecretFile(Array(try key.privateKeyPEM().utf8), to: path)
-        return key
-    }
-
-    private static func loadOrCreateSecret(at path: String) throws -> [UInt8] {
-        if let data = FileManager.default.contents(atPath: path), data.count == 32 { return Array(data) }
-        let secret = try Digest.randomBytes(32)
-        try writeSecretFile(secret, to: path)
-        return secret
-    }
-
-    /// Writes a file only its owner can read (mode 0600), atomically.
-    private static func writeSecretFile(_ bytes: [UInt8], to path: String) throws {
-        let temporary = path + ".tmp-\(UUID().uuidString)"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes), attributes: [.posixPermissions: 0o600]) else {
-            throw AuthError.configuration("Could not write \(path).", "Check that the local auth directory is writable.")
+        let pem = try PoolFiles.readOrCreate(at: path) { Array(try ES256Key.generate().privateKeyPEM().utf8) }
+        do {
+            return try ES256Key(privateKeyPEM: String(decoding: pem, as: UTF8.self))
+        } catch {
+            throw AuthError.configuration("\(path) is not a valid ES256 private key: \(error).", "Restore the file, or remove the pool's folder to start a new pool.", error)
         }
-        try FileManager.default.moveItem(atPath: temporary, toPath: path)
+    }
+
+    /// The pool's 32-byte HMAC secret, made on first use.
+    private static func loadOrCreateSecret(at path: String) throws -> [UInt8] {
+        let secret = try PoolFiles.readOrCreate(at: path) { try Digest.randomBytes(32) }
+        guard secret.count == 32 else {
+            throw AuthError.configuration("\(path) holds \(secret.count) bytes, not the pool's 32-byte secret.", "Restore the file, or remove the pool's folder to start a new pool.")
+        }
+        return secret
     }
 
     /// The public signing key as a JWKS document, for services that verify the tokens.
