@@ -12,7 +12,10 @@ import Foundation
 ///
 /// The JWKS is fetched on first use and cached; a token naming a key id the cache lacks triggers
 /// one refetch (keys rotate), at most once per `refetchInterval`, so forged key ids cannot make
-/// the server hammer Cognito. Safe from any task.
+/// the server hammer Cognito. Verifications that arrive while a fetch is under way wait for it
+/// (one fetch, however many callers). A fetch that fails is retried after a backoff that starts
+/// at `initialRetryDelay` and doubles per failure in a row, up to `refetchInterval`; until then
+/// tokens are refused with ``CognitoTokenError/keysUnavailable(_:)``. Safe from any task.
 public actor CognitoTokenVerifier {
     /// Which token a caller expects.
     public enum TokenUse: String, Sendable {
@@ -43,9 +46,15 @@ public actor CognitoTokenVerifier {
     private let refetchInterval: TimeInterval
     private let http: HTTPClient
     private let now: @Sendable () -> Date
+    private let initialRetryDelay: TimeInterval
     private var keys: [String: RSAKey] = [:]
-    private var lastFetch: Date?
-    private var fetching: Task<[String: RSAKey], any Error>?
+    /// No new fetch starts before this time (set when a fetch ends: the refetch interval after a
+    /// success, the backoff after a failure).
+    private var nextFetchAllowed: Date?
+    /// Failed fetches in a row, and the last one's error (cleared by a success).
+    private var failuresInARow = 0
+    private var lastFailure: CognitoTokenError?
+    private var fetching: Task<Void, Never>?
     /// How many times the JWKS was fetched (for diagnostics and tests).
     public private(set) var fetchCount = 0
 
@@ -54,11 +63,14 @@ public actor CognitoTokenVerifier {
     /// - Parameters:
     ///   - leeway: clock skew allowed for `exp` and `nbf` (default 60 s).
     ///   - refetchInterval: the least time between two JWKS fetches (default 60 s).
+    ///   - initialRetryDelay: how long after a failed fetch the next may start (default 1 s);
+    ///     it doubles with each failure in a row, up to `refetchInterval`.
     ///   - now: the clock (tests pass their own).
     public init(
         issuer: String, jwksURL: URL, clientIds: [String], http: HTTPClient, leeway: TimeInterval = 60,
-        refetchInterval: TimeInterval = 60, now: @escaping @Sendable () -> Date = { Date() }
+        refetchInterval: TimeInterval = 60, initialRetryDelay: TimeInterval = 1, now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.initialRetryDelay = initialRetryDelay
         self.issuer = issuer
         self.jwksURL = jwksURL
         self.clientIds = Set(clientIds)
@@ -99,26 +111,46 @@ public actor CognitoTokenVerifier {
             expiresAt: Date(timeIntervalSince1970: expiry), keyId: keyId)
     }
 
-    /// The key `keyId`, refetching the JWKS when it is unknown and the last fetch is old enough.
+    /// The key `keyId`: from the cache, else after the fetch under way, else after a new fetch
+    /// when the last one is old enough (or its backoff has passed).
     private func key(for keyId: String) async throws -> RSAKey {
         if let key = keys[keyId] { return key }
-        if let lastFetch, now().timeIntervalSince(lastFetch) < refetchInterval {
-            throw CognitoTokenError.unknownKey(keyId)
+        if fetching == nil, let nextFetchAllowed, now() < nextFetchAllowed {
+            throw lastFailure ?? CognitoTokenError.unknownKey(keyId)
         }
-        keys = try await fetchKeys()
-        guard let key = keys[keyId] else { throw CognitoTokenError.unknownKey(keyId) }
-        return key
+        await fetchKeys()
+        if let key = keys[keyId] { return key }
+        throw lastFailure ?? CognitoTokenError.unknownKey(keyId)
     }
 
-    /// One fetch at a time: concurrent verifications of a new key share it.
-    private func fetchKeys() async throws -> [String: RSAKey] {
-        if let fetching { return try await fetching.value }
-        let task = Task { [http, jwksURL] in try await Self.download(jwksURL, http: http) }
+    /// Joins the fetch under way, or starts one. The fetch updates the cache and the backoff
+    /// itself, on this actor, before it ends: whoever awaits it sees the outcome.
+    private func fetchKeys() async {
+        if let fetching { return await fetching.value }
+        let task = Task { await self.performFetch() }
         fetching = task
-        defer { fetching = nil }
-        lastFetch = now()
+        await task.value
+    }
+
+    private func performFetch() async {
         fetchCount += 1
-        return try await task.value
+        do {
+            keys = try await Self.download(jwksURL, http: http)
+            failuresInARow = 0
+            lastFailure = nil
+            nextFetchAllowed = now().addingTimeInterval(refetchInterval)
+        } catch {
+            failuresInARow += 1
+            lastFailure = error as? CognitoTokenError ?? .keysUnavailable("\(error)")
+            nextFetchAllowed = now().addingTimeInterval(retryDelay(after: failuresInARow))
+        }
+        fetching = nil
+    }
+
+    /// `initialRetryDelay` doubled per earlier failure in a row, at most `refetchInterval`.
+    private func retryDelay(after failures: Int) -> TimeInterval {
+        let doubled = initialRetryDelay * pow(2, Double(min(max(failures - 1, 0), 30)))
+        return min(refetchInterval, doubled)
     }
 
     private static func download(_ url: URL, http: HTTPClient) async throws -> [String: RSAKey] {
