@@ -10,6 +10,13 @@ import Foundation
 /// skew. Tokens with `alg: none`, HS256 (key confusion) or any other algorithm, an unknown key,
 /// a tampered payload or another key's signature are refused.
 ///
+/// Hostile input is refused cheaply: a token over 16 KiB (``JSONWebToken/maximumLength``) before
+/// any other work, invalid UTF-8 in the header or claims, any `crit` header (no extension is
+/// understood), and `exp` / `nbf` / `iat` that are not finite numbers from 0 to the year 9999.
+/// JWKS keys are used only if their exponent is odd and at least 3 (65537 in practice; `e = 1`
+/// would let a "signature" without the private key verify) and their modulus has 2048 to 16384
+/// bits; other keys are skipped, so tokens naming them are refused as unknown keys.
+///
 /// The JWKS is fetched on first use and cached; a token naming a key id the cache lacks triggers
 /// one refetch (keys rotate), at most once per `refetchInterval`, so forged key ids cannot make
 /// the server hammer Cognito. Verifications that arrive while a fetch is under way wait for it
@@ -83,6 +90,7 @@ public actor CognitoTokenVerifier {
     /// Checks `token` as a `use` token and returns its claims.
     /// - Throws: ``CognitoTokenError`` saying which check failed.
     public func verify(_ token: String, as use: TokenUse) async throws -> VerifiedToken {
+        guard token.utf8.count <= JSONWebToken.maximumLength else { throw CognitoTokenError.tooLarge(token.utf8.count) }
         let parsed: JSONWebToken
         do {
             parsed = try JSONWebToken(parsing: token)
@@ -91,6 +99,7 @@ public actor CognitoTokenVerifier {
         }
         let algorithm = parsed.header["alg"]?.stringValue ?? "(none)"
         guard algorithm == "RS256" else { throw CognitoTokenError.unsupportedAlgorithm(algorithm) }
+        guard parsed.header["crit"] == nil else { throw CognitoTokenError.criticalHeader }
         guard let keyId = parsed.header["kid"]?.stringValue else { throw CognitoTokenError.unknownKey("(no kid)") }
         let key = try await key(for: keyId)
         guard key.verify(signature: parsed.signature, of: Array(parsed.signingInput.utf8)) else { throw CognitoTokenError.badSignature }
@@ -101,14 +110,25 @@ public actor CognitoTokenVerifier {
         let audience = use == .id ? claims["aud"]?.stringValue : claims["client_id"]?.stringValue
         guard let audience, clientIds.contains(audience) else { throw CognitoTokenError.wrongAudience(audience) }
         let current = now().timeIntervalSince1970
-        guard let expiry = claims["exp"]?.doubleValue else { throw CognitoTokenError.expired }
+        let expiry = try Self.time("exp", of: parsed)
+        let notBefore = try Self.time("nbf", of: parsed)
+        _ = try Self.time("iat", of: parsed)
+        guard let expiry else { throw CognitoTokenError.expired }
         guard current < expiry + leeway else { throw CognitoTokenError.expired }
-        if let notBefore = claims["nbf"]?.doubleValue, current + leeway < notBefore { throw CognitoTokenError.notYetValid }
+        if let notBefore, current + leeway < notBefore { throw CognitoTokenError.notYetValid }
         guard let subject = claims["sub"]?.stringValue else { throw CognitoTokenError.missingClaim("sub") }
         return VerifiedToken(
             claims: claims, subject: subject,
             username: use == .id ? claims["cognito:username"]?.stringValue : claims["username"]?.stringValue,
             expiresAt: Date(timeIntervalSince1970: expiry), keyId: keyId)
+    }
+
+    private static func time(_ name: String, of token: JSONWebToken) throws(CognitoTokenError) -> Double? {
+        do {
+            return try token.time(name)
+        } catch {
+            throw CognitoTokenError.invalidClaim(name)
+        }
     }
 
     /// The key `keyId`: from the cache, else after the fetch under way, else after a new fetch
@@ -208,6 +228,12 @@ public enum CognitoTokenError: Error, Sendable, Equatable, CustomStringConvertib
     case missingClaim(String)
     /// The JWKS could not be fetched or read.
     case keysUnavailable(String)
+    /// The token is longer than ``JSONWebToken/maximumLength`` (16 KiB); its length in bytes.
+    case tooLarge(Int)
+    /// The header has `crit` (critical extensions); none is understood, so none is accepted.
+    case criticalHeader
+    /// A time claim (`exp`, `nbf`, `iat`) is not a finite number of seconds from 0 to the year 9999.
+    case invalidClaim(String)
 
     /// A sentence for logs and 401 answers.
     public var description: String {
@@ -223,6 +249,9 @@ public enum CognitoTokenError: Error, Sendable, Equatable, CustomStringConvertib
         case .wrongTokenUse(let use): "the token is an '\(use ?? "unknown")' token"
         case .missingClaim(let claim): "the token has no '\(claim)' claim"
         case .keysUnavailable(let why): "the user pool's keys are unavailable: \(why)"
+        case .tooLarge(let length): "the token is \(length) bytes, more than the \(JSONWebToken.maximumLength) accepted"
+        case .criticalHeader: "the token's header has 'crit' (critical extensions), and none is accepted"
+        case .invalidClaim(let claim): "the token's '\(claim)' claim is not a valid time"
         }
     }
 }
