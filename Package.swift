@@ -63,7 +63,7 @@ let package = Package(
             path: "Plugins/AWSKinesisAnalyticsPlugin"),
         .target(
             name: "AWSS3StoragePlugin", dependencies: ["Amplify", "AWSPluginsCore", "AmplifyEventLoop"], path: "Plugins/AWSS3StoragePlugin"),
-        .target(name: "LocalStoragePlugin", dependencies: ["Amplify", "AmplifyEventLoop"], path: "Plugins/LocalStoragePlugin"),
+        .target(name: "LocalStoragePlugin", dependencies: ["Amplify", "AmplifyCrypto", "AmplifyEventLoop"], path: "Plugins/LocalStoragePlugin"),
         .target(
             name: "LocalAnalyticsPlugin", dependencies: ["Amplify", "AmplifyAnalyticsCore", "AmplifyEventLoop"],
             path: "Plugins/LocalAnalyticsPlugin"),

@@ -39,7 +39,9 @@ enum StorageCommands {
                 positional: ["KEY"], acceptsMorePositional: true
             ) { arguments, options in
                 let key = arguments.positional[0]
-                let destination = arguments.positional.count > 1 ? arguments.positional[1] : String(key.split(separator: "/").last ?? Substring(key))
+                // The key's last name, split on the byte '/' as the store splits it.
+                let lastName = key.utf8.split(separator: UInt8(ascii: "/")).last.map { String(decoding: $0, as: UTF8.self) } ?? key
+                let destination = arguments.positional.count > 1 ? arguments.positional[1] : lastName
                 guard arguments.positional.count <= 2 else { throw UsageError("storage get takes KEY and at most one FILE.") }
                 let progress = ProgressBar(label: "get \(key)")
                 if destination == "-" {
