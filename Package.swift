@@ -63,7 +63,7 @@ let package = Package(
             path: "Plugins/AWSKinesisAnalyticsPlugin"),
         .target(
             name: "AWSS3StoragePlugin", dependencies: ["Amplify", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyConcurrency"], path: "Plugins/AWSS3StoragePlugin"),
-        .target(name: "LocalStoragePlugin", dependencies: ["Amplify", "AmplifyEventLoop", "AmplifyConcurrency"], path: "Plugins/LocalStoragePlugin"),
+        .target(name: "LocalStoragePlugin", dependencies: ["Amplify", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyConcurrency"], path: "Plugins/LocalStoragePlugin"),
         .target(
             name: "LocalAnalyticsPlugin", dependencies: ["Amplify", "AmplifyAnalyticsCore", "AmplifyEventLoop", "AmplifyConcurrency"],
             path: "Plugins/LocalAnalyticsPlugin"),

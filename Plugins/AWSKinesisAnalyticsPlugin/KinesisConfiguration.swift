@@ -66,7 +66,8 @@ public struct KinesisConfiguration: Sendable, Equatable {
         endpoint = try json.optionalString("endpoint")
         queue = try AnalyticsQueueSettings(json: json, defaultBatchSize: 500)
         guard queue.batchSize <= 500 else {
-            throw ConfigurationValueError(keyPath: "batchSize", expected: "at most 500 (the services' limit per call)", found: .number(Double(queue.batchSize)))
+            throw ConfigurationValueError(
+                keyPath: "batchSize", expected: "a whole number from 1 to 500 (the services' limit per call)", found: json["batchSize"])
         }
     }
 }

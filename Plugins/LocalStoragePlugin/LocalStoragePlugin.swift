@@ -58,6 +58,7 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
         } catch {
             throw StorageError.configuration("The storage folder \(directory) cannot be created: \(error)", "Point `directory` at a writable folder.", error)
         }
+        LocalObjectStore.sweepStaleTemporaries(in: directory)
         storeSlot.withLock { $0 = store }
     }
 
@@ -170,7 +171,8 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
     public func list(path: any StoragePath, options: StorageListRequest.Options?) async throws -> StorageListResult {
         try await support.reporting(HubPayload.EventName.Storage.list) {
             let prefix = try await path.resolve(identityId: identityId)
-            guard !prefix.contains("\0"), !prefix.hasPrefix("/"), !prefix.split(separator: "/").contains(where: { $0 == ".." }) else {
+            guard !prefix.utf8.contains(0), !prefix.hasPrefix("/"),
+                  !prefix.utf8.split(separator: UInt8(ascii: "/")).contains(where: { $0.elementsEqual("..".utf8) }) else {
                 throw StorageError.validation("path", "The list prefix '\(prefix)' is not a relative path.", "Use a prefix such as public/photos/.")
             }
             let options = options ?? StorageListRequest.Options()
@@ -186,11 +188,11 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
             var subpaths: [String] = []
             var last: String?
             var more = false
-            for key in try await store.allKeys() where key.hasPrefix(prefix) {
+            // Prefixes compare bytes: "a/" is a prefix of "a/\u{0301}x" although the `Character`s differ.
+            for key in try await store.allKeys() where key.utf8.starts(with: prefix.utf8) {
                 if let after, key <= after { continue }
-                if case .exclude(let delimiter) = options.subpathStrategy, let range = key.dropFirst(prefix.count).range(of: delimiter) {
-                    let subpath = prefix + key.dropFirst(prefix.count)[..<range.upperBound]
-                    if subpaths.last != subpath { subpaths.append(String(subpath)) }
+                if case .exclude(let delimiter) = options.subpathStrategy, let subpath = Self.subpath(of: key, after: prefix, delimitedBy: delimiter) {
+                    if subpaths.last != subpath { subpaths.append(subpath) }
                     continue
                 }
                 guard items.count < Int(max(options.pageSize, 1)) else {
@@ -205,6 +207,19 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
                 items: items, excludedSubpaths: subpaths, nextToken: more ? last.map { Data($0.utf8).base64EncodedString() } : nil)
             return result
         }
+    }
+
+    /// The key up to and including the first `delimiter` after `prefix`, compared as bytes;
+    /// `nil` when no delimiter follows the prefix.
+    static func subpath(of key: String, after prefix: String, delimitedBy delimiter: String) -> String? {
+        let bytes = Array(key.utf8)
+        let needle = Array(delimiter.utf8)
+        let start = prefix.utf8.count
+        guard !needle.isEmpty, bytes.count >= start + needle.count else { return nil }
+        for index in start...(bytes.count - needle.count) where bytes[index..<(index + needle.count)].elementsEqual(needle) {
+            return String(decoding: bytes[0..<(index + needle.count)], as: UTF8.self)
+        }
+        return nil
     }
 
     /// Nothing to release: every call opens and closes its own files.

@@ -17,7 +17,8 @@ final class RedisConnection {
     /// Starts connecting to `host`:`port` on `loop`.
     /// - Returns: `nil`, or why the connection could not even start.
     func connect(host: String, port: Int, loop: EventLoop) -> String? {
-        guard let context = redisAsyncConnect(host, Int32(port)) else { return "hiredis could not allocate a connection" }
+        guard (1...65_535).contains(port), let cPort = Int32(exactly: port) else { return "the port \(port) is not from 1 to 65535" }
+        guard let context = redisAsyncConnect(host, cPort) else { return "hiredis could not allocate a connection" }
         if context.pointee.err != 0 {
             let message = c_redis_error_text(context).map { String(cString: $0) } ?? "connection error"
             redisAsyncFree(context)

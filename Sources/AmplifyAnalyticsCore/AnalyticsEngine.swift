@@ -15,6 +15,10 @@ public final class AnalyticsEngine: Sendable {
         var userId: String?
         var inbox: [(AnalyticsRecord, CheckedContinuation<Void, any Error>?)] = []
         var draining = false
+        /// Records taken into the inbox, and records whose storing has finished (stored or
+        /// refused): a flush waits only for those taken before it started.
+        var accepted: UInt64 = 0
+        var settled: UInt64 = 0
         var flushing = false
         var closed = false
     }
@@ -84,6 +88,7 @@ public final class AnalyticsEngine: Sendable {
         let startDrain = state.withLock { state -> Bool? in
             guard state.enabled, !state.closed else { return nil }
             state.inbox.append((AnalyticsRecord(event: event, globalProperties: state.globalProperties, userId: state.userId), continuation))
+            state.accepted += 1
             guard !state.draining else { return false }
             state.draining = true
             return true
@@ -108,6 +113,7 @@ public final class AnalyticsEngine: Sendable {
                 return state.inbox
             }
             if round.isEmpty { return }
+            defer { state.withLock { $0.settled += UInt64(round.count) } }
             do {
                 let refusals = try await queue.append(round.map(\.0))
                 for ((record, continuation), refusal) in zip(round, refusals) {
@@ -157,9 +163,11 @@ public final class AnalyticsEngine: Sendable {
 
     // MARK: Flushing
 
-    /// Delivers every waiting record once through the sender, in batches in recording order,
-    /// and reports a ``FlushSummary`` on the Hub. A flush already running makes this one return
-    /// its own empty summary at once.
+    /// Delivers every record waiting when it starts (those recorded before the call included,
+    /// once they are stored) once through the sender, in batches in recording order, and
+    /// reports a ``FlushSummary`` on the Hub. Records arriving meanwhile wait for the next
+    /// flush, so a flush finishes under sustained recording. A flush already running makes this
+    /// one return its own empty summary at once.
     @discardableResult
     public func flush() async -> FlushSummary {
         let mine = state.withLock { state -> Bool in
@@ -170,12 +178,16 @@ public final class AnalyticsEngine: Sendable {
         var summary = FlushSummary()
         guard mine else { return summary }
         defer { state.withLock { $0.flushing = false } }
-        // Wait for events recorded before this call to be stored first.
-        while state.withLock({ $0.draining }) { try? await Task.sleep(for: .milliseconds(1)) }
+        // Wait for the events recorded before this call to be stored (not for the inbox to be
+        // empty, which it never is while recording goes on).
+        let recordedBefore = state.withLock { $0.accepted }
+        while state.withLock({ $0.settled < recordedBefore }) { try? await Task.sleep(for: .milliseconds(1)) }
         var last: Int64 = 0
         do {
+            // What is queued now is this flush's work; later records are the next flush's.
+            let ceiling = try await queue.newestId()
             while true {
-                let batch = try await queue.nextBatch(after: last, limit: batchSize)
+                let batch = try await queue.nextBatch(after: last, through: ceiling, limit: batchSize)
                 guard let tail = batch.last else { break }
                 last = tail.id
                 let outcomes = await sender.send(batch)

@@ -110,16 +110,25 @@ public actor DurableEventQueue {
         committing = false
     }
 
-    /// The oldest `limit` records waiting to be sent whose id is above `id`, in recording order.
+    /// The oldest `limit` records waiting to be sent whose id is above `id` (and at most
+    /// `ceiling`), in recording order.
     /// - Throws: `SQLiteError`.
-    public func nextBatch(after id: Int64 = 0, limit: Int) async throws -> [QueuedRecord] {
+    public func nextBatch(after id: Int64 = 0, through ceiling: Int64 = .max, limit: Int) async throws -> [QueuedRecord] {
         let rows = try await database.run(
-            "SELECT id, body, attempts FROM events WHERE set_aside = 0 AND id > ? ORDER BY id LIMIT ?", [.integer(id), .integer(Int64(limit))])
+            "SELECT id, body, attempts FROM events WHERE set_aside = 0 AND id > ? AND id <= ? ORDER BY id LIMIT ?",
+            [.integer(id), .integer(ceiling), .integer(Int64(limit))])
         return rows.compactMap { row in
             guard let id = row["id"].integer, let body = row["body"].blob,
                   let record = try? JSONDecoder().decode(AnalyticsRecord.self, from: Data(body)) else { return nil }
             return QueuedRecord(id: id, record: record, attempts: Int(row["attempts"].integer ?? 0))
         }
+    }
+
+    /// The id of the newest stored record (0 when the queue is empty): ids only grow, so the
+    /// records at or below it are exactly those stored so far.
+    /// - Throws: ``SQLiteError``.
+    public func newestId() async throws -> Int64 {
+        try await database.run("SELECT COALESCE(MAX(id), 0) AS newest FROM events").first?["newest"].integer ?? 0
     }
 
     /// Applies a sender's outcomes (one per record of `batch`): deletes the accepted, counts a

@@ -33,7 +33,8 @@ public actor AuthSessionKeeper {
     /// A keeper for `pluginKey`'s session.
     /// - Parameters:
     ///   - pluginKey: the key of the plugin the session belongs to (its rows in the credential store).
-    ///   - refreshLead: how long before access-token expiry the timer refreshes (0: at expiry).
+    ///   - refreshLead: how long before access-token expiry the timer refreshes (0: at expiry;
+    ///     a negative or non-finite lead is taken as 0).
     ///   - hub: where `Auth.sessionExpired` goes (asked when it is dispatched).
     ///   - eventLoop: the loop the timer runs on (asked when a timer is armed).
     ///   - refresh: the plugin's token exchange.
@@ -42,7 +43,7 @@ public actor AuthSessionKeeper {
         eventLoop: @escaping @Sendable () throws -> EventLoop, refresh: @escaping Refresh
     ) {
         self.pluginKey = pluginKey
-        self.refreshLead = refreshLead
+        self.refreshLead = refreshLead.isFinite ? max(0, refreshLead) : 0
         self.hub = hub
         self.eventLoop = eventLoop
         self.exchange = refresh
@@ -152,8 +153,9 @@ public actor AuthSessionKeeper {
         timer?.cancel()
         timerGeneration += 1
         let generation = timerGeneration
-        let delay = max(0, seconds)
-        timer = try? eventLoop().scheduleTimer(after: .milliseconds(Int64((delay * 1000).rounded(.up)))) { [weak self] in
+        // Saturating: an expiry beyond the timer's range (a far-future or infinite date) waits
+        // "forever" instead of trapping on the conversion; NaN or a past expiry fires at once.
+        timer = try? eventLoop().scheduleTimer(after: .saturatingSeconds(seconds)) { [weak self] in
             Task { await self?.timerFired(generation) }
         }
     }

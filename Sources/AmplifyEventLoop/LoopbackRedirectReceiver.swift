@@ -125,12 +125,15 @@ public final class LoopbackRedirectReceiver: @unchecked Sendable, LoopOwnedHandl
 
     private func listenOnLoop(port requested: Int) throws(EventLoopError) {
         guard loop.acceptsHandles else { throw EventLoopError.shutDown }
+        guard (0...65_535).contains(requested), let requestedPort = Int32(exactly: requested) else {
+            throw EventLoopError.libuv(operation: "listening on 127.0.0.1:\(requested)", code: -EINVAL, message: "the port is not from 0 to 65535")
+        }
         let tcp: UnsafeMutablePointer<uv_tcp_t> = try openHandle("uv_tcp_init") { uv_tcp_init(loop.uvLoop, $0) }
         retainOwner(self, in: tcp)
         listener = tcp
         loop.register(self)
         var address = sockaddr_in()
-        uv_ip4_addr("127.0.0.1", Int32(requested), &address)
+        uv_ip4_addr("127.0.0.1", requestedPort, &address)
         let bound = withUnsafePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { uv_tcp_bind(tcp, $0, 0) }
         }

@@ -61,14 +61,16 @@ enum AuthCommands {
                 return CommandResult(text: text, json: ["signedIn": .boolean(result.isSignedIn), "nextStep": .string("\(result.nextStep)")])
             },
             ActionCommand(
-                path: ["auth", "verify-token"], summary: "verify a user pool token (Cognito)", usage: "TOKEN [--access]",
-                details: "Checks an ID token (or, with --access, an access token) against the user pool's JWKS: signature, issuer, audience, use and expiry. Prints the subject and username; exits 1 with the reason when the token is refused.",
-                positional: ["TOKEN"], switchOptions: ["--access"]
+                path: ["auth", "verify-token"], summary: "verify a user pool token (Cognito)", usage: "[TOKEN | -] [--access]",
+                details: "Checks an ID token (or, with --access, an access token) against the user pool's JWKS: signature, issuer, audience, use and expiry. Prints the subject and username; exits 1 with the reason when the token is refused. With - or no TOKEN, the token is read from standard input (a token on the command line shows in ps and the shell's history).",
+                positional: ["TOKEN"], switchOptions: ["--access"], acceptsFewerPositional: true
             ) { arguments, _ in
+                let text = arguments.positional.first.flatMap { $0 == "-" ? nil : $0 }
+                let input = try text ?? TokenReader.readStandardInput()
                 let verifier = try cognitoPlugin().tokenVerifier()
                 let use: CognitoTokenVerifier.TokenUse = arguments.switches.contains("--access") ? .access : .id
                 do {
-                    let token = try await verifier.verify(arguments.positional[0], as: use)
+                    let token = try await verifier.verify(input, as: use)
                     let expires = ISO8601DateFormatter().string(from: token.expiresAt)
                     return CommandResult(
                         text: "Valid \(use.rawValue) token of \(token.username ?? token.subject) (sub \(token.subject)); expires at \(expires).",

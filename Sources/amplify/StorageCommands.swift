@@ -39,7 +39,9 @@ enum StorageCommands {
                 positional: ["KEY"], acceptsMorePositional: true
             ) { arguments, options in
                 let key = arguments.positional[0]
-                let destination = arguments.positional.count > 1 ? arguments.positional[1] : String(key.split(separator: "/").last ?? Substring(key))
+                // The key's last name, split on the byte '/' as the store splits it.
+                let lastName = key.utf8.split(separator: UInt8(ascii: "/")).last.map { String(decoding: $0, as: UTF8.self) } ?? key
+                let destination = arguments.positional.count > 1 ? arguments.positional[1] : lastName
                 guard arguments.positional.count <= 2 else { throw UsageError("storage get takes KEY and at most one FILE.") }
                 let progress = ProgressBar(label: "get \(key)")
                 if destination == "-" {
@@ -122,10 +124,11 @@ final class ProgressBar {
     func show(_ progress: StorageTransferProgress) {
         guard enabled else { return }
         let width = 30
-        let filled = Int(progress.fractionCompleted * Double(width))
+        let fraction = progress.fractionCompleted.isFinite ? min(1, max(0, progress.fractionCompleted)) : 0
+        let filled = Int(fraction * Double(width))
         let mebibytes = Double(progress.completedBytes) / 1_048_576
         let total = progress.totalBytes.map { String(format: "%.1f", Double($0) / 1_048_576) } ?? "?"
-        let line = "\r\(label) [\(String(repeating: "#", count: filled))\(String(repeating: " ", count: width - filled))] \(Int(progress.fractionCompleted * 100))% \(String(format: "%.1f", mebibytes))/\(total) MiB"
+        let line = "\r\(label) [\(String(repeating: "#", count: filled))\(String(repeating: " ", count: width - filled))] \(Int(fraction * 100))% \(String(format: "%.1f", mebibytes))/\(total) MiB"
         FileHandle.standardError.write(Data(line.utf8))
         drawn = true
     }

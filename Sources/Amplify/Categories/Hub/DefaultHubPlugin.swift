@@ -126,18 +126,17 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
         set { monitor.threshold = newValue }
     }
 
+    /// The accepted `slowListenerThresholdMilliseconds`: one microsecond to one hour.
+    public static let slowListenerThresholdRange: ClosedRange<Double> = 0.001...3_600_000
+
     /// Reads `slowListenerThresholdMilliseconds` from the plugin's block.
-    /// - Throws: ``ConfigurationValueError`` if it is not a positive number of milliseconds of
-    ///   at most a day.
+    /// - Throws: ``ConfigurationValueError`` naming the key and ``slowListenerThresholdRange``
+    ///   if it is not a number in that range.
     public func configure(using configuration: Any?) throws {
         guard let json = configuration as? JSONValue else { return }
-        if let milliseconds = try json.optionalDouble("slowListenerThresholdMilliseconds") {
-            guard milliseconds > 0, milliseconds <= 86_400_000 else {
-                throw ConfigurationValueError(
-                    keyPath: "slowListenerThresholdMilliseconds", expected: "a positive number of milliseconds (at most 86400000)",
-                    found: .number(milliseconds))
-            }
-            slowListenerThreshold = .nanoseconds(Int64(milliseconds * 1_000_000))
+        if let milliseconds = try json.boundedNumber(
+            "slowListenerThresholdMilliseconds", in: Self.slowListenerThresholdRange, unit: "milliseconds") {
+            slowListenerThreshold = .nanoseconds(Int64((milliseconds * 1_000_000).rounded()))
         }
     }
 
