@@ -7,6 +7,7 @@ let package = Package(
     name: "amplify-linux",
     products: [
         .library(name: "Amplify", targets: ["Amplify"]),
+        .library(name: "AmplifyConcurrency", targets: ["AmplifyConcurrency"]),
         .library(name: "AmplifyEventLoop", targets: ["AmplifyEventLoop"]),
         .library(name: "AmplifyCrypto", targets: ["AmplifyCrypto"]),
         .library(name: "AmplifySQLite", targets: ["AmplifySQLite"]),
@@ -27,7 +28,6 @@ let package = Package(
     targets: [
         // MARK: C libraries from Debian, wrapped as system libraries.
         .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // No pkgConfig: hiredis's .pc adds -D_FILE_OFFSET_BITS=64, which SwiftPM refuses with a
@@ -42,54 +42,56 @@ let package = Package(
         .target(name: "CHiredisShims", linkerSettings: [.linkedLibrary("hiredis")]),
 
         // MARK: The runtime.
-        .target(name: "AmplifyEventLoop", dependencies: ["CLibUV", "CAmplifyEventLoopShims"]),
-        .target(name: "Amplify", dependencies: ["AmplifyEventLoop"]),
+        // The leaf: locks every module may use without depending on the event loop.
+        .target(name: "AmplifyConcurrency"),
+        .target(name: "AmplifyEventLoop", dependencies: ["AmplifyConcurrency", "CLibUV", "CAmplifyEventLoopShims"]),
+        .target(name: "Amplify", dependencies: ["AmplifyEventLoop", "AmplifyConcurrency"]),
         // OpenSSL's hashes, scrypt, random and ES256, for the plugins.
-        .target(name: "AmplifyCrypto", dependencies: ["COpenSSL", "AmplifyEventLoop"]),
+        .target(name: "AmplifyCrypto", dependencies: ["COpenSSL", "AmplifyConcurrency"]),
         // SQLite on a serial queue of its own, for the plugins' stores.
         .target(name: "AmplifySQLite", dependencies: ["CSQLite"]),
         // What the AWS plugins share: Signature Version 4, credentials (more with the AWS issue).
-        .target(name: "AWSPluginsCore", dependencies: ["Amplify", "AmplifyCrypto", "AmplifyEventLoop", "CCurlShims"]),
+        .target(name: "AWSPluginsCore", dependencies: ["Amplify", "AmplifyCrypto", "AmplifyEventLoop", "CCurlShims", "AmplifyConcurrency"]),
         // What every Auth plugin shares: JWTs, the credential store, the observable session state.
-        .target(name: "AmplifyAuthCore", dependencies: ["Amplify", "AmplifyCrypto", "AmplifySQLite", "AmplifyEventLoop"]),
-        .target(name: "AmplifyAnalyticsCore", dependencies: ["Amplify", "AmplifyEventLoop", "AmplifySQLite"]),
-        .target(name: "AmplifyTestKit", dependencies: ["Amplify", "AmplifyEventLoop"], exclude: ["Moto/moto_harness.py", "HTTP/http_test_server.py", "AppSync"]),
+        .target(name: "AmplifyAuthCore", dependencies: ["Amplify", "AmplifyCrypto", "AmplifySQLite", "AmplifyEventLoop", "AmplifyConcurrency"]),
+        .target(name: "AmplifyAnalyticsCore", dependencies: ["Amplify", "AmplifyEventLoop", "AmplifySQLite", "AmplifyConcurrency"]),
+        .target(name: "AmplifyTestKit", dependencies: ["Amplify", "AmplifyConcurrency"], exclude: ["Moto/moto_harness.py", "HTTP/http_test_server.py", "AppSync"]),
         // MARK: Plugins.
-        .target(name: "LocalAuthPlugin", dependencies: ["Amplify", "AmplifyAuthCore"], path: "Plugins/LocalAuthPlugin"),
+        .target(name: "LocalAuthPlugin", dependencies: ["Amplify", "AmplifyAuthCore", "AmplifyConcurrency", "AmplifyCrypto", "AmplifyEventLoop", "AmplifySQLite"], path: "Plugins/LocalAuthPlugin"),
         .target(
-            name: "AWSCognitoAuthPlugin", dependencies: ["Amplify", "AmplifyAuthCore", "AmplifyCrypto", "AWSPluginsCore", "AmplifyEventLoop"],
+            name: "AWSCognitoAuthPlugin", dependencies: ["Amplify", "AmplifyAuthCore", "AmplifyCrypto", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyConcurrency"],
             path: "Plugins/AWSCognitoAuthPlugin"),
         .target(
-            name: "AWSKinesisAnalyticsPlugin", dependencies: ["Amplify", "AmplifyAnalyticsCore", "AWSPluginsCore", "AmplifyEventLoop"],
+            name: "AWSKinesisAnalyticsPlugin", dependencies: ["Amplify", "AmplifyAnalyticsCore", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyConcurrency"],
             path: "Plugins/AWSKinesisAnalyticsPlugin"),
         .target(
-            name: "AWSS3StoragePlugin", dependencies: ["Amplify", "AWSPluginsCore", "AmplifyEventLoop"], path: "Plugins/AWSS3StoragePlugin"),
-        .target(name: "LocalStoragePlugin", dependencies: ["Amplify", "AmplifyEventLoop"], path: "Plugins/LocalStoragePlugin"),
+            name: "AWSS3StoragePlugin", dependencies: ["Amplify", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyConcurrency"], path: "Plugins/AWSS3StoragePlugin"),
+        .target(name: "LocalStoragePlugin", dependencies: ["Amplify", "AmplifyEventLoop", "AmplifyConcurrency"], path: "Plugins/LocalStoragePlugin"),
         .target(
-            name: "LocalAnalyticsPlugin", dependencies: ["Amplify", "AmplifyAnalyticsCore", "AmplifyEventLoop"],
+            name: "LocalAnalyticsPlugin", dependencies: ["Amplify", "AmplifyAnalyticsCore", "AmplifyEventLoop", "AmplifyConcurrency"],
             path: "Plugins/LocalAnalyticsPlugin"),
         .target(
-            name: "RedisHubBridgePlugin", dependencies: ["Amplify", "AmplifyEventLoop", "CHiredis", "CHiredisShims"],
+            name: "RedisHubBridgePlugin", dependencies: ["Amplify", "AmplifyEventLoop", "CHiredis", "CHiredisShims", "AmplifyConcurrency"],
             path: "Plugins/RedisHubBridgePlugin"),
 
         // Registers every plugin this package ships (the one module that depends on them all).
         .target(name: "AmplifyPlugins", dependencies: ["Amplify", "LocalAuthPlugin", "AWSCognitoAuthPlugin", "LocalAnalyticsPlugin", "AWSKinesisAnalyticsPlugin", "LocalStoragePlugin", "AWSS3StoragePlugin", "RedisHubBridgePlugin"]),
-        .executableTarget(name: "amplify", dependencies: ["AmplifyPlugins", "LocalAuthPlugin", "AWSCognitoAuthPlugin", "AmplifyAuthCore", "AmplifyAnalyticsCore", "AmplifyEventLoop"]),
+        .executableTarget(name: "amplify", dependencies: ["AmplifyPlugins", "LocalAuthPlugin", "AWSCognitoAuthPlugin", "AmplifyAuthCore", "AmplifyAnalyticsCore", "Amplify", "AmplifyConcurrency"]),
 
         // MARK: Examples.
         .executableTarget(
-            name: "CustomPlugin", dependencies: ["Amplify"], path: "Examples/CustomPlugin",
+            name: "CustomPlugin", dependencies: ["Amplify", "AmplifyConcurrency"], path: "Examples/CustomPlugin",
             exclude: ["amplifyconfiguration.json"]),
 
         .executableTarget(
-            name: "SessionManager", dependencies: ["AmplifyPlugins", "AmplifyAuthCore", "LocalAuthPlugin"],
+            name: "SessionManager", dependencies: ["AmplifyPlugins", "AmplifyAuthCore", "LocalAuthPlugin", "Amplify"],
             path: "Examples/SessionManager"),
         .executableTarget(
-            name: "TokenGate", dependencies: ["AmplifyPlugins", "AWSCognitoAuthPlugin"], path: "Examples/TokenGate"),
+            name: "TokenGate", dependencies: ["AmplifyPlugins", "AWSCognitoAuthPlugin", "Amplify"], path: "Examples/TokenGate"),
         .executableTarget(
             name: "CognitoQuickstart", dependencies: ["Amplify", "AWSCognitoAuthPlugin"], path: "Examples/CognitoQuickstart"),
         .executableTarget(
-            name: "HubBridgeExample", dependencies: ["AmplifyPlugins", "AmplifyAuthCore", "LocalAuthPlugin", "RedisHubBridgePlugin"],
+            name: "HubBridgeExample", dependencies: ["AmplifyPlugins", "AmplifyAuthCore", "LocalAuthPlugin", "RedisHubBridgePlugin", "Amplify"],
             path: "Examples/HubBridge"),
 
         // MARK: Benchmarks (build with -c release).
@@ -113,34 +115,34 @@ let package = Package(
         .executableTarget(name: "HTTPBenchmark", dependencies: ["AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit"], path: "Benchmarks/HTTPBenchmark"),
 
         // MARK: Tests.
-        .testTarget(name: "AmplifyEventLoopTests", dependencies: ["AmplifyEventLoop", "AmplifyTestKit"]),
+        .testTarget(name: "AmplifyEventLoopTests", dependencies: ["AmplifyEventLoop", "AmplifyTestKit", "AmplifyConcurrency"]),
         .testTarget(name: "AmplifyCryptoTests", dependencies: ["AmplifyCrypto"]),
         .testTarget(name: "AmplifySQLiteTests", dependencies: ["AmplifySQLite"]),
         .testTarget(
-            name: "AWSPluginsCoreTests", dependencies: ["AWSPluginsCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyTestKit", "HTTPBenchmark"],
+            name: "AWSPluginsCoreTests", dependencies: ["AWSPluginsCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyTestKit", "HTTPBenchmark", "Amplify", "AmplifyConcurrency"],
             exclude: ["Vectors"]),
-        .testTarget(name: "AmplifyTests", dependencies: ["Amplify", "AmplifyTestKit"]),
-        .testTarget(name: "AmplifyTestKitTests", dependencies: ["AmplifyTestKit"]),
+        .testTarget(name: "PackageLayoutTests"),
+        .testTarget(name: "AmplifyTests", dependencies: ["Amplify", "AmplifyTestKit", "AmplifyConcurrency", "AmplifyEventLoop"]),
         .testTarget(name: "AmplifyPluginsTests", dependencies: ["AmplifyPlugins"]),
         .testTarget(
             name: "AWSCognitoAuthPluginTests",
-            dependencies: ["AWSCognitoAuthPlugin", "AmplifyAuthCore", "AmplifyCrypto", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit"],
+            dependencies: ["AWSCognitoAuthPlugin", "AmplifyAuthCore", "AmplifyCrypto", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit", "Amplify", "AmplifyConcurrency"],
             exclude: ["Vectors", "Fixtures"]),
-        .testTarget(name: "LocalAuthPluginTests", dependencies: ["LocalAuthPlugin", "AmplifyTestKit", "AmplifySQLite", "AmplifyCrypto"]),
-        .testTarget(name: "AmplifyAnalyticsCoreTests", dependencies: ["AmplifyAnalyticsCore", "AmplifyEventLoop"]),
+        .testTarget(name: "LocalAuthPluginTests", dependencies: ["LocalAuthPlugin", "AmplifyTestKit", "AmplifySQLite", "AmplifyCrypto", "Amplify", "AmplifyAuthCore", "AmplifyEventLoop"]),
+        .testTarget(name: "AmplifyAnalyticsCoreTests", dependencies: ["AmplifyAnalyticsCore", "AmplifyEventLoop", "Amplify", "AmplifyConcurrency"]),
         .testTarget(
             name: "AWSKinesisAnalyticsPluginTests",
-            dependencies: ["AWSKinesisAnalyticsPlugin", "AmplifyAnalyticsCore", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit"]),
+            dependencies: ["AWSKinesisAnalyticsPlugin", "AmplifyAnalyticsCore", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit", "Amplify"]),
         .testTarget(
             name: "StorageBehaviourTests",
-            dependencies: ["LocalStoragePlugin", "AWSS3StoragePlugin", "AWSPluginsCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyTestKit"]),
-        .testTarget(name: "LocalStoragePluginTests", dependencies: ["LocalStoragePlugin", "AmplifyEventLoop", "AmplifyTestKit", "StorageBenchmark"]),
-        .testTarget(name: "LocalAnalyticsPluginTests", dependencies: ["LocalAnalyticsPlugin", "AmplifyAnalyticsCore", "AmplifyEventLoop"]),
-        .testTarget(name: "AmplifyCLITests", dependencies: ["amplify", "AmplifyTestKit"]),
-        .executableTarget(name: "HubBridgePeer", dependencies: ["Amplify", "AmplifyEventLoop", "RedisHubBridgePlugin"], path: "Tests/HubBridgePeer"),
+            dependencies: ["LocalStoragePlugin", "AWSS3StoragePlugin", "AWSPluginsCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyTestKit", "Amplify", "AmplifyConcurrency"]),
+        .testTarget(name: "LocalStoragePluginTests", dependencies: ["LocalStoragePlugin", "AmplifyEventLoop", "AmplifyTestKit", "StorageBenchmark", "Amplify", "AmplifyConcurrency"]),
+        .testTarget(name: "LocalAnalyticsPluginTests", dependencies: ["LocalAnalyticsPlugin", "AmplifyAnalyticsCore", "AmplifyEventLoop", "Amplify"]),
+        .testTarget(name: "AmplifyCLITests", dependencies: ["amplify", "AmplifyTestKit", "Amplify"]),
+        .executableTarget(name: "HubBridgePeer", dependencies: ["Amplify", "AmplifyEventLoop", "RedisHubBridgePlugin", "AmplifyConcurrency"], path: "Tests/HubBridgePeer"),
         .testTarget(
             name: "RedisHubBridgePluginTests",
-            dependencies: ["RedisHubBridgePlugin", "AmplifyTestKit", "AmplifyEventLoop", "HubBridgePeer"]),
+            dependencies: ["RedisHubBridgePlugin", "AmplifyTestKit", "AmplifyEventLoop", "HubBridgePeer", "Amplify", "AmplifyConcurrency"]),
         .testTarget(
             name: "ExamplesTests", dependencies: ["CustomPlugin", "SessionManager", "HubBridgeExample", "TokenGate", "CognitoQuickstart", "Amplify", "AmplifyTestKit"]),
     ]

@@ -1,6 +1,7 @@
 import AWSPluginsCore
 import Amplify
 import AmplifyAuthCore
+import AmplifyConcurrency
 import AmplifyEventLoop
 import Foundation
 

@@ -1,6 +1,7 @@
 import AWSPluginsCore
 import Amplify
 import AmplifyAnalyticsCore
+import AmplifyConcurrency
 import AmplifyEventLoop
 import Foundation
 

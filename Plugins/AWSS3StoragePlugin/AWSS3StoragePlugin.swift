@@ -1,5 +1,6 @@
 import AWSPluginsCore
 import Amplify
+import AmplifyConcurrency
 import AmplifyEventLoop
 import Foundation
 

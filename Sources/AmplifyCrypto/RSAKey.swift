@@ -1,4 +1,4 @@
-import AmplifyEventLoop
+import AmplifyConcurrency
 import COpenSSL
 
 /// An RSA key for RS256 JSON Web Signatures (RFC 7518 §3.3: RSASSA-PKCS1-v1_5 with SHA-256),

@@ -1,3 +1,4 @@
+import AmplifyConcurrency
 import CLibUV
 import Dispatch
 import Synchronization

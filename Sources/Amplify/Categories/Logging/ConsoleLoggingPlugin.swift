@@ -1,4 +1,4 @@
-import AmplifyEventLoop
+import AmplifyConcurrency
 import Foundation
 
 /// The Logging plugin that is there from the start: one line per message on standard error,

@@ -1,4 +1,4 @@
-import AmplifyEventLoop
+import AmplifyConcurrency
 
 /// What a Storage plugin needs around its own transfer code: reporting each call's outcome on
 /// the Hub, running a transfer as a ``StorageTransferTask`` driven by a ``StorageTransferGate``,

@@ -1,4 +1,4 @@
-import AmplifyEventLoop
+import AmplifyConcurrency
 
 /// For Storage plugins: where a running transfer checks, between chunks or parts, whether it was
 /// paused or cancelled. A paused transfer waits at ``check()`` until it is resumed; give
