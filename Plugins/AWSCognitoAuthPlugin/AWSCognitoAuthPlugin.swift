@@ -23,7 +23,7 @@ import Foundation
 /// `Auth.signedIn` (data ``AmplifyAuthCore/SignedInUser``), `Auth.signedOut`, `Auth.userDeleted`
 /// and `Auth.sessionExpired` (data the username). Events are dispatched from the calling task;
 /// the Hub delivers them on its loop.
-public final class AWSCognitoAuthPlugin: AuthCategoryPlugin, AWSAuthCredentialsSource {
+public final class AWSCognitoAuthPlugin: AuthEngineBackedPlugin, AWSAuthCredentialsSource {
     /// The plugin's key in the configuration file.
     public static let pluginKey: PluginKey = "awsCognitoAuthPlugin"
 
@@ -69,6 +69,13 @@ public final class AWSCognitoAuthPlugin: AuthCategoryPlugin, AWSAuthCredentialsS
         await current?.http.shutdown()
     }
 
+    /// The Cognito engine, behind the account calls of ``AmplifyAuthCore/AuthEngineBackedPlugin``.
+    /// - Throws: ``Amplify/AuthError/configuration(_:_:_:)`` before `configure`.
+    public func accountEngine() throws -> CognitoAuthEngine { try engine() }
+
+    /// Where the plugin reports on the Hub.
+    public var authEvents: AuthEventReporter { events }
+
     func engine() throws -> CognitoAuthEngine {
         try configured().engine
     }
@@ -83,29 +90,6 @@ public final class AWSCognitoAuthPlugin: AuthCategoryPlugin, AWSAuthCredentialsS
     /// The configuration in effect. - Throws: ``Amplify/AuthError/configuration(_:_:_:)`` before `configure`.
     public func configuration() async throws -> CognitoAuthConfiguration {
         try engine().configuration
-    }
-
-    /// SignUp; the next step says where the confirmation code went.
-    /// - Throws: ``Amplify/AuthError`` (`.service` with ``AWSCognitoAuthError/usernameExists``,
-    ///   ``AWSCognitoAuthError/invalidPassword``, ...).
-    public func signUp(username: String, password: String?, options: AuthSignUpRequest.Options?) async throws -> AuthSignUpResult {
-        try await events.report(HubPayload.EventName.Auth.signUpAPI, username: username) {
-            try await engine().signUp(username: username, password: password, attributes: options?.userAttributes ?? [])
-        }
-    }
-
-    /// ConfirmSignUp. - Throws: ``Amplify/AuthError`` (``AWSCognitoAuthError/codeMismatch``, ...).
-    public func confirmSignUp(for username: String, confirmationCode: String, options: AuthConfirmSignUpRequest.Options?) async throws -> AuthSignUpResult {
-        try await events.report(HubPayload.EventName.Auth.confirmSignUpAPI, username: username) {
-            try await engine().confirmSignUp(username: username, code: confirmationCode)
-        }
-    }
-
-    /// ResendConfirmationCode. - Throws: ``Amplify/AuthError``.
-    public func resendSignUpCode(for username: String, options: AuthResendSignUpCodeRequest.Options?) async throws -> AuthCodeDeliveryDetails {
-        try await events.report(HubPayload.EventName.Auth.resendSignUpCodeAPI, username: username) {
-            try await engine().resendSignUpCode(username: username)
-        }
     }
 
     /// Signs in with the configured flow (or `AWSAuthSignInOptions.authFlowType`). A challenge
@@ -167,47 +151,6 @@ public final class AWSCognitoAuthPlugin: AuthCategoryPlugin, AWSAuthCredentialsS
         return result
     }
 
-    /// DeleteUser, then the session ends (`Auth.userDeleted`).
-    /// - Throws: ``Amplify/AuthError/signedOut(_:_:_:)`` when nobody is signed in.
-    public func deleteUser() async throws {
-        let username = try await events.report(HubPayload.EventName.Auth.deleteUserAPI) { try await engine().deleteUser() }
-        events.lifecycle(HubPayload.EventName.Auth.userDeleted, username)
-    }
-
-    /// The session (an ``AWSAuthCognitoSession``): tokens refreshed when expired (or always, with
-    /// `forceRefresh`), and the identity pool's id and credentials when one is configured.
-    /// - Throws: ``Amplify/AuthError/configuration(_:_:_:)`` when the credential store cannot be opened.
-    public func fetchAuthSession(options: AuthFetchSessionRequest.Options?) async throws -> any AuthSession {
-        try await events.report(HubPayload.EventName.Auth.fetchSessionAPI) {
-            try await engine().fetchAuthSession(forceRefresh: options?.forceRefresh ?? false)
-        }
-    }
-
-    /// ForgotPassword: a code goes to the user. - Throws: ``Amplify/AuthError``.
-    public func resetPassword(for username: String, options: AuthResetPasswordRequest.Options?) async throws -> AuthResetPasswordResult {
-        try await events.report(HubPayload.EventName.Auth.resetPasswordAPI, username: username) {
-            try await engine().resetPassword(username: username)
-        }
-    }
-
-    /// ConfirmForgotPassword. - Throws: ``Amplify/AuthError``.
-    public func confirmResetPassword(for username: String, with newPassword: String, confirmationCode: String, options: AuthConfirmResetPasswordRequest.Options?) async throws {
-        try await events.report(HubPayload.EventName.Auth.confirmResetPasswordAPI, username: username) {
-            try await engine().confirmResetPassword(username: username, newPassword: newPassword, code: confirmationCode)
-        }
-    }
-
-    /// The signed-in user, from the stored session (no network call).
-    /// - Throws: ``Amplify/AuthError/signedOut(_:_:_:)`` or ``Amplify/AuthError/sessionExpired(_:_:_:)``.
-    public func getCurrentUser() async throws -> any AuthUser {
-        try await engine().currentUser()
-    }
-
-    /// GetUser's attributes. - Throws: ``Amplify/AuthError``.
-    public func fetchUserAttributes(options: AuthFetchUserAttributesRequest.Options?) async throws -> [AuthUserAttribute] {
-        try await events.report(HubPayload.EventName.Auth.fetchUserAttributesAPI) { try await engine().attributes() }
-    }
-
     /// UpdateUserAttributes for one attribute; a new email or phone is pending until confirmed.
     /// - Throws: ``Amplify/AuthError``.
     public func update(userAttribute: AuthUserAttribute, options: AuthUpdateUserAttributeRequest.Options?) async throws -> AuthUpdateAttributeResult {
@@ -220,13 +163,6 @@ public final class AWSCognitoAuthPlugin: AuthCategoryPlugin, AWSAuthCredentialsS
     /// UpdateUserAttributes. - Throws: ``Amplify/AuthError``.
     public func update(userAttributes: [AuthUserAttribute], options: AuthUpdateUserAttributesRequest.Options?) async throws -> [AuthUserAttributeKey: AuthUpdateAttributeResult] {
         try await events.report(HubPayload.EventName.Auth.updateUserAttributesAPI) { try await engine().update(userAttributes) }
-    }
-
-    /// ChangePassword. - Throws: ``Amplify/AuthError/notAuthorized(_:_:_:)`` for a wrong old password.
-    public func update(oldPassword: String, to newPassword: String, options: AuthChangePasswordRequest.Options?) async throws {
-        try await events.report(HubPayload.EventName.Auth.changePasswordAPI) {
-            try await engine().changePassword(from: oldPassword, to: newPassword)
-        }
     }
 
     /// AWS credentials from the identity pool (authenticated with the signed-in user's ID token,

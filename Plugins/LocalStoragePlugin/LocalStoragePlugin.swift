@@ -144,30 +144,22 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
     /// A `file://` URL of the object (`expires` does not apply to files).
     /// - Throws: ``StorageError/keyNotFound(_:_:_:_:)`` or ``StorageError/validation(_:_:_:_:)``.
     public func getURL(path: any StoragePath, options: StorageGetURLRequest.Options?) async throws -> URL {
-        do {
+        try await support.reporting(HubPayload.EventName.Storage.getURL) {
             let key = try await key(path)
             let store = try await store()
             _ = try await store.metadata(key)
             let url = URL(fileURLWithPath: store.objectsFolder + "/" + key)
-            support.report(HubPayload.EventName.Storage.getURL, Result<URL, any Error>.success(url))
             return url
-        } catch {
-            support.report(HubPayload.EventName.Storage.getURL, Result<URL, any Error>.failure(error))
-            throw error
         }
     }
 
     /// Deletes the object; returns its key.
     /// - Throws: ``StorageError/keyNotFound(_:_:_:_:)`` or ``StorageError/validation(_:_:_:_:)``.
     public func remove(path: any StoragePath, options: StorageRemoveRequest.Options?) async throws -> String {
-        do {
+        try await support.reporting(HubPayload.EventName.Storage.remove) {
             let key = try await key(path)
             try await store().remove(key)
-            support.report(HubPayload.EventName.Storage.remove, Result<String, any Error>.success(key))
             return key
-        } catch {
-            support.report(HubPayload.EventName.Storage.remove, Result<String, any Error>.failure(error))
-            throw error
         }
     }
 
@@ -176,7 +168,7 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
     /// `excludedSubpaths`.
     /// - Throws: ``StorageError/validation(_:_:_:_:)`` for a bad prefix or token.
     public func list(path: any StoragePath, options: StorageListRequest.Options?) async throws -> StorageListResult {
-        do {
+        try await support.reporting(HubPayload.EventName.Storage.list) {
             let prefix = try await path.resolve(identityId: identityId)
             guard !prefix.contains("\0"), !prefix.hasPrefix("/"), !prefix.split(separator: "/").contains(where: { $0 == ".." }) else {
                 throw StorageError.validation("path", "The list prefix '\(prefix)' is not a relative path.", "Use a prefix such as public/photos/.")
@@ -211,11 +203,7 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
             }
             let result = StorageListResult(
                 items: items, excludedSubpaths: subpaths, nextToken: more ? last.map { Data($0.utf8).base64EncodedString() } : nil)
-            support.report(HubPayload.EventName.Storage.list, Result<StorageListResult, any Error>.success(result))
             return result
-        } catch {
-            support.report(HubPayload.EventName.Storage.list, Result<StorageListResult, any Error>.failure(error))
-            throw error
         }
     }
 

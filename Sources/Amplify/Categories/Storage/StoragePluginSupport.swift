@@ -34,6 +34,20 @@ public struct StoragePluginSupport: Sendable {
         if let hub { hub.dispatch(to: .storage, payload: payload) } else { Amplify.Hub.dispatch(to: .storage, payload: payload) }
     }
 
+    /// Runs `body` and reports its value or its error under `event` (`Storage.getURL`, …), then
+    /// returns or rethrows it: the whole Hub reporting of a call that is not a transfer.
+    /// - Throws: what `body` throws.
+    public func reporting<T: Sendable>(_ event: String, _ body: () async throws -> T) async throws -> T {
+        do {
+            let value = try await body()
+            report(event, .success(value))
+            return value
+        } catch {
+            report(event, Result<T, any Error>.failure(error))
+            throw error
+        }
+    }
+
     /// Starts `body` in a task of its own and returns the transfer task that follows it: pause,
     /// resume and cancel drive the gate `body` checks (cancel also cancels the Swift task, which
     /// cancels a request in flight); progress and the outcome go to the Hub under `event`.
