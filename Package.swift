@@ -50,7 +50,7 @@ let package = Package(
         .target(name: "AmplifyCrypto", dependencies: ["COpenSSL", "AmplifyConcurrency"]),
         // SQLite on a serial queue of its own, for the plugins' stores.
         .target(name: "AmplifySQLite", dependencies: ["CSQLite"]),
-        // What the AWS plugins share: Signature Version 4, credentials (more with the AWS issue).
+        // What the AWS plugins share: the HTTP client on the loop, SigV4, credentials, JSON and XML protocols.
         .target(name: "AWSPluginsCore", dependencies: ["Amplify", "AmplifyCrypto", "AmplifyEventLoop", "CCurlShims", "AmplifyConcurrency"]),
         // What every Auth plugin shares: JWTs, the credential store, the observable session state.
         .target(name: "AmplifyAuthCore", dependencies: ["Amplify", "AmplifyCrypto", "AmplifySQLite", "AmplifyEventLoop", "AmplifyConcurrency"]),

@@ -88,7 +88,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
 
     // MARK: Sign-up
 
-    /// See ``AmplifyAuthCore/AuthAccountEngine``.
+    /// See `AuthAccountEngine`.
     public func signUp(username: String, password: String?, attributes: [AuthUserAttribute]) async throws -> AuthSignUpResult {
         guard let password, !password.isEmpty else {
             throw AuthError.validation("password", "Cognito needs a password to sign up.", "Pass a password.")
@@ -100,13 +100,13 @@ public actor CognitoAuthEngine: AuthAccountEngine {
         return AuthSignUpResult(.confirmUser(details, nil, sub), userID: sub)
     }
 
-    /// See ``AmplifyAuthCore/AuthAccountEngine``.
+    /// See `AuthAccountEngine`.
     public func confirmSignUp(username: String, code: String) async throws -> AuthSignUpResult {
         try await service.confirmSignUp(username: username, code: code)
         return AuthSignUpResult(.done)
     }
 
-    /// See ``AmplifyAuthCore/AuthAccountEngine``.
+    /// See `AuthAccountEngine`.
     public func resendSignUpCode(username: String) async throws -> AuthCodeDeliveryDetails {
         CognitoUserPoolService.deliveryDetails(try await service.resendConfirmationCode(username: username)["CodeDeliveryDetails"])
     }
@@ -336,7 +336,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
         }
     }
 
-    /// See ``AmplifyAuthCore/AuthAccountEngine``.
+    /// See `AuthAccountEngine`.
     public func currentUser() async throws -> AWSCognitoAuthUser {
         try await prepare()
         guard let session = await keeper.current else {
@@ -346,7 +346,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
         return AWSCognitoAuthUser(username: session.username, userId: session.userId)
     }
 
-    /// See ``AmplifyAuthCore/AuthAccountEngine``.
+    /// See `AuthAccountEngine`.
     public func attributes() async throws -> [AuthUserAttribute] {
         let service = service
         let answer = try await withAccessToken { try await service.getUser(accessToken: $0) }
@@ -370,20 +370,20 @@ public actor CognitoAuthEngine: AuthAccountEngine {
         return results
     }
 
-    /// See ``AmplifyAuthCore/AuthAccountEngine``.
+    /// See `AuthAccountEngine`.
     public func changePassword(from old: String, to new: String) async throws {
         let service = service
         try await withAccessToken { try await service.changePassword(accessToken: $0, old: old, new: new) }
     }
 
-    /// See ``AmplifyAuthCore/AuthAccountEngine``.
+    /// See `AuthAccountEngine`.
     public func resetPassword(username: String) async throws -> AuthResetPasswordResult {
         let answer = try await service.forgotPassword(username: username)
         return AuthResetPasswordResult(
             isPasswordReset: false, nextStep: .confirmResetPasswordWithCode(CognitoUserPoolService.deliveryDetails(answer["CodeDeliveryDetails"]), nil))
     }
 
-    /// See ``AmplifyAuthCore/AuthAccountEngine``.
+    /// See `AuthAccountEngine`.
     public func confirmResetPassword(username: String, newPassword: String, code: String) async throws {
         try await service.confirmForgotPassword(username: username, code: code, password: newPassword)
     }
@@ -417,7 +417,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
         return (.partial(revokeTokenError: revokeError, globalSignOutError: globalError), current.username)
     }
 
-    /// See ``AmplifyAuthCore/AuthAccountEngine``.
+    /// See `AuthAccountEngine`.
     public func deleteUser() async throws -> String {
         let service = service
         try await withAccessToken { try await service.deleteUser(accessToken: $0) }
@@ -428,7 +428,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
 
     // MARK: Session
 
-    /// See ``AmplifyAuthCore/AuthAccountEngine``.
+    /// See `AuthAccountEngine`.
     public func fetchAuthSession(forceRefresh: Bool) async throws -> AWSAuthCognitoSession {
         try await prepare()
         var tokens: Result<AWSCognitoUserPoolTokens, AuthError> = .failure(AuthError.signedOut("Nobody is signed in.", "Sign in first."))

@@ -45,7 +45,7 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
     }
 
     /// Reads the block and prepares the client.
-    /// - Throws: ``ConfigurationValueError`` for a bad key, ``AWSPluginsError`` for a bad bucket
+    /// - Throws: `ConfigurationValueError` for a bad key, `AWSPluginsError` for a bad bucket
     ///   name or endpoint.
     public func configure(using configuration: Any?) throws {
         let settings = try S3StorageConfiguration(json: configuration as? JSONValue)
@@ -220,7 +220,7 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
 
     // MARK: Downloads
 
-    /// The object (or the ``StorageByteRange`` in `options.pluginOptions`) in memory.
+    /// The object (or the `StorageByteRange` in `options.pluginOptions`) in memory.
     public func downloadData(path: any StoragePath, options: StorageDownloadDataRequest.Options?) -> StorageDownloadDataTask {
         support.transfer(HubPayload.EventName.Storage.downloadData) { [self] gate, controller in
             let key = try await key(path)
@@ -262,7 +262,7 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
     // MARK: Other calls
 
     /// A presigned GET URL valid for `options.expires` seconds, after checking the object exists.
-    /// - Throws: ``StorageError/keyNotFound(_:_:_:_:)`` and the other mapped S3 errors.
+    /// - Throws: `StorageError/keyNotFound(_:_:_:_:)` and the other mapped S3 errors.
     public func getURL(path: any StoragePath, options: StorageGetURLRequest.Options?) async throws -> URL {
         try await support.reporting(HubPayload.EventName.Storage.getURL) {
             let key = try await key(path)
@@ -278,7 +278,7 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
     }
 
     /// Deletes the object (S3 answers the same whether it existed, so it is checked first).
-    /// - Throws: ``StorageError/keyNotFound(_:_:_:_:)`` and the other mapped S3 errors.
+    /// - Throws: `StorageError/keyNotFound(_:_:_:_:)` and the other mapped S3 errors.
     public func remove(path: any StoragePath, options: StorageRemoveRequest.Options?) async throws -> String {
         try await support.reporting(HubPayload.EventName.Storage.remove) {
             let key = try await key(path)

@@ -23,7 +23,7 @@ public struct S3StorageConfiguration: Sendable, Equatable {
     public var concurrentParts: Int
 
     /// Reads the block.
-    /// - Throws: ``ConfigurationValueError`` naming the key that is missing or wrong.
+    /// - Throws: `ConfigurationValueError` naming the key that is missing or wrong.
     public init(json: JSONValue?) throws(ConfigurationValueError) {
         guard let json, json.asObject != nil else {
             throw ConfigurationValueError(keyPath: "bucket", expected: "a non-empty string", found: nil)

@@ -5,7 +5,7 @@ import AmplifyEventLoop
 import Foundation
 
 /// The embedded default Analytics plugin (key `localAnalyticsPlugin`): events go into the
-/// durable SQLite queue (``DurableEventQueue``) and flushes append them to a JSON-lines file.
+/// durable SQLite queue (`DurableEventQueue`) and flushes append them to a JSON-lines file.
 ///
 /// Block, under `analytics.plugins.localAnalyticsPlugin` (every key optional):
 /// `{"directory": ".amplify/analytics", "fileName": "events.jsonl", "maxFileBytes": 10485760,
@@ -28,7 +28,7 @@ public final class LocalAnalyticsPlugin: AnalyticsEngineProviding {
         self.hub = hub
     }
 
-    /// The engine, for durable recording (``AnalyticsEngine/recordDurably(_:)``), flushing with
+    /// The engine, for durable recording (`AnalyticsEngine/recordDurably(_:)`), flushing with
     /// a result, and the queue's counts; `nil` before `configure`.
     public var engine: AnalyticsEngine? { engineSlot.value }
 
@@ -39,7 +39,7 @@ public final class LocalAnalyticsPlugin: AnalyticsEngineProviding {
     public var targetDescription: String { fileSlot.value ?? "(not configured)" }
 
     /// Reads the block, opens the queue and starts the auto-flush timer.
-    /// - Throws: ``ConfigurationValueError`` for a bad key, ``AnalyticsError`` when the folder
+    /// - Throws: `ConfigurationValueError` for a bad key, `AnalyticsError` when the folder
     ///   cannot be used.
     public func configure(using configuration: Any?) throws {
         let json = configuration as? JSONValue

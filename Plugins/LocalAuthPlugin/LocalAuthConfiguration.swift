@@ -79,7 +79,7 @@ public struct LocalAuthConfiguration: Sendable, Equatable {
     }
 
     /// Reads the block (`nil` or `{}` gives the defaults).
-    /// - Throws: ``ConfigurationValueError`` naming the key that is wrong.
+    /// - Throws: `ConfigurationValueError` naming the key that is wrong.
     public init(json: JSONValue?) throws {
         let block = json ?? [:]
         self.init(directory: Amplify.resolvePath(try block.optionalString("directory") ?? ".amplify/local-auth"))

@@ -74,7 +74,7 @@ public actor LocalAuthEngine: AuthAccountEngine {
 
     // MARK: Calls
 
-    /// See ``AmplifyAuthCore/AuthAccountEngine``.
+    /// See `AuthAccountEngine`.
     public func signUp(username: String, password: String?, attributes: [AuthUserAttribute]) async throws -> AuthSignUpResult {
         let pool = try await prepare()
         guard let password else {
@@ -85,7 +85,7 @@ public actor LocalAuthEngine: AuthAccountEngine {
         return AuthSignUpResult(.confirmUser(delivery, nil, user.sub), userID: user.sub)
     }
 
-    /// See ``AmplifyAuthCore/AuthAccountEngine``.
+    /// See `AuthAccountEngine`.
     public func confirmSignUp(username: String, code: String) async throws -> AuthSignUpResult {
         let pool = try await prepare()
         let user = try await existingUser(username, pool)
@@ -97,7 +97,7 @@ public actor LocalAuthEngine: AuthAccountEngine {
         return AuthSignUpResult(.done, userID: user.sub)
     }
 
-    /// See ``AmplifyAuthCore/AuthAccountEngine``.
+    /// See `AuthAccountEngine`.
     public func resendSignUpCode(username: String) async throws -> AuthCodeDeliveryDetails {
         let pool = try await prepare()
         let user = try await existingUser(username, pool)
@@ -139,7 +139,7 @@ public actor LocalAuthEngine: AuthAccountEngine {
         return (LocalSignOutResult(signedOutLocally: true, revokedTokens: revoked, message: message), current.username)
     }
 
-    /// See ``AmplifyAuthCore/AuthAccountEngine``.
+    /// See `AuthAccountEngine`.
     public func deleteUser() async throws -> String {
         let (pool, user) = try await requireUser()
         try await pool.deleteUser(sub: user.sub)
@@ -147,7 +147,7 @@ public actor LocalAuthEngine: AuthAccountEngine {
         return user.username
     }
 
-    /// See ``AmplifyAuthCore/AuthAccountEngine``.
+    /// See `AuthAccountEngine`.
     public func fetchAuthSession(forceRefresh: Bool) async throws -> LocalAuthSession {
         _ = try await prepare()
         guard let keeper, await keeper.current != nil,
@@ -158,13 +158,13 @@ public actor LocalAuthEngine: AuthAccountEngine {
             tokens: LocalAuthTokens(idToken: session.idToken, accessToken: session.accessToken, expiresAt: session.accessTokenExpiresAt))
     }
 
-    /// See ``AmplifyAuthCore/AuthAccountEngine``.
+    /// See `AuthAccountEngine`.
     public func currentUser() async throws -> LocalAuthUser {
         let (_, user) = try await requireUser()
         return LocalAuthUser(username: user.username, userId: user.sub)
     }
 
-    /// See ``AmplifyAuthCore/AuthAccountEngine``.
+    /// See `AuthAccountEngine`.
     public func attributes() async throws -> [AuthUserAttribute] {
         let (pool, user) = try await requireUser()
         return try await pool.attributes(sub: user.sub)
@@ -175,14 +175,14 @@ public actor LocalAuthEngine: AuthAccountEngine {
         try await pool.setAttributes(sub: user.sub, attributes)
     }
 
-    /// See ``AmplifyAuthCore/AuthAccountEngine``.
+    /// See `AuthAccountEngine`.
     public func changePassword(from old: String, to new: String) async throws {
         let (pool, user) = try await requireUser()
         _ = try await pool.authenticate(username: user.username, password: old)
         try await pool.setPassword(sub: user.sub, to: new)
     }
 
-    /// See ``AmplifyAuthCore/AuthAccountEngine``.
+    /// See `AuthAccountEngine`.
     public func resetPassword(username: String) async throws -> AuthResetPasswordResult {
         let pool = try await prepare()
         let user = try await existingUser(username, pool)
@@ -190,7 +190,7 @@ public actor LocalAuthEngine: AuthAccountEngine {
         return AuthResetPasswordResult(isPasswordReset: false, nextStep: .confirmResetPasswordWithCode(delivery, nil))
     }
 
-    /// See ``AmplifyAuthCore/AuthAccountEngine``.
+    /// See `AuthAccountEngine`.
     public func confirmResetPassword(username: String, newPassword: String, code: String) async throws {
         let pool = try await prepare()
         let user = try await existingUser(username, pool)

@@ -10,7 +10,7 @@ import Foundation
 ///
 /// Every call dispatches its `Auth.*API` result on the Hub's `.auth` channel (data
 /// `Result<Success, AuthError>`, context the username where the call names one), and the
-/// lifecycle events `Auth.signedIn` (data ``SignedInUser``), `Auth.signedOut`,
+/// lifecycle events `Auth.signedIn` (data `SignedInUser`), `Auth.signedOut`,
 /// `Auth.userDeleted` and `Auth.sessionExpired` (data the username). `sessionExpired` fires
 /// once, from a timer at access-token expiry, when the refresh token no longer works.
 public final class LocalAuthPlugin: AuthEngineBackedPlugin {
@@ -43,7 +43,7 @@ public final class LocalAuthPlugin: AuthEngineBackedPlugin {
     /// Reads the plugin's block (see ``LocalAuthConfiguration``). When a saved session exists, it
     /// restores it in the background and arms its expiry timer; otherwise the pool opens (and its
     /// files are created) on the first call.
-    /// - Throws: ``ConfigurationValueError`` for a bad value.
+    /// - Throws: `ConfigurationValueError` for a bad value.
     public func configure(using configuration: Any?) throws {
         let settings = try LocalAuthConfiguration(json: configuration as? JSONValue)
         let engine = LocalAuthEngine(
@@ -71,8 +71,8 @@ public final class LocalAuthPlugin: AuthEngineBackedPlugin {
         await engine?.shutdown()
     }
 
-    /// The local pool's engine, behind the account calls of ``AmplifyAuthCore/AuthEngineBackedPlugin``.
-    /// - Throws: ``Amplify/AuthError/configuration(_:_:_:)`` before `configure`.
+    /// The local pool's engine, behind the account calls of `AuthEngineBackedPlugin`.
+    /// - Throws: `AuthError.configuration(_:_:_:)` before `configure`.
     public func accountEngine() throws -> LocalAuthEngine { try engine() }
 
     /// Where the plugin reports on the Hub.
@@ -86,8 +86,8 @@ public final class LocalAuthPlugin: AuthEngineBackedPlugin {
     }
 
     /// Signs a user in; an unconfirmed user gets `.confirmSignUp` as the next step.
-    /// - Throws: ``AuthError/notAuthorized(_:_:_:)`` for a wrong password or a locked account,
-    ///   ``AuthError/invalidState(_:_:_:)`` if someone is signed in.
+    /// - Throws: `AuthError/notAuthorized(_:_:_:)` for a wrong password or a locked account,
+    ///   `AuthError/invalidState(_:_:_:)` if someone is signed in.
     public func signIn(username: String?, password: String?, options: AuthSignInRequest.Options?) async throws -> AuthSignInResult {
         let (result, user) = try await events.report(HubPayload.EventName.Auth.signInAPI, username: username, published: \.0) {
             try await engine().signIn(username: username, password: password)
@@ -97,7 +97,7 @@ public final class LocalAuthPlugin: AuthEngineBackedPlugin {
     }
 
     /// The local pool has no sign-in challenges.
-    /// - Throws: ``AuthError/invalidState(_:_:_:)``.
+    /// - Throws: `AuthError/invalidState(_:_:_:)`.
     public func confirmSignIn(challengeResponse: String, options: AuthConfirmSignInRequest.Options?) async throws -> AuthSignInResult {
         try await events.report(HubPayload.EventName.Auth.confirmSignInAPI) {
             throw AuthError.invalidState("There is no sign-in challenge to answer: the local pool does not use them.", "Call signIn.")
@@ -116,7 +116,7 @@ public final class LocalAuthPlugin: AuthEngineBackedPlugin {
         return result
     }
 
-    /// Updates one attribute. - Throws: ``AuthError``.
+    /// Updates one attribute. - Throws: `AuthError`.
     public func update(userAttribute: AuthUserAttribute, options: AuthUpdateUserAttributeRequest.Options?) async throws -> AuthUpdateAttributeResult {
         try await events.report(HubPayload.EventName.Auth.updateUserAttributeAPI) {
             try await engine().update([userAttribute])
@@ -124,7 +124,7 @@ public final class LocalAuthPlugin: AuthEngineBackedPlugin {
         }
     }
 
-    /// Updates several attributes. - Throws: ``AuthError``.
+    /// Updates several attributes. - Throws: `AuthError`.
     public func update(userAttributes: [AuthUserAttribute], options: AuthUpdateUserAttributesRequest.Options?) async throws -> [AuthUserAttributeKey: AuthUpdateAttributeResult] {
         try await events.report(HubPayload.EventName.Auth.updateUserAttributesAPI) {
             try await engine().update(userAttributes)
@@ -133,13 +133,13 @@ public final class LocalAuthPlugin: AuthEngineBackedPlugin {
     }
 
     /// The codes the default delivery kept (all, or one user's), oldest first.
-    /// - Throws: ``AuthError`` if the pool cannot be read.
+    /// - Throws: `AuthError` if the pool cannot be read.
     public func outbox(for username: String? = nil) async throws -> [CodeMessage] {
         try await engine().outbox(username: username)
     }
 
     /// The pool's public signing key as a JWKS document, for services that verify its tokens.
-    /// - Throws: ``AuthError`` if the pool cannot be opened.
+    /// - Throws: `AuthError` if the pool cannot be opened.
     public func jwks() async throws -> JSONValue {
         try await engine().jwks()
     }

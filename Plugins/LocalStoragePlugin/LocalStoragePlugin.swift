@@ -42,7 +42,7 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
     public var rootDirectory: String? { storeSlot.value?.root }
 
     /// Reads the block and creates the folders.
-    /// - Throws: ``ConfigurationValueError`` for a bad key, ``StorageError`` when the folder cannot
+    /// - Throws: `ConfigurationValueError` for a bad key, `StorageError` when the folder cannot
     ///   be created.
     public func configure(using configuration: Any?) throws {
         let json = configuration as? JSONValue ?? [:]
@@ -96,7 +96,7 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
         upload(HubPayload.EventName.Storage.uploadFile, path: path, source: .file(local.path), options: options)
     }
 
-    /// Reads the object (or the ``StorageByteRange`` in `options.pluginOptions`) into memory.
+    /// Reads the object (or the `StorageByteRange` in `options.pluginOptions`) into memory.
     public func downloadData(path: any StoragePath, options: StorageDownloadDataRequest.Options?) -> StorageDownloadDataTask {
         support.transfer(HubPayload.EventName.Storage.downloadData) { [self] gate, controller in
             let key = try await key(path)
@@ -109,7 +109,7 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
         }
     }
 
-    /// Writes the object (or a ``StorageByteRange`` of it) to `local`, streamed into a temporary
+    /// Writes the object (or a `StorageByteRange` of it) to `local`, streamed into a temporary
     /// file beside it that is renamed over `local` at the end.
     public func downloadFile(path: any StoragePath, local: URL, options: StorageDownloadFileRequest.Options?) -> StorageDownloadFileTask {
         support.transfer(HubPayload.EventName.Storage.downloadFile) { [self] gate, controller in
@@ -142,7 +142,7 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
     }
 
     /// A `file://` URL of the object (`expires` does not apply to files).
-    /// - Throws: ``StorageError/keyNotFound(_:_:_:_:)`` or ``StorageError/validation(_:_:_:_:)``.
+    /// - Throws: `StorageError/keyNotFound(_:_:_:_:)` or `StorageError/validation(_:_:_:_:)`.
     public func getURL(path: any StoragePath, options: StorageGetURLRequest.Options?) async throws -> URL {
         try await support.reporting(HubPayload.EventName.Storage.getURL) {
             let key = try await key(path)
@@ -154,7 +154,7 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
     }
 
     /// Deletes the object; returns its key.
-    /// - Throws: ``StorageError/keyNotFound(_:_:_:_:)`` or ``StorageError/validation(_:_:_:_:)``.
+    /// - Throws: `StorageError/keyNotFound(_:_:_:_:)` or `StorageError/validation(_:_:_:_:)`.
     public func remove(path: any StoragePath, options: StorageRemoveRequest.Options?) async throws -> String {
         try await support.reporting(HubPayload.EventName.Storage.remove) {
             let key = try await key(path)
@@ -166,7 +166,7 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
     /// Lists objects whose key starts with `path`, a page at a time, sorted by key; with
     /// `.exclude(delimitedBy:)`, keys that go on past the delimiter are grouped into
     /// `excludedSubpaths`.
-    /// - Throws: ``StorageError/validation(_:_:_:_:)`` for a bad prefix or token.
+    /// - Throws: `StorageError/validation(_:_:_:_:)` for a bad prefix or token.
     public func list(path: any StoragePath, options: StorageListRequest.Options?) async throws -> StorageListResult {
         try await support.reporting(HubPayload.EventName.Storage.list) {
             let prefix = try await path.resolve(identityId: identityId)

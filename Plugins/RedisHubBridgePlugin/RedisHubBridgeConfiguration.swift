@@ -83,7 +83,7 @@ public struct RedisHubBridgeConfiguration: Sendable, Equatable {
     }
 
     /// Reads the plugin's block.
-    /// - Throws: ``ConfigurationValueError`` naming the key that is missing or wrong.
+    /// - Throws: `ConfigurationValueError` naming the key that is missing or wrong.
     public init(json: JSONValue) throws(ConfigurationValueError) {
         self.init()
         let url = try json.requiredString("url")

@@ -29,8 +29,14 @@ public final class AnalyticsEngine: Sendable {
 
     /// An engine storing into `queue` and delivering through `sender`, `batchSize` records per
     /// call, flushing every `autoFlushInterval` on `loop` (`nil` or zero: only on request).
-    /// - Parameter dispatch: where Hub events go (`Amplify.Hub`'s `.analytics` channel by default).
-    /// - Throws: ``EventLoopError`` if the timer cannot be scheduled.
+    /// - Parameters:
+    ///   - queue: the durable queue events are stored in before they are sent.
+    ///   - sender: what delivers a batch (a file, a stream service).
+    ///   - batchSize: how many records one call of `sender` gets.
+    ///   - autoFlushInterval: how often the queue is flushed on its own (`nil` or zero: only on request).
+    ///   - loop: the event loop the flush timer runs on.
+    ///   - dispatch: where Hub events go (`Amplify.Hub`'s `.analytics` channel by default).
+    /// - Throws: `EventLoopError` if the timer cannot be scheduled.
     public init(
         queue: DurableEventQueue, sender: any AnalyticsEventSender, batchSize: Int = 100,
         autoFlushInterval: Duration? = nil, loop: EventLoop? = nil,
@@ -67,7 +73,7 @@ public final class AnalyticsEngine: Sendable {
 
     /// Records `event` and returns once it is stored durably (it survives a crash from then on).
     /// - Throws: ``AnalyticsQueueError/full(limit:)``, a storage error, or
-    ///   ``AnalyticsError/configuration(_:_:_:)`` when recording is disabled.
+    ///   `AnalyticsError/configuration(_:_:_:)` when recording is disabled.
     public func recordDurably(_ event: any AnalyticsEvent) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             enqueue(event, continuation: continuation)
@@ -220,27 +226,27 @@ extension AnalyticsEngineProviding {
         body(engine)
     }
 
-    /// See ``AnalyticsCategoryBehavior/identifyUser(userId:userProfile:)``.
+    /// See `AnalyticsCategoryBehavior/identifyUser(userId:userProfile:)`.
     public func identifyUser(userId: String, userProfile: AnalyticsUserProfile?) {
         withEngine("identifyUser") { $0.identifyUser(userId) }
     }
 
-    /// See ``AnalyticsCategoryBehavior/record(event:)``.
+    /// See `AnalyticsCategoryBehavior/record(event:)`.
     public func record(event: any AnalyticsEvent) {
         withEngine("record") { $0.record(event) }
     }
 
-    /// See ``AnalyticsCategoryBehavior/record(eventWithName:)``.
+    /// See `AnalyticsCategoryBehavior/record(eventWithName:)`.
     public func record(eventWithName eventName: String) {
         record(event: BasicAnalyticsEvent(name: eventName))
     }
 
-    /// See ``AnalyticsCategoryBehavior/registerGlobalProperties(_:)``.
+    /// See `AnalyticsCategoryBehavior/registerGlobalProperties(_:)`.
     public func registerGlobalProperties(_ properties: AnalyticsProperties) {
         withEngine("registerGlobalProperties") { $0.registerGlobalProperties(properties) }
     }
 
-    /// See ``AnalyticsCategoryBehavior/unregisterGlobalProperties(_:)``.
+    /// See `AnalyticsCategoryBehavior/unregisterGlobalProperties(_:)`.
     public func unregisterGlobalProperties(_ keys: Set<String>?) {
         withEngine("unregisterGlobalProperties") { $0.unregisterGlobalProperties(keys) }
     }
@@ -250,12 +256,12 @@ extension AnalyticsEngineProviding {
         withEngine("flushEvents") { engine in Task { await engine.flush() } }
     }
 
-    /// See ``AnalyticsCategoryBehavior/enable()``.
+    /// See `AnalyticsCategoryBehavior/enable()`.
     public func enable() {
         withEngine("enable") { $0.enable() }
     }
 
-    /// See ``AnalyticsCategoryBehavior/disable()``.
+    /// See `AnalyticsCategoryBehavior/disable()`.
     public func disable() {
         withEngine("disable") { $0.disable() }
     }

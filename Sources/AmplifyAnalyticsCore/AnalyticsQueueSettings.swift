@@ -23,7 +23,7 @@ public struct AnalyticsQueueSettings: Sendable, Equatable {
     public var queueFile: String
 
     /// Reads the settings from a plugin block (`nil`: all defaults).
-    /// - Throws: ``ConfigurationValueError`` naming a key of the wrong type or range.
+    /// - Throws: `ConfigurationValueError` naming a key of the wrong type or range.
     public init(json: JSONValue?, defaultBatchSize: Int = 100) throws(ConfigurationValueError) {
         let json = json ?? [:]
         autoFlushEventsInterval = try Self.count(json, "autoFlushEventsInterval", minimum: 0) ?? 60
@@ -43,7 +43,7 @@ public struct AnalyticsQueueSettings: Sendable, Equatable {
     }
 
     /// Creates the folder and opens the queue.
-    /// - Throws: ``AnalyticsError/configuration(_:_:_:)`` naming the path that could not be used.
+    /// - Throws: `AnalyticsError/configuration(_:_:_:)` naming the path that could not be used.
     public func openQueue() throws -> DurableEventQueue {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])

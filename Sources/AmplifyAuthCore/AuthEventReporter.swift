@@ -9,21 +9,21 @@ public struct AuthEventReporter: Sendable {
     private let mapError: @Sendable (any Error, String) -> AuthError
 
     /// A reporter on `hub` (asked at each dispatch, so a reset Hub is followed); `mapError` turns
-    /// an error a call threw into the ``Amplify/AuthError`` it reports (given the event name).
+    /// an error a call threw into the `AuthError` it reports (given the event name).
     public init(hub: @escaping @Sendable () -> any HubCategoryBehavior, mapError: @escaping @Sendable (any Error, String) -> AuthError) {
         self.hub = hub
         self.mapError = mapError
     }
 
     /// Runs `call` and dispatches `event` with its result.
-    /// - Throws: the call's error, as ``Amplify/AuthError``.
+    /// - Throws: the call's error, as `AuthError`.
     public func report<T: Sendable>(_ event: String, username: String? = nil, _ call: () async throws -> T) async throws -> T {
         try await report(event, username: username, published: { $0 }, call)
     }
 
     /// Runs `call` and dispatches `event` with `published(value)` as its success (a call that
     /// returns more than it publishes, such as the signed-in user next to the result).
-    /// - Throws: the call's error, as ``Amplify/AuthError``.
+    /// - Throws: the call's error, as `AuthError`.
     public func report<T: Sendable, Published: Sendable>(
         _ event: String, username: String?, published: (T) -> Published, _ call: () async throws -> T
     ) async throws -> T {

@@ -2,7 +2,7 @@ import Amplify
 import AmplifyCrypto
 import Foundation
 
-/// A JSON Web Token (RFC 7519) signed with ES256: compact serialization, claims as ``JSONValue``.
+/// A JSON Web Token (RFC 7519) signed with ES256: compact serialization, claims as `JSONValue`.
 public struct JSONWebToken: Sendable, Equatable {
     /// The protected header (`alg`, `kid`, `typ`).
     public let header: JSONValue
@@ -39,7 +39,7 @@ public struct JSONWebToken: Sendable, Equatable {
     }
 
     /// Signs `claims` with `key` (ES256), naming the key `keyId` in the header.
-    /// - Throws: ``CryptoError`` if signing fails.
+    /// - Throws: `CryptoError` if signing fails.
     public static func sign(claims: JSONValue, key: ES256Key, keyId: String) throws -> String {
         let header: JSONValue = ["alg": "ES256", "typ": "JWT", "kid": .string(keyId)]
         let signingInput = try encode(header) + "." + encode(claims)

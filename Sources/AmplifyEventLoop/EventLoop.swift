@@ -11,7 +11,7 @@ import Glibc
 /// Work enters the loop from any thread through ``execute(_:)`` (a locked queue plus one
 /// `uv_async_send`; the loop drains the whole queue on every wake-up because libuv coalesces
 /// sends). Timers (``scheduleTimer(after:repeating:_:)``), wake-ups for an application's own queues
-/// (``makeWakeup(_:)``), asynchronous file-system calls (``fileSystem``), socket polls
+/// (``LoopWakeup/make(on:_:)``), asynchronous file-system calls (``fileSystem``), socket polls
 /// (``LoopPoll``), TCP (``LoopTCPListener``, ``LoopTCPConnection``) and an actor executor
 /// (``executor``) all run on the same thread. ``shutdown()`` runs what was queued, closes every
 /// handle in its close callback, and closes the loop.
@@ -21,7 +21,7 @@ import Glibc
 public final class EventLoop: @unchecked Sendable {
     // @unchecked Sendable: `uvLoop`, `handles` and `spareBatch` are touched only on the loop
     // thread (or before it starts and after it is joined); everything shared across threads sits
-    // in `queue` (a Mutex) or in atomics.
+    // in `queue` (a Locked) or in atomics.
 
     private struct Queue {
         var work: [@Sendable () -> Void] = []

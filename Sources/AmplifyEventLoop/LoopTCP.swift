@@ -23,6 +23,7 @@ public final class LoopTCPListener: LoopOwnedHandle {
     /// Binds `host`:`port` and starts listening. Loop thread only.
     ///
     /// - Parameters:
+    ///   - loop: the loop it runs on (the calling thread must be this loop's thread).
     ///   - host: a numeric IPv4 or IPv6 address (`"127.0.0.1"`, the default, or `"::1"`); names
     ///     are not resolved.
     ///   - port: the port, or 0 for any free one (read it back from ``port``).
@@ -209,7 +210,9 @@ public final class LoopTCPConnection: LoopOwnedHandle {
     /// Writes `bytes` (copied first, so the array may change at once), after every earlier write.
     /// Loop thread only.
     ///
-    /// - Parameter completion: runs on the loop thread with `nil` once the system has taken every
+    /// - Parameters:
+    ///   - bytes: what to send; an empty array writes nothing and completes.
+    ///   - completion: runs on the loop thread with `nil` once the system has taken every
     ///   byte, or with the error: `UV_ECANCELED` when the connection closed first, another libuv
     ///   code when the write failed. When the write cannot even start (the connection is closed),
     ///   it runs before `write` returns.

@@ -350,12 +350,13 @@ struct LoopTCPTests {
         #expect(loop.loopClosedCleanly)
     }
 
-    @Test("a write's completion reports success, a write on a closed connection fails at once, and a pending write is cancelled by close")
+    @Test("a write's completion reports success (an empty one too), a write on a closed connection fails at once, and a pending write is cancelled by close")
     func writeCompletions() throws {
         let loop = try EventLoop(name: "tcp-test")
         let server = TestServer(loop: loop)
         let big = [UInt8](repeating: 7, count: 16 * 1024 * 1024)
         try server.start { server, connection in
+            connection.write([]) { error in server.record("empty: \(error == nil ? "ok" : "error")") }
             connection.write(Array("hi".utf8)) { error in server.record("small: \(error == nil ? "ok" : "error")") }
             // The client reads nothing, so 16 MiB cannot all leave before the close below.
             connection.write(big) { error in
@@ -368,8 +369,8 @@ struct LoopTCPTests {
             }
         }
         let client = try RawClient(port: server.port)
-        #expect(eventually { server.events.withLock { $0 }.count == 4 })
-        #expect(server.events.withLock { $0 } == ["closed", "after close: \(-ENOTCONN)", "small: ok", "big: \(-ECANCELED)"])
+        #expect(eventually { server.events.withLock { $0 }.count == 5 })
+        #expect(server.events.withLock { $0 } == ["closed", "after close: \(-ENOTCONN)", "empty: ok", "small: ok", "big: \(-ECANCELED)"])
         client.close()
         try loop.shutdown()
         #expect(loop.loopClosedCleanly)

@@ -198,7 +198,7 @@ public enum CognitoTokenError: Error, Sendable, Equatable, CustomStringConvertib
 extension AWSCognitoAuthPlugin {
     /// A verifier for this pool's tokens (issuer, JWKS URL and app client from the configuration),
     /// on the plugin's HTTP client.
-    /// - Throws: ``Amplify/AuthError/configuration(_:_:_:)`` before `configure`, or when the
+    /// - Throws: `AuthError.configuration(_:_:_:)` before `configure`, or when the
     ///   configuration has no user pool.
     public func tokenVerifier(leeway: TimeInterval = 60, refetchInterval: TimeInterval = 60) throws -> CognitoTokenVerifier {
         let (engine, http) = try configured()

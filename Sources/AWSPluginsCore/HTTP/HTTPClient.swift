@@ -22,7 +22,7 @@ public final class HTTPClient: @unchecked Sendable {
     private static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 
     /// A client on `loop`.
-    /// - Throws: ``EventLoopError`` if the loop is shut down, ``HTTPClientError`` if curl fails.
+    /// - Throws: `EventLoopError` if the loop is shut down, ``HTTPClientError`` if curl fails.
     public init(loop: EventLoop) throws {
         self.loop = loop
         _ = Self.globalInit
