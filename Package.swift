@@ -9,8 +9,6 @@ let package = Package(
         .library(name: "Amplify", targets: ["Amplify"]),
         .library(name: "AmplifyConcurrency", targets: ["AmplifyConcurrency"]),
         .library(name: "AmplifyEventLoop", targets: ["AmplifyEventLoop"]),
-        .library(name: "AmplifyCrypto", targets: ["AmplifyCrypto"]),
-        .library(name: "AmplifySQLite", targets: ["AmplifySQLite"]),
         .library(name: "AWSPluginsCore", targets: ["AWSPluginsCore"]),
         .library(name: "AmplifyAuthCore", targets: ["AmplifyAuthCore"]),
         .library(name: "AmplifyAnalyticsCore", targets: ["AmplifyAnalyticsCore"]),
