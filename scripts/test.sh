@@ -19,6 +19,9 @@ if grep -q "error:" "$build_log"; then
     exit 1
 fi
 
+echo "== documentation (DocC, warnings are errors)"
+scripts/docs.sh
+
 echo "== swift test"
 swift test --skip-build
 
