@@ -93,6 +93,9 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
         }
     }
 
+    /// The most queue entries whose storage a drain keeps for the next one.
+    static let retainedBatchCapacity = 4096
+
     /// The default ``queueLimit``.
     public static let defaultQueueLimit = 1 << 20
     /// The accepted `maxQueuedEvents`.
@@ -135,11 +138,18 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
         var started: (EventLoop, LoopWakeup)?
         let relay = DrainRelay()
         self.relay = relay
-        do {
-            let loop = try loop ?? AmplifyRuntime.shared.eventLoop()
-            started = (loop, try LoopWakeup.make(on: loop) { relay.drain() })
-        } catch {
-            Amplify.Logging.logger(forCategory: "Hub").error("The Hub could not start on the event loop: \(error)")
+        // The shared loop can be shutting down under a first use that raced `Amplify.reset()`;
+        // the runtime then starts a new one, so that case is tried again before it counts.
+        for attempt in 1...3 where started == nil {
+            do {
+                let chosen = try loop ?? AmplifyRuntime.shared.eventLoop()
+                started = (chosen, try LoopWakeup.make(on: chosen) { relay.drain() })
+            } catch EventLoopError.shutDown where loop == nil && attempt < 3 {
+                continue
+            } catch {
+                Amplify.Logging.logger(forCategory: "Hub").error("The Hub could not start on the event loop: \(error)")
+                break
+            }
         }
         self.loop = started?.0
         wakeup = started?.1
@@ -434,8 +444,14 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
             }
         }
         monitor.leave()
-        batch.removeAll(keepingCapacity: true)
-        spare = batch
+        // Keep the batch's storage for the next drain, unless a burst grew it: then let it go, so
+        // the Hub does not hold a burst's peak memory until reset.
+        if batch.capacity > Self.retainedBatchCapacity {
+            spare = []
+        } else {
+            batch.removeAll(keepingCapacity: true)
+            spare = batch
+        }
     }
 
     @inline(__always)
