@@ -357,9 +357,15 @@ actor LocalUserPool {
         ]
         let refreshToken = Base64URL.encode(try Digest.randomBytes(32))
         let refreshExpiry = refreshExpiry ?? now.addingTimeInterval(configuration.refreshTokenLifetime)
-        try await database.run(
-            "INSERT INTO refresh_tokens (token_mac, sub, expires_at, revoked, token_version) VALUES (?, ?, ?, 0, ?)",
-            [.blob(mac(refreshToken)), .text(user.sub), .real(refreshExpiry.timeIntervalSince1970), .integer(user.tokenVersion)])
+        let tokenMac = mac(refreshToken)
+        try await database.transaction { connection in
+            // A revoked or expired token can never be exchanged again (its row or no row, the
+            // answer is the same), so it goes: the table holds live sessions only.
+            try connection.run("DELETE FROM refresh_tokens WHERE revoked = 1 OR expires_at <= ?", [.real(now.timeIntervalSince1970)])
+            try connection.run(
+                "INSERT INTO refresh_tokens (token_mac, sub, expires_at, revoked, token_version) VALUES (?, ?, ?, 0, ?)",
+                [.blob(tokenMac), .text(user.sub), .real(refreshExpiry.timeIntervalSince1970), .integer(user.tokenVersion)])
+        }
         return IssuedTokens(
             idToken: try JSONWebToken.sign(claims: .object(idClaims), key: signingKey, keyId: keyId),
             accessToken: try JSONWebToken.sign(claims: .object(accessClaims), key: signingKey, keyId: keyId),

@@ -1,4 +1,5 @@
 import Amplify
+import AmplifySQLite
 import Foundation
 import LocalAuthPlugin
 import Testing
@@ -33,6 +34,28 @@ struct UsernameNormalisationTests {
             #expect(field == "username")
             #expect(description == "The username contains an invisible or text-direction character (U+\(code)).")
         }
+        try await fixture.close(plugin)
+    }
+}
+
+@Suite("Local pool refresh tokens")
+struct RefreshTokenPruningTests {
+    @Test("revoked and expired refresh tokens are deleted when new ones are issued: twenty sign-ins and sign-outs leave one row")
+    func revokedTokensDoNotAccumulate() async throws {
+        let fixture = try LocalPoolFixture(["signUpRequiresConfirmation": false])
+        let plugin = try fixture.plugin()
+        _ = try await plugin.signUp(username: "pruned", password: "Passw0rd!", options: nil)
+        for _ in 0..<20 {
+            _ = try await plugin.signIn(username: "pruned", password: "Passw0rd!", options: nil)
+            _ = await plugin.signOut(options: nil)
+        }
+        _ = try await plugin.signIn(username: "pruned", password: "Passw0rd!", options: nil)
+        let database = try SQLiteDatabase(path: fixture.folder + "/users.sqlite")
+        let rows = try await database.run("SELECT revoked FROM refresh_tokens")
+        await database.close()
+        #expect(rows.count == 1)
+        #expect(rows.first?["revoked"].integer == 0)
+        #expect(try await plugin.fetchAuthSession(options: .forceRefresh()).isSignedIn)
         try await fixture.close(plugin)
     }
 }
