@@ -444,9 +444,10 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
             }
         }
         monitor.leave()
-        // Keep the batch's storage for the next drain, unless a burst grew it: then let it go, so
-        // the Hub does not hold a burst's peak memory until reset.
-        if batch.capacity > Self.retainedBatchCapacity {
+        // Keep the batch's storage for the next drain while it is being used; once a burst that
+        // grew it is over (a drain uses under an eighth of it), let it go, so the Hub does not
+        // hold a burst's peak memory until reset.
+        if batch.capacity > Self.retainedBatchCapacity, batch.count < batch.capacity / 8 {
             spare = []
         } else {
             batch.removeAll(keepingCapacity: true)
