@@ -82,10 +82,11 @@ extension JSONValue {
     /// The element at `index` of an array (`nil` past its end), or, as in amplify-swift, the
     /// member named `"\(index)"` of an object.
     public subscript(index: Int) -> JSONValue? {
+        // Spelled out: a bare `nil` beside a `JSONValue` would be read as the literal `.null`.
         switch self {
-        case .array(let array): array.indices.contains(index) ? array[index] : nil
+        case .array(let array): array.indices.contains(index) ? .some(array[index]) : .none
         case .object(let object): object[String(index)]
-        default: nil
+        default: .none
         }
     }
 
