@@ -265,7 +265,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def handle_oauth(self, path, query):
         """A hosted UI stand-in: /oauth2/authorize checks the PKCE request and redirects with a code
-        (or, per the "hosted-ui-mode" stored document, with error=access_denied or a forged state);
+        (or, per the "hosted-ui-mode" stored document, with error=access_denied, with an
+        error_description full of terminal escapes ("deny-escape"), or with a forged state);
         /oauth2/token exchanges the code only for the verifier whose S256 is the challenge."""
         mode = STORED.get("hosted-ui-mode", b"").decode()
         if path == "/oauth2/authorize":
@@ -277,6 +278,9 @@ class Handler(BaseHTTPRequestHandler):
             CODES[code] = {"challenge": one("code_challenge"), "redirect_uri": one("redirect_uri"), "client_id": one("client_id")}
             if mode == "deny":
                 location = one("redirect_uri") + "?error=access_denied&error_description=User+cancelled&state=" + one("state")
+            elif mode == "deny-escape":
+                # A description that would clear the screen and retitle the terminal if printed raw.
+                location = one("redirect_uri") + "?error=access_denied&error_description=%1B%5B2J%1B%5D0%3Bpwned%07%C2%9B31m+bye&state=" + one("state")
             elif mode == "forge-state":
                 location = one("redirect_uri") + "?code=" + code + "&state=forged"
             else:
