@@ -112,6 +112,13 @@ let package = Package(
             path: "Benchmarks/CognitoBenchmark", exclude: ["peers.py"]),
         .executableTarget(name: "HTTPBenchmark", dependencies: ["AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit"], path: "Benchmarks/HTTPBenchmark"),
 
+        // MARK: Fuzzing (scripts/fuzz.sh builds it with -sanitize=fuzzer,address; a plain build is a
+        // replay tool: AmplifyFuzz <target> <files>).
+        .executableTarget(
+            name: "AmplifyFuzz",
+            dependencies: ["Amplify", "AmplifyAuthCore", "AmplifyCrypto", "AWSPluginsCore", "AWSCognitoAuthPlugin", "AWSS3StoragePlugin", "RedisHubBridgePlugin"],
+            path: "Fuzz/AmplifyFuzz"),
+
         // MARK: Tests.
         .testTarget(name: "AmplifyEventLoopTests", dependencies: ["AmplifyEventLoop", "AmplifyTestKit", "AmplifyConcurrency"]),
         .testTarget(name: "AmplifyCryptoTests", dependencies: ["AmplifyCrypto"]),
@@ -141,6 +148,7 @@ let package = Package(
         .testTarget(
             name: "RedisHubBridgePluginTests",
             dependencies: ["RedisHubBridgePlugin", "AmplifyTestKit", "AmplifyEventLoop", "HubBridgePeer", "Amplify", "AmplifyConcurrency"]),
+        .testTarget(name: "AmplifyFuzzTests", dependencies: ["AmplifyFuzz"]),
         .testTarget(
             name: "ExamplesTests", dependencies: ["CustomPlugin", "SessionManager", "HubBridgeExample", "TokenGate", "CognitoQuickstart", "Amplify", "AmplifyTestKit"]),
     ]
