@@ -22,7 +22,14 @@ let package = Package(
         .library(name: "AWSKinesisAnalyticsPlugin", targets: ["AWSKinesisAnalyticsPlugin"]),
         .library(name: "AmplifyPlugins", targets: ["AmplifyPlugins"]),
         .library(name: "AmplifyTestKit", targets: ["AmplifyTestKit"]),
+        .library(name: "AmplifyServiceLifecycle", targets: ["AmplifyServiceLifecycle"]),
         .executable(name: "amplify", targets: ["amplify"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.8.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
     ],
     targets: [
         // MARK: C libraries from Debian, wrapped as system libraries.
@@ -42,16 +49,16 @@ let package = Package(
 
         // MARK: The runtime.
         .target(name: "AmplifyEventLoop", dependencies: ["CLibUV", "CAmplifyEventLoopShims"]),
-        .target(name: "Amplify", dependencies: ["AmplifyEventLoop"]),
+        .target(name: "Amplify", dependencies: ["AmplifyEventLoop", .product(name: "Logging", package: "swift-log"), .product(name: "CoreMetrics", package: "swift-metrics")]),
         // OpenSSL's hashes, scrypt, random and ES256, for the plugins.
         .target(name: "AmplifyCrypto", dependencies: ["COpenSSL", "AmplifyEventLoop"]),
         // SQLite on a serial queue of its own, for the plugins' stores.
         .target(name: "AmplifySQLite", dependencies: ["CSQLite"]),
         // What the AWS plugins share: Signature Version 4, credentials (more with the AWS issue).
-        .target(name: "AWSPluginsCore", dependencies: ["Amplify", "AmplifyCrypto", "AmplifyEventLoop", "CCurlShims"]),
+        .target(name: "AWSPluginsCore", dependencies: ["Amplify", "AmplifyCrypto", "AmplifyEventLoop", "CCurlShims", .product(name: "CoreMetrics", package: "swift-metrics")]),
         // What every Auth plugin shares: JWTs, the credential store, the observable session state.
-        .target(name: "AmplifyAuthCore", dependencies: ["Amplify", "AmplifyCrypto", "AmplifySQLite", "AmplifyEventLoop"]),
-        .target(name: "AmplifyAnalyticsCore", dependencies: ["Amplify", "AmplifyEventLoop", "AmplifySQLite"]),
+        .target(name: "AmplifyAuthCore", dependencies: ["Amplify", "AmplifyCrypto", "AmplifySQLite", "AmplifyEventLoop", .product(name: "CoreMetrics", package: "swift-metrics")]),
+        .target(name: "AmplifyAnalyticsCore", dependencies: ["Amplify", "AmplifyEventLoop", "AmplifySQLite", .product(name: "CoreMetrics", package: "swift-metrics")]),
         .target(name: "AmplifyTestKit", dependencies: ["Amplify", "AmplifyEventLoop"], exclude: ["Moto/moto_harness.py", "HTTP/http_test_server.py", "AppSync"]),
         // MARK: Plugins.
         .target(name: "LocalAuthPlugin", dependencies: ["Amplify", "AmplifyAuthCore"], path: "Plugins/LocalAuthPlugin"),
@@ -73,7 +80,14 @@ let package = Package(
 
         // Registers every plugin this package ships (the one module that depends on them all).
         .target(name: "AmplifyPlugins", dependencies: ["Amplify", "LocalAuthPlugin", "AWSCognitoAuthPlugin", "LocalAnalyticsPlugin", "AWSKinesisAnalyticsPlugin", "LocalStoragePlugin", "AWSS3StoragePlugin", "RedisHubBridgePlugin"]),
-        .executableTarget(name: "amplify", dependencies: ["AmplifyPlugins", "LocalAuthPlugin", "AWSCognitoAuthPlugin", "AmplifyAuthCore", "AmplifyAnalyticsCore", "AmplifyEventLoop"]),
+        // AmplifyService: Amplify under swift-service-lifecycle's graceful shutdown.
+        .target(name: "AmplifyServiceLifecycle", dependencies: ["Amplify", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]),
+        .executableTarget(
+            name: "amplify",
+            dependencies: [
+                "AmplifyPlugins", "LocalAuthPlugin", "AWSCognitoAuthPlugin", "AmplifyAuthCore", "AmplifyAnalyticsCore", "AmplifyEventLoop",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
+            ]),
 
         // MARK: Examples.
         .executableTarget(
