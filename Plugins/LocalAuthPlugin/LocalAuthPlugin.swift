@@ -31,7 +31,7 @@ public final class LocalAuthPlugin: AuthCategoryPlugin {
         self.delivery = delivery
         self.hub = hub
         self.eventLoop = eventLoop
-        events = AuthEventReporter(hub: { hub ?? Amplify.Hub.plugin }) { error, _ in
+        events = AuthEventReporter(pluginKey: Self.pluginKey, hub: { hub ?? Amplify.Hub.plugin }) { error, _ in
             AuthError.unknown("The local user pool failed: \(error)", error)
         }
     }

@@ -32,6 +32,12 @@ public struct HTTPRequest: Sendable {
     public var uploadProgress: (@Sendable (Int64, Int64) -> Void)?
     /// Called on the loop thread with (bytes received, bytes expected) as the download progresses.
     public var downloadProgress: (@Sendable (Int64, Int64) -> Void)?
+    /// The service metrics and logs name the request by (`cognito-idp`, `s3`); `http` when
+    /// `nil`.
+    public var service: String?
+    /// The operation metrics and logs name the request by (`InitiateAuth`, `PutObject`); the
+    /// method when `nil`.
+    public var operation: String?
 
     /// A request.
     public init(

@@ -22,6 +22,20 @@ public struct AWSRESTRequest: Sendable {
     /// Called on the loop thread with (bytes received, bytes expected).
     public var downloadProgress: (@Sendable (Int64, Int64) -> Void)?
 
+    /// The S3 operation this request is (`PutObject`, `UploadPart`, `ListObjectsV2`, ...), from
+    /// its method and query: what metrics and logs call it.
+    public var operationName: String {
+        let names = Set(query.map(\.name))
+        switch method.uppercased() {
+        case "GET": return names.contains("list-type") ? "ListObjectsV2" : names.contains("uploadId") ? "ListParts" : "GetObject"
+        case "HEAD": return "HeadObject"
+        case "PUT": return names.contains("partNumber") ? "UploadPart" : "PutObject"
+        case "POST": return names.contains("uploads") ? "CreateMultipartUpload" : names.contains("uploadId") ? "CompleteMultipartUpload" : "PostObject"
+        case "DELETE": return names.contains("uploadId") ? "AbortMultipartUpload" : "DeleteObject"
+        default: return method.uppercased()
+        }
+    }
+
     /// A request.
     public init(
         method: String, path: String, query: [(name: String, value: String)] = [],
@@ -77,7 +91,7 @@ public struct AWSRESTClient: Sendable {
     ///   retryable ones), ``HTTPClientError`` when no answer came, or the credentials provider's
     ///   error.
     public func send(_ request: AWSRESTRequest) async throws -> HTTPResponse {
-        try await retryPolicy.send("\(request.method) \(request.path)", with: http) {
+        try await retryPolicy.send("\(request.method) \(request.path)", service: signingName, operation: request.operationName, with: http) {
             try await signed(request)
         } parseError: { response in
             AWSXMLError.parse(status: response.status, body: Data(response.body))

@@ -1,4 +1,5 @@
 import AmplifyEventLoop
+import CoreMetrics
 import Foundation
 import Synchronization
 
@@ -19,14 +20,16 @@ public final class DefaultHubPlugin: HubCategoryPlugin {
 
     private let dispatcher: HubDispatcher?
 
-    /// A Hub on `loop` (the shared Amplify loop by default).
+    /// A Hub on `loop` (the shared Amplify loop by default), reporting its metrics
+    /// (``AmplifyMetrics``) to `metricsFactory` (default: `MetricsSystem.factory`, looked at
+    /// once, now; with no backend bootstrapped the Hub does no metric work).
     ///
     /// If the loop cannot be used (it was shut down), the plugin logs the error and drops what
     /// is dispatched to it.
-    public init(loop: EventLoop? = nil) {
+    public init(loop: EventLoop? = nil, metricsFactory: (any MetricsFactory)? = nil) {
         do {
             let loop = try loop ?? AmplifyRuntime.shared.eventLoop()
-            dispatcher = try HubDispatcher(loop: loop, slowListenerThreshold: Self.defaultSlowListenerThreshold)
+            dispatcher = try HubDispatcher(loop: loop, slowListenerThreshold: Self.defaultSlowListenerThreshold, metricsFactory: metricsFactory)
         } catch {
             Amplify.Logging.logger(forCategory: "Hub").error("The Hub could not start on the event loop: \(error)")
             dispatcher = nil

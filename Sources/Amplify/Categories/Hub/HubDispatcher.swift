@@ -1,4 +1,5 @@
 import AmplifyEventLoop
+import CoreMetrics
 import Foundation
 import Synchronization
 
@@ -51,6 +52,8 @@ final class HubDispatcher: @unchecked Sendable {
 
     let loop: EventLoop
     let monitor: SlowListenerMonitor
+    /// `nil` when no metrics backend is bootstrapped: then no metric work at all.
+    private let metrics: HubMetrics?
     private let inbox = Locked(Inbox())
     private let registry = Locked<[UUID: HubListenerBox]>([:])
     private let serials = Atomic<Int>(0)
@@ -65,9 +68,11 @@ final class HubDispatcher: @unchecked Sendable {
     /// The most entries one drain found waiting (written by the loop, read by anyone).
     private let peakDepth = Atomic<Int>(0)
 
-    init(loop: EventLoop, slowListenerThreshold: Duration) throws {
+    init(loop: EventLoop, slowListenerThreshold: Duration, metricsFactory: (any MetricsFactory)? = nil) throws {
         self.loop = loop
-        monitor = SlowListenerMonitor(threshold: slowListenerThreshold, loopName: loop.name)
+        let metrics = HubMetrics.make(metricsFactory)
+        self.metrics = metrics
+        monitor = SlowListenerMonitor(threshold: slowListenerThreshold, loopName: loop.name, slowListeners: metrics?.slowListeners)
         let relay = DrainRelay()
         self.relay = relay
         wakeup = try LoopWakeup.make(on: loop) { relay.drain() }
@@ -160,10 +165,13 @@ final class HubDispatcher: @unchecked Sendable {
             inbox.wakeupPending = false
         }
         if batch.count > peakDepth.load(ordering: .relaxed) { peakDepth.store(batch.count, ordering: .relaxed) }
+        var events = 0
+        var deliveries = 0
         batch.withUnsafeBufferPointer { entries in
             for index in entries.indices {
                 guard let box = entries[index].control else {
-                    deliver(entries[index].payload, on: entries[index].channel)
+                    events &+= 1
+                    deliveries &+= deliver(entries[index].payload, on: entries[index].channel)
                     continue
                 }
                 switch box.control {
@@ -175,27 +183,32 @@ final class HubDispatcher: @unchecked Sendable {
             }
         }
         monitor.leave()
+        metrics?.drained(events: events, deliveries: deliveries, depth: batch.count)
         batch.removeAll(keepingCapacity: true)
         spare = batch
     }
 
+    /// Delivers one event; returns how many listeners were called.
     @inline(__always)
-    private func deliver(_ payload: HubPayload, on channel: HubChannel) {
+    private func deliver(_ payload: HubPayload, on channel: HubChannel) -> Int {
         // Borrow the table's array in place: no copy, no retain per event.
         if let index = channel.builtInIndex {
-            builtInListeners[index].withUnsafeBufferPointer { deliver(payload, to: $0) }
+            return builtInListeners[index].withUnsafeBufferPointer { deliver(payload, to: $0) }
         } else if case .custom(let name) = channel {
-            customListeners[name]?.withUnsafeBufferPointer { deliver(payload, to: $0) }
+            return customListeners[name]?.withUnsafeBufferPointer { deliver(payload, to: $0) } ?? 0
         }
+        return 0
     }
 
     @inline(__always)
-    private func deliver(_ payload: HubPayload, to boxes: UnsafeBufferPointer<HubListenerBox>) {
+    private func deliver(_ payload: HubPayload, to boxes: UnsafeBufferPointer<HubListenerBox>) -> Int {
         monitor.nextEvent()
+        var called = 0
         for index in boxes.indices {
             // The table owns the box for the whole call: no retain/release per delivery.
-            Unmanaged.passUnretained(boxes[index])._withUnsafeGuaranteedRef { $0.deliver(payload, monitor: monitor) }
+            if Unmanaged.passUnretained(boxes[index])._withUnsafeGuaranteedRef({ $0.deliver(payload, monitor: monitor) }) { called &+= 1 }
         }
+        return called
     }
 
     private func add(_ box: HubListenerBox) {

@@ -27,14 +27,15 @@ final class HubListenerBox: Sendable {
         self.finish = finish
     }
 
-    /// Calls the listener if it is still registered and the payload passes its filter. Loop
-    /// thread only.
+    /// Calls the listener if it is still registered and the payload passes its filter; returns
+    /// whether it did. Loop thread only.
     @inline(__always)
-    func deliver(_ payload: HubPayload, monitor: SlowListenerMonitor) {
-        if removed.load(ordering: .relaxed) { return }
-        if let eventName, eventName != payload.eventName { return }
-        if let filter, !filter(payload) { return }
+    func deliver(_ payload: HubPayload, monitor: SlowListenerMonitor) -> Bool {
+        if removed.load(ordering: .relaxed) { return false }
+        if let eventName, eventName != payload.eventName { return false }
+        if let filter, !filter(payload) { return false }
         monitor.enter(serial)
         listener(payload)
+        return true
     }
 }
