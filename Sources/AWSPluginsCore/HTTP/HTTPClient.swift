@@ -90,13 +90,13 @@ public final class HTTPClient: @unchecked Sendable {
         metrics?.attempt(service: service, operation: operation, status: status, nanoseconds: nanoseconds)
         log.log(
             level: .verbose,
-            "\(request.method.uppercased()) \(Self.redacted(request.url)) → \(status) in \(String(format: "%.1f", Double(nanoseconds) / 1e6)) ms",
+            "\(request.method.uppercased()) \(Self.redactedForLogs(request.url)) → \(status) in \(String(format: "%.1f", Double(nanoseconds) / 1e6)) ms",
             metadata: [LogMetadataKey.service: service, LogMetadataKey.operation: operation])
     }
 
     /// The URL without its query (a presigned URL's signature, credential and token live there)
     /// or user and password.
-    static func redacted(_ url: URL) -> String {
+    public static func redactedForLogs(_ url: URL) -> String {
         let host = url.host ?? ""
         let port = url.port.map { ":\($0)" } ?? ""
         return "\(url.scheme ?? "http")://\(host)\(port)\(url.path)"
