@@ -148,7 +148,12 @@ let package = Package(
             name: "AWSCognitoAuthPluginTests",
             dependencies: ["AWSCognitoAuthPlugin", "AmplifyAuthCore", "AmplifyCrypto", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit"],
             exclude: ["Vectors", "Fixtures"]),
-        .testTarget(name: "LocalAuthPluginTests", dependencies: ["LocalAuthPlugin", "AmplifyTestKit", "AmplifySQLite", "AmplifyCrypto"]),
+        .testTarget(
+            name: "LocalAuthPluginTests",
+            dependencies: [
+                "LocalAuthPlugin", "AmplifyTestKit", "AmplifySQLite", "AmplifyCrypto", "Amplify", "AmplifyAuthCore", "AmplifyEventLoop",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]),
         .testTarget(
             name: "AmplifyAnalyticsCoreTests",
             dependencies: ["AmplifyAnalyticsCore", "Amplify", "AmplifyEventLoop", .product(name: "MetricsTestKit", package: "swift-metrics")]),
