@@ -166,6 +166,14 @@ let package = Package(
         .testTarget(name: "LocalStoragePluginTests", dependencies: ["LocalStoragePlugin", "AmplifyEventLoop", "AmplifyTestKit", "StorageBenchmark"]),
         .testTarget(name: "LocalAnalyticsPluginTests", dependencies: ["LocalAnalyticsPlugin", "AmplifyAnalyticsCore", "AmplifyEventLoop"]),
         .testTarget(name: "AmplifyCLITests", dependencies: ["amplify", "AmplifyTestKit"]),
+        .executableTarget(
+            name: "AmplifyServicePeer",
+            dependencies: [
+                "Amplify", "AmplifyAnalyticsCore", "AmplifyEventLoop", "AmplifyPlugins", "AmplifyServiceLifecycle",
+                .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/AmplifyServicePeer"),
+        .testTarget(name: "AmplifyServiceLifecycleTests", dependencies: ["AmplifyServicePeer", "AmplifyEventLoop", "AmplifyTestKit"]),
         .executableTarget(name: "HubBridgePeer", dependencies: ["Amplify", "AmplifyEventLoop", "RedisHubBridgePlugin"], path: "Tests/HubBridgePeer"),
         .testTarget(
             name: "RedisHubBridgePluginTests",
