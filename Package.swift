@@ -98,11 +98,20 @@ let package = Package(
             name: "SessionManager", dependencies: ["AmplifyPlugins", "AmplifyAuthCore", "LocalAuthPlugin"],
             path: "Examples/SessionManager"),
         .executableTarget(
-            name: "TokenGate", dependencies: ["AmplifyPlugins", "AWSCognitoAuthPlugin"], path: "Examples/TokenGate"),
+            name: "TokenGate",
+            dependencies: [
+                "Amplify", "AmplifyPlugins", "AWSCognitoAuthPlugin", "AmplifyServiceLifecycle", .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Examples/TokenGate"),
         .executableTarget(
             name: "CognitoQuickstart", dependencies: ["Amplify", "AWSCognitoAuthPlugin"], path: "Examples/CognitoQuickstart"),
         .executableTarget(
-            name: "HubBridgeExample", dependencies: ["AmplifyPlugins", "AmplifyAuthCore", "LocalAuthPlugin", "RedisHubBridgePlugin"],
+            name: "HubBridgeExample",
+            dependencies: [
+                "Amplify", "AmplifyPlugins", "AmplifyAuthCore", "LocalAuthPlugin", "RedisHubBridgePlugin", "AmplifyServiceLifecycle",
+                .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             path: "Examples/HubBridge"),
 
         // MARK: Benchmarks (build with -c release).

@@ -73,13 +73,17 @@ public struct AmplifyService: Service {
         reports = onShutdown
     }
 
-    /// Takes Amplify as the caller configured it (`Amplify.configure` was called, or is called
-    /// before the group runs); the service only shuts it down, with `shutdownPolicy`.
-    public init(
-        alreadyConfigured shutdownPolicy: ShutdownPolicy = ShutdownPolicy(), onShutdown: @escaping @Sendable (ShutdownReport) -> Void = { _ in }
-    ) {
+    /// A service for Amplify as the caller configured it (`Amplify.configure` was called, or is
+    /// called before the group runs); the service only shuts it down, with `shutdownPolicy`.
+    public static func configured(
+        shutdownPolicy: ShutdownPolicy = ShutdownPolicy(), onShutdown: @escaping @Sendable (ShutdownReport) -> Void = { _ in }
+    ) -> AmplifyService {
+        AmplifyService(shutdownPolicy: shutdownPolicy, reports: onShutdown)
+    }
+
+    private init(shutdownPolicy: ShutdownPolicy, reports: @escaping @Sendable (ShutdownReport) -> Void) {
         self.shutdownPolicy = shutdownPolicy
-        reports = onShutdown
+        self.reports = reports
     }
 
     /// Waits for the group's graceful shutdown (or the task's cancellation), then shuts Amplify

@@ -15,10 +15,10 @@ struct AmplifyServiceShutdownTests {
         let process: Process
         private let output = Locked("")
 
-        init(folder: URL, policy: String) throws {
+        init(folder: URL, policy: String, preconfigured: Bool) throws {
             process = Process()
             process.executableURL = ProductRunner.url(of: "AmplifyServicePeer")
-            process.arguments = [folder.path, policy]
+            process.arguments = [folder.path, policy] + (preconfigured ? ["--preconfigured"] : [])
             let pipe = Pipe()
             process.standardOutput = pipe
             process.standardError = FileHandle.standardError
@@ -86,10 +86,10 @@ struct AmplifyServiceShutdownTests {
         return found
     }
 
-    private func run(policy: String) async throws -> (lines: [String], folder: URL, status: Int32, reason: Process.TerminationReason) {
+    private func run(policy: String, preconfigured: Bool = false) async throws -> (lines: [String], folder: URL, status: Int32, reason: Process.TerminationReason) {
         let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("amplify-service-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let peer = try Peer(folder: folder, policy: policy)
+        let peer = try Peer(folder: folder, policy: policy, preconfigured: preconfigured)
         let busy = try await peer.wait(seconds: 60) { lines in
             lines.filter { $0.hasPrefix("ack ") }.count >= 50 && lines.contains { $0.hasPrefix("uploading ") }
         }
@@ -126,9 +126,9 @@ struct AmplifyServiceShutdownTests {
         #expect(leftovers(in: folder) == [])
     }
 
-    @Test("SIGTERM mid-work with transfers cancelled: exit 0, every acknowledged event written, the uploads cancelled without a temporary file or a partial object", .timeLimit(.minutes(3)))
+    @Test("SIGTERM mid-work with transfers cancelled, Amplify configured by the caller: exit 0, every acknowledged event written, the uploads cancelled without a temporary file or a partial object", .timeLimit(.minutes(3)))
     func cancelPolicy() async throws {
-        let (lines, folder, status, reason) = try await run(policy: "cancel")
+        let (lines, folder, status, reason) = try await run(policy: "cancel", preconfigured: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         #expect(reason == .exit)
         #expect(status == 0)

@@ -10,8 +10,9 @@ import ServiceLifecycle
 // The process AmplifyServiceLifecycleTests drive: Amplify under a ServiceGroup with a worker that
 // records analytics events durably and keeps two uploads in flight, until SIGTERM.
 //
-//     AmplifyServicePeer FOLDER finish|cancel
+//     AmplifyServicePeer FOLDER finish|cancel [--preconfigured]
 //
+// With --preconfigured, Amplify is configured first and handed over with AmplifyService.configured().
 // Prints `ack N` once event N is stored, `uploading K` / `uploaded K` / `upload K failed: ...`,
 // `shutdown {...}` with the AmplifyService's report, and `exited` just before exit(0).
 
@@ -59,11 +60,14 @@ struct Worker: Service {
     }
 }
 
-let arguments = CommandLine.arguments.dropFirst()
-guard arguments.count == 2, let folder = arguments.first, let policyName = arguments.last, ["finish", "cancel"].contains(policyName) else {
-    say("usage: AmplifyServicePeer FOLDER finish|cancel")
+let arguments = Array(CommandLine.arguments.dropFirst())
+let preconfigured = arguments.count == 3 && arguments[2] == "--preconfigured"
+guard arguments.count == 2 || preconfigured, ["finish", "cancel"].contains(arguments[1]) else {
+    say("usage: AmplifyServicePeer FOLDER finish|cancel [--preconfigured]")
     exit(2)
 }
+let folder = arguments[0]
+let policyName = arguments[1]
 let source = URL(fileURLWithPath: folder).appendingPathComponent("source.bin")
 // 64 MiB, so an upload is under way whenever the signal comes.
 guard FileManager.default.createFile(atPath: source.path, contents: Data(repeating: 7, count: 64 << 20)) else {
@@ -75,8 +79,15 @@ let configuration = AmplifyConfiguration(
     storage: CategoryConfiguration(plugins: ["localStoragePlugin": ["directory": .string(folder + "/storage")]]))
 Amplify.registerBuiltInPlugins()
 let policy = AmplifyService.ShutdownPolicy(transfers: policyName == "finish" ? .finish(within: .seconds(60)) : .cancel)
-let amplify = try AmplifyService(configuration: configuration, shutdownPolicy: policy) { report in
+let report: @Sendable (AmplifyService.ShutdownReport) -> Void = { report in
     say(#"shutdown {"transfersInProgress":\#(report.transfersInProgress),"transfersCancelled":\#(report.transfersCancelled),"analyticsFlushed":\#(report.analyticsFlushed)}"#)
+}
+let amplify: AmplifyService
+if preconfigured {
+    try Amplify.configure(configuration)
+    amplify = AmplifyService.configured(shutdownPolicy: policy, onShutdown: report)
+} else {
+    amplify = try AmplifyService(configuration: configuration, shutdownPolicy: policy, onShutdown: report)
 }
 var logger = Logger(label: "amplify-service-peer")
 logger.logLevel = .warning
