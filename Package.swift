@@ -7,9 +7,8 @@ let package = Package(
     name: "amplify-linux",
     products: [
         .library(name: "Amplify", targets: ["Amplify"]),
+        .library(name: "AmplifyConcurrency", targets: ["AmplifyConcurrency"]),
         .library(name: "AmplifyEventLoop", targets: ["AmplifyEventLoop"]),
-        .library(name: "AmplifyCrypto", targets: ["AmplifyCrypto"]),
-        .library(name: "AmplifySQLite", targets: ["AmplifySQLite"]),
         .library(name: "AWSPluginsCore", targets: ["AWSPluginsCore"]),
         .library(name: "AmplifyAuthCore", targets: ["AmplifyAuthCore"]),
         .library(name: "AmplifyAnalyticsCore", targets: ["AmplifyAnalyticsCore"]),
@@ -34,7 +33,6 @@ let package = Package(
     targets: [
         // MARK: C libraries from Debian, wrapped as system libraries.
         .systemLibrary(name: "CLibUV", pkgConfig: "libuv", providers: [.apt(["libuv1-dev"])]),
-        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "COpenSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // No pkgConfig: hiredis's .pc adds -D_FILE_OFFSET_BITS=64, which SwiftPM refuses with a
@@ -44,38 +42,52 @@ let package = Package(
         .target(name: "CAmplifyEventLoopShims"),
         // curl's variadic setopt/getinfo calls, typed.
         .target(name: "CCurlShims", linkerSettings: [.linkedLibrary("curl")]),
-        // hiredis's libuv adapter, compiled in C so Swift code never sees libuv's declarations.
-        .target(name: "CHiredisShims", linkerSettings: [.linkedLibrary("hiredis"), .linkedLibrary("uv")]),
+        // hiredis's event hooks reporting read/write interest to Swift, which drives the socket
+        // with a LoopPoll (no event library, no libuv).
+        .target(name: "CHiredisShims", linkerSettings: [.linkedLibrary("hiredis")]),
 
         // MARK: The runtime.
-        .target(name: "AmplifyEventLoop", dependencies: ["CLibUV", "CAmplifyEventLoopShims"]),
-        .target(name: "Amplify", dependencies: ["AmplifyEventLoop", .product(name: "Logging", package: "swift-log"), .product(name: "CoreMetrics", package: "swift-metrics")]),
+        // The leaf: locks every module may use without depending on the event loop.
+        .target(name: "AmplifyConcurrency"),
+        .target(name: "AmplifyEventLoop", dependencies: ["AmplifyConcurrency", "CLibUV", "CAmplifyEventLoopShims"]),
+        .target(
+            name: "Amplify",
+            dependencies: [
+                "AmplifyEventLoop", "AmplifyConcurrency", .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]),
         // OpenSSL's hashes, scrypt, random and ES256, for the plugins.
-        .target(name: "AmplifyCrypto", dependencies: ["COpenSSL", "AmplifyEventLoop"]),
+        .target(name: "AmplifyCrypto", dependencies: ["COpenSSL", "AmplifyConcurrency"]),
         // SQLite on a serial queue of its own, for the plugins' stores.
         .target(name: "AmplifySQLite", dependencies: ["CSQLite"]),
-        // What the AWS plugins share: Signature Version 4, credentials (more with the AWS issue).
-        .target(name: "AWSPluginsCore", dependencies: ["Amplify", "AmplifyCrypto", "AmplifyEventLoop", "CCurlShims", .product(name: "CoreMetrics", package: "swift-metrics")]),
-        // What every Auth plugin shares: JWTs, the credential store, the observable session state.
-        .target(name: "AmplifyAuthCore", dependencies: ["Amplify", "AmplifyCrypto", "AmplifySQLite", "AmplifyEventLoop", .product(name: "CoreMetrics", package: "swift-metrics")]),
-        .target(name: "AmplifyAnalyticsCore", dependencies: ["Amplify", "AmplifyEventLoop", "AmplifySQLite", .product(name: "CoreMetrics", package: "swift-metrics")]),
-        .target(name: "AmplifyTestKit", dependencies: ["Amplify", "AmplifyEventLoop", .product(name: "Logging", package: "swift-log")], exclude: ["Moto/moto_harness.py", "HTTP/http_test_server.py", "AppSync"]),
-        // MARK: Plugins.
-        .target(name: "LocalAuthPlugin", dependencies: ["Amplify", "AmplifyAuthCore"], path: "Plugins/LocalAuthPlugin"),
+        // What the AWS plugins share: the HTTP client on the loop, SigV4, credentials, JSON and XML protocols.
         .target(
-            name: "AWSCognitoAuthPlugin", dependencies: ["Amplify", "AmplifyAuthCore", "AmplifyCrypto", "AWSPluginsCore", "AmplifyEventLoop"],
+            name: "AWSPluginsCore",
+            dependencies: ["Amplify", "AmplifyCrypto", "AmplifyEventLoop", "CCurlShims", "AmplifyConcurrency", .product(name: "CoreMetrics", package: "swift-metrics")]),
+        // What every Auth plugin shares: JWTs, the credential store, the observable session state.
+        .target(
+            name: "AmplifyAuthCore",
+            dependencies: ["Amplify", "AmplifyCrypto", "AmplifySQLite", "AmplifyEventLoop", "AmplifyConcurrency", .product(name: "CoreMetrics", package: "swift-metrics")]),
+        .target(
+            name: "AmplifyAnalyticsCore",
+            dependencies: ["Amplify", "AmplifyEventLoop", "AmplifySQLite", "AmplifyConcurrency", .product(name: "CoreMetrics", package: "swift-metrics")]),
+        .target(name: "AmplifyTestKit", dependencies: ["Amplify", "AmplifyConcurrency", .product(name: "Logging", package: "swift-log")], exclude: ["Moto/moto_harness.py", "HTTP/http_test_server.py", "AppSync"]),
+        // MARK: Plugins.
+        .target(name: "LocalAuthPlugin", dependencies: ["Amplify", "AmplifyAuthCore", "AmplifyConcurrency", "AmplifyCrypto", "AmplifyEventLoop", "AmplifySQLite"], path: "Plugins/LocalAuthPlugin"),
+        .target(
+            name: "AWSCognitoAuthPlugin", dependencies: ["Amplify", "AmplifyAuthCore", "AmplifyCrypto", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyConcurrency"],
             path: "Plugins/AWSCognitoAuthPlugin"),
         .target(
-            name: "AWSKinesisAnalyticsPlugin", dependencies: ["Amplify", "AmplifyAnalyticsCore", "AWSPluginsCore", "AmplifyEventLoop"],
+            name: "AWSKinesisAnalyticsPlugin", dependencies: ["Amplify", "AmplifyAnalyticsCore", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyConcurrency"],
             path: "Plugins/AWSKinesisAnalyticsPlugin"),
         .target(
-            name: "AWSS3StoragePlugin", dependencies: ["Amplify", "AWSPluginsCore", "AmplifyEventLoop"], path: "Plugins/AWSS3StoragePlugin"),
-        .target(name: "LocalStoragePlugin", dependencies: ["Amplify", "AmplifyEventLoop"], path: "Plugins/LocalStoragePlugin"),
+            name: "AWSS3StoragePlugin", dependencies: ["Amplify", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyConcurrency"], path: "Plugins/AWSS3StoragePlugin"),
+        .target(name: "LocalStoragePlugin", dependencies: ["Amplify", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyConcurrency"], path: "Plugins/LocalStoragePlugin"),
         .target(
-            name: "LocalAnalyticsPlugin", dependencies: ["Amplify", "AmplifyAnalyticsCore", "AmplifyEventLoop"],
+            name: "LocalAnalyticsPlugin", dependencies: ["Amplify", "AmplifyAnalyticsCore", "AmplifyEventLoop", "AmplifyConcurrency"],
             path: "Plugins/LocalAnalyticsPlugin"),
         .target(
-            name: "RedisHubBridgePlugin", dependencies: ["Amplify", "AmplifyEventLoop", "CHiredis", "CHiredisShims"],
+            name: "RedisHubBridgePlugin", dependencies: ["Amplify", "AmplifyEventLoop", "CHiredis", "CHiredisShims", "AmplifyConcurrency"],
             path: "Plugins/RedisHubBridgePlugin"),
 
         // Registers every plugin this package ships (the one module that depends on them all).
@@ -85,17 +97,17 @@ let package = Package(
         .executableTarget(
             name: "amplify",
             dependencies: [
-                "AmplifyPlugins", "LocalAuthPlugin", "AWSCognitoAuthPlugin", "AmplifyAuthCore", "AmplifyAnalyticsCore", "AmplifyEventLoop",
+                "AmplifyPlugins", "LocalAuthPlugin", "AWSCognitoAuthPlugin", "AmplifyAuthCore", "AmplifyAnalyticsCore", "Amplify", "AmplifyConcurrency",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
             ]),
 
         // MARK: Examples.
         .executableTarget(
-            name: "CustomPlugin", dependencies: ["Amplify"], path: "Examples/CustomPlugin",
+            name: "CustomPlugin", dependencies: ["Amplify", "AmplifyConcurrency"], path: "Examples/CustomPlugin",
             exclude: ["amplifyconfiguration.json"]),
 
         .executableTarget(
-            name: "SessionManager", dependencies: ["AmplifyPlugins", "AmplifyAuthCore", "LocalAuthPlugin"],
+            name: "SessionManager", dependencies: ["AmplifyPlugins", "AmplifyAuthCore", "LocalAuthPlugin", "Amplify"],
             path: "Examples/SessionManager"),
         .executableTarget(
             name: "TokenGate",
@@ -135,58 +147,58 @@ let package = Package(
         .executableTarget(name: "HTTPBenchmark", dependencies: ["AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit"], path: "Benchmarks/HTTPBenchmark"),
 
         // MARK: Tests.
-        .testTarget(name: "AmplifyEventLoopTests", dependencies: ["AmplifyEventLoop", "AmplifyTestKit"]),
+        .testTarget(name: "AmplifyEventLoopTests", dependencies: ["AmplifyEventLoop", "AmplifyTestKit", "AmplifyConcurrency"]),
         .testTarget(name: "AmplifyCryptoTests", dependencies: ["AmplifyCrypto"]),
         .testTarget(name: "AmplifySQLiteTests", dependencies: ["AmplifySQLite"]),
         .testTarget(
             name: "AWSPluginsCoreTests",
             dependencies: [
-                "AWSPluginsCore", "Amplify", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyTestKit", "HTTPBenchmark",
+                "AWSPluginsCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyTestKit", "HTTPBenchmark", "Amplify", "AmplifyConcurrency",
                 .product(name: "CoreMetrics", package: "swift-metrics"), .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             exclude: ["Vectors"]),
+        .testTarget(name: "PackageLayoutTests"),
         .testTarget(
             name: "AmplifyTests",
             dependencies: [
-                "Amplify", "AmplifyTestKit", .product(name: "Logging", package: "swift-log"), .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                "Amplify", "AmplifyTestKit", "AmplifyConcurrency", "AmplifyEventLoop", .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"), .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]),
-        .testTarget(name: "AmplifyTestKitTests", dependencies: ["AmplifyTestKit"]),
         .testTarget(name: "AmplifyPluginsTests", dependencies: ["AmplifyPlugins"]),
         .testTarget(
             name: "AWSCognitoAuthPluginTests",
-            dependencies: ["AWSCognitoAuthPlugin", "AmplifyAuthCore", "AmplifyCrypto", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit"],
+            dependencies: ["AWSCognitoAuthPlugin", "AmplifyAuthCore", "AmplifyCrypto", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit", "Amplify", "AmplifyConcurrency"],
             exclude: ["Vectors", "Fixtures"]),
         .testTarget(
             name: "LocalAuthPluginTests",
             dependencies: [
                 "LocalAuthPlugin", "AmplifyTestKit", "AmplifySQLite", "AmplifyCrypto", "Amplify", "AmplifyAuthCore", "AmplifyEventLoop",
-                .product(name: "MetricsTestKit", package: "swift-metrics"),
+                "AmplifyConcurrency", .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]),
         .testTarget(
             name: "AmplifyAnalyticsCoreTests",
-            dependencies: ["AmplifyAnalyticsCore", "Amplify", "AmplifyEventLoop", .product(name: "MetricsTestKit", package: "swift-metrics")]),
+            dependencies: ["AmplifyAnalyticsCore", "AmplifyEventLoop", "Amplify", "AmplifyConcurrency", .product(name: "MetricsTestKit", package: "swift-metrics")]),
         .testTarget(
             name: "AWSKinesisAnalyticsPluginTests",
-            dependencies: ["AWSKinesisAnalyticsPlugin", "AmplifyAnalyticsCore", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit"]),
+            dependencies: ["AWSKinesisAnalyticsPlugin", "AmplifyAnalyticsCore", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit", "Amplify"]),
         .testTarget(
             name: "StorageBehaviourTests",
-            dependencies: ["LocalStoragePlugin", "AWSS3StoragePlugin", "AWSPluginsCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyTestKit"]),
-        .testTarget(name: "LocalStoragePluginTests", dependencies: ["LocalStoragePlugin", "AmplifyEventLoop", "AmplifyTestKit", "StorageBenchmark"]),
-        .testTarget(name: "LocalAnalyticsPluginTests", dependencies: ["LocalAnalyticsPlugin", "AmplifyAnalyticsCore", "AmplifyEventLoop"]),
-        .testTarget(name: "AmplifyCLITests", dependencies: ["amplify", "AmplifyTestKit"]),
+            dependencies: ["LocalStoragePlugin", "AWSS3StoragePlugin", "AWSPluginsCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyTestKit", "Amplify", "AmplifyConcurrency"]),
+        .testTarget(name: "LocalStoragePluginTests", dependencies: ["LocalStoragePlugin", "AmplifyEventLoop", "AmplifyTestKit", "StorageBenchmark", "Amplify", "AmplifyConcurrency"]),
+        .testTarget(name: "LocalAnalyticsPluginTests", dependencies: ["LocalAnalyticsPlugin", "AmplifyAnalyticsCore", "AmplifyEventLoop", "Amplify"]),
+        .testTarget(name: "AmplifyCLITests", dependencies: ["amplify", "AmplifyTestKit", "Amplify"]),
         .executableTarget(
             name: "AmplifyServicePeer",
             dependencies: [
-                "Amplify", "AmplifyAnalyticsCore", "AmplifyEventLoop", "AmplifyPlugins", "AmplifyServiceLifecycle",
+                "Amplify", "AmplifyAnalyticsCore", "AmplifyConcurrency", "AmplifyPlugins", "AmplifyServiceLifecycle",
                 .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Tests/AmplifyServicePeer"),
-        .testTarget(name: "AmplifyServiceLifecycleTests", dependencies: ["AmplifyServicePeer", "AmplifyEventLoop", "AmplifyTestKit"]),
-        .executableTarget(name: "HubBridgePeer", dependencies: ["Amplify", "AmplifyEventLoop", "RedisHubBridgePlugin"], path: "Tests/HubBridgePeer"),
+        .testTarget(name: "AmplifyServiceLifecycleTests", dependencies: ["AmplifyServicePeer", "AmplifyConcurrency", "AmplifyTestKit"]),
+        .executableTarget(name: "HubBridgePeer", dependencies: ["Amplify", "AmplifyEventLoop", "RedisHubBridgePlugin", "AmplifyConcurrency"], path: "Tests/HubBridgePeer"),
         .testTarget(
             name: "RedisHubBridgePluginTests",
-            dependencies: ["RedisHubBridgePlugin", "AmplifyTestKit", "AmplifyEventLoop", "HubBridgePeer"]),
+            dependencies: ["RedisHubBridgePlugin", "AmplifyTestKit", "AmplifyEventLoop", "HubBridgePeer", "Amplify", "AmplifyConcurrency"]),
         .testTarget(
             name: "ExamplesTests", dependencies: ["CustomPlugin", "SessionManager", "HubBridgeExample", "TokenGate", "CognitoQuickstart", "Amplify", "AmplifyTestKit"]),
     ]

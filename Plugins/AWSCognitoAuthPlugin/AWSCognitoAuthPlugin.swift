@@ -1,6 +1,7 @@
 import AWSPluginsCore
 import Amplify
 import AmplifyAuthCore
+import AmplifyConcurrency
 import AmplifyEventLoop
 import Foundation
 
@@ -9,7 +10,7 @@ import Foundation
 /// default), password or custom challenges, MFA and new-password steps, attributes, passwords,
 /// sign-out (local, revoking the refresh token, or global) and account deletion; identity pool
 /// credentials for the other AWS plugins; and a verifier of the pool's tokens for server code
-/// (``tokenVerifier()``).
+/// (`tokenVerifier()`).
 ///
 /// The session lives in the shared credential store, so the next process finds the user signed
 /// in; a loop timer refreshes the tokens `refreshLeadSeconds` before the access token expires, and
@@ -19,10 +20,10 @@ import Foundation
 ///
 /// Every call dispatches its `Auth.*API` result on the Hub's `.auth` channel (data
 /// `Result<Success, AuthError>`, context the username where the call names one), plus
-/// `Auth.signedIn` (data ``AmplifyAuthCore/SignedInUser``), `Auth.signedOut`, `Auth.userDeleted`
+/// `Auth.signedIn` (data `SignedInUser`), `Auth.signedOut`, `Auth.userDeleted`
 /// and `Auth.sessionExpired` (data the username). Events are dispatched from the calling task;
 /// the Hub delivers them on its loop.
-public final class AWSCognitoAuthPlugin: AuthCategoryPlugin, AWSAuthCredentialsSource {
+public final class AWSCognitoAuthPlugin: AuthEngineBackedPlugin, AWSAuthCredentialsSource {
     /// The plugin's key in the configuration file.
     public static let pluginKey: PluginKey = "awsCognitoAuthPlugin"
 
@@ -47,8 +48,8 @@ public final class AWSCognitoAuthPlugin: AuthCategoryPlugin, AWSAuthCredentialsS
 
     /// Reads the block (see ``CognitoAuthConfiguration``) and prepares the client. A saved session
     /// is restored on the first call.
-    /// - Throws: ``Amplify/ConfigurationValueError`` for a missing or wrong key,
-    ///   ``AWSPluginsCore/AWSPluginsError`` for an endpoint that is not an http(s) URL.
+    /// - Throws: `ConfigurationValueError` for a missing or wrong key,
+    ///   `AWSPluginsError` for an endpoint that is not an http(s) URL.
     public func configure(using configuration: Any?) throws {
         let settings = try CognitoAuthConfiguration(json: configuration as? JSONValue, environment: environment)
         let loop = try loop ?? Amplify.eventLoop()
@@ -68,6 +69,13 @@ public final class AWSCognitoAuthPlugin: AuthCategoryPlugin, AWSAuthCredentialsS
         await current?.http.shutdown()
     }
 
+    /// The Cognito engine, behind the account calls of `AuthEngineBackedPlugin`.
+    /// - Throws: `AuthError.configuration(_:_:_:)` before `configure`.
+    public func accountEngine() throws -> CognitoAuthEngine { try engine() }
+
+    /// Where the plugin reports on the Hub.
+    public var authEvents: AuthEventReporter { events }
+
     func engine() throws -> CognitoAuthEngine {
         try configured().engine
     }
@@ -79,40 +87,17 @@ public final class AWSCognitoAuthPlugin: AuthCategoryPlugin, AWSAuthCredentialsS
         return current
     }
 
-    /// The configuration in effect. - Throws: ``Amplify/AuthError/configuration(_:_:_:)`` before `configure`.
+    /// The configuration in effect. - Throws: `AuthError.configuration(_:_:_:)` before `configure`.
     public func configuration() async throws -> CognitoAuthConfiguration {
         try engine().configuration
-    }
-
-    /// SignUp; the next step says where the confirmation code went.
-    /// - Throws: ``Amplify/AuthError`` (`.service` with ``AWSCognitoAuthError/usernameExists``,
-    ///   ``AWSCognitoAuthError/invalidPassword``, ...).
-    public func signUp(username: String, password: String?, options: AuthSignUpRequest.Options?) async throws -> AuthSignUpResult {
-        try await events.report(HubPayload.EventName.Auth.signUpAPI, username: username) {
-            try await engine().signUp(username: username, password: password, attributes: options?.userAttributes ?? [])
-        }
-    }
-
-    /// ConfirmSignUp. - Throws: ``Amplify/AuthError`` (``AWSCognitoAuthError/codeMismatch``, ...).
-    public func confirmSignUp(for username: String, confirmationCode: String, options: AuthConfirmSignUpRequest.Options?) async throws -> AuthSignUpResult {
-        try await events.report(HubPayload.EventName.Auth.confirmSignUpAPI, username: username) {
-            try await engine().confirmSignUp(username: username, code: confirmationCode)
-        }
-    }
-
-    /// ResendConfirmationCode. - Throws: ``Amplify/AuthError``.
-    public func resendSignUpCode(for username: String, options: AuthResendSignUpCodeRequest.Options?) async throws -> AuthCodeDeliveryDetails {
-        try await events.report(HubPayload.EventName.Auth.resendSignUpCodeAPI, username: username) {
-            try await engine().resendSignUpCode(username: username)
-        }
     }
 
     /// Signs in with the configured flow (or `AWSAuthSignInOptions.authFlowType`). A challenge
     /// comes back as the next step (`.confirmSignInWithNewPassword`, `.confirmSignInWithSMSMFACode`,
     /// `.confirmSignInWithTOTPCode`, `.confirmSignInWithCustomChallenge`, ...); an unconfirmed user
     /// gets `.confirmSignUp`, a user who must reset the password `.resetPassword`.
-    /// - Throws: ``Amplify/AuthError/notAuthorized(_:_:_:)`` for a wrong password,
-    ///   ``Amplify/AuthError/invalidState(_:_:_:)`` if someone is signed in.
+    /// - Throws: `AuthError.notAuthorized(_:_:_:)` for a wrong password,
+    ///   `AuthError.invalidState(_:_:_:)` if someone is signed in.
     public func signIn(username: String?, password: String?, options: AuthSignInRequest.Options?) async throws -> AuthSignInResult {
         let flow = (options?.pluginOptions as? AWSAuthSignInOptions)?.authFlowType
         let (result, user) = try await events.report(HubPayload.EventName.Auth.signInAPI, username: username, published: \.0) {
@@ -127,9 +112,9 @@ public final class AWSCognitoAuthPlugin: AuthCategoryPlugin, AWSAuthCredentialsS
     /// browser; it is called on the calling task); the browser's redirect is received on the
     /// loopback `SignInRedirectURI` (`http://127.0.0.1:<port>/…`), and the code is exchanged for
     /// the pool's tokens. Dispatches `Auth.webUISignInAPI` and `Auth.signedIn`.
-    /// - Throws: ``Amplify/AuthError/configuration(_:_:_:)`` without `Auth.Default.OAuth` or with a
-    ///   redirect URI this process cannot receive, ``Amplify/AuthError/notAuthorized(_:_:_:)`` when
-    ///   the sign-in was refused or the redirect's state is wrong, ``Amplify/AuthError/service(_:_:_:)``
+    /// - Throws: `AuthError.configuration(_:_:_:)` without `Auth.Default.OAuth` or with a
+    ///   redirect URI this process cannot receive, `AuthError.notAuthorized(_:_:_:)` when
+    ///   the sign-in was refused or the redirect's state is wrong, `AuthError.service(_:_:_:)`
     ///   when nothing came back within `timeout`.
     public func signInWithWebUI(
         options: AuthSignInRequest.Options? = nil, timeout: Duration = .seconds(300), presentURL: @escaping @Sendable (URL) -> Void
@@ -144,7 +129,7 @@ public final class AWSCognitoAuthPlugin: AuthCategoryPlugin, AWSAuthCredentialsS
     /// Answers the step `signIn` returned: the new password (with `options.userAttributes` the
     /// challenge asks for), the SMS / TOTP / email code, the custom challenge's answer, or the MFA
     /// type chosen (`SMS_MFA`, `SOFTWARE_TOKEN_MFA`).
-    /// - Throws: ``Amplify/AuthError/invalidState(_:_:_:)`` when no challenge is pending, or Cognito's refusal.
+    /// - Throws: `AuthError.invalidState(_:_:_:)` when no challenge is pending, or Cognito's refusal.
     public func confirmSignIn(challengeResponse: String, options: AuthConfirmSignInRequest.Options?) async throws -> AuthSignInResult {
         let (result, user) = try await events.report(HubPayload.EventName.Auth.confirmSignInAPI, username: nil, published: \.0) {
             try await engine().confirmSignIn(response: challengeResponse, attributes: options?.userAttributes ?? [])
@@ -166,49 +151,8 @@ public final class AWSCognitoAuthPlugin: AuthCategoryPlugin, AWSAuthCredentialsS
         return result
     }
 
-    /// DeleteUser, then the session ends (`Auth.userDeleted`).
-    /// - Throws: ``Amplify/AuthError/signedOut(_:_:_:)`` when nobody is signed in.
-    public func deleteUser() async throws {
-        let username = try await events.report(HubPayload.EventName.Auth.deleteUserAPI) { try await engine().deleteUser() }
-        events.lifecycle(HubPayload.EventName.Auth.userDeleted, username)
-    }
-
-    /// The session (an ``AWSAuthCognitoSession``): tokens refreshed when expired (or always, with
-    /// `forceRefresh`), and the identity pool's id and credentials when one is configured.
-    /// - Throws: ``Amplify/AuthError/configuration(_:_:_:)`` when the credential store cannot be opened.
-    public func fetchAuthSession(options: AuthFetchSessionRequest.Options?) async throws -> any AuthSession {
-        try await events.report(HubPayload.EventName.Auth.fetchSessionAPI) {
-            try await engine().fetchAuthSession(forceRefresh: options?.forceRefresh ?? false)
-        }
-    }
-
-    /// ForgotPassword: a code goes to the user. - Throws: ``Amplify/AuthError``.
-    public func resetPassword(for username: String, options: AuthResetPasswordRequest.Options?) async throws -> AuthResetPasswordResult {
-        try await events.report(HubPayload.EventName.Auth.resetPasswordAPI, username: username) {
-            try await engine().resetPassword(username: username)
-        }
-    }
-
-    /// ConfirmForgotPassword. - Throws: ``Amplify/AuthError``.
-    public func confirmResetPassword(for username: String, with newPassword: String, confirmationCode: String, options: AuthConfirmResetPasswordRequest.Options?) async throws {
-        try await events.report(HubPayload.EventName.Auth.confirmResetPasswordAPI, username: username) {
-            try await engine().confirmResetPassword(username: username, newPassword: newPassword, code: confirmationCode)
-        }
-    }
-
-    /// The signed-in user, from the stored session (no network call).
-    /// - Throws: ``Amplify/AuthError/signedOut(_:_:_:)`` or ``Amplify/AuthError/sessionExpired(_:_:_:)``.
-    public func getCurrentUser() async throws -> any AuthUser {
-        try await engine().currentUser()
-    }
-
-    /// GetUser's attributes. - Throws: ``Amplify/AuthError``.
-    public func fetchUserAttributes(options: AuthFetchUserAttributesRequest.Options?) async throws -> [AuthUserAttribute] {
-        try await events.report(HubPayload.EventName.Auth.fetchUserAttributesAPI) { try await engine().attributes() }
-    }
-
     /// UpdateUserAttributes for one attribute; a new email or phone is pending until confirmed.
-    /// - Throws: ``Amplify/AuthError``.
+    /// - Throws: `AuthError`.
     public func update(userAttribute: AuthUserAttribute, options: AuthUpdateUserAttributeRequest.Options?) async throws -> AuthUpdateAttributeResult {
         try await events.report(HubPayload.EventName.Auth.updateUserAttributeAPI) {
             let results = try await engine().update([userAttribute])
@@ -216,21 +160,14 @@ public final class AWSCognitoAuthPlugin: AuthCategoryPlugin, AWSAuthCredentialsS
         }
     }
 
-    /// UpdateUserAttributes. - Throws: ``Amplify/AuthError``.
+    /// UpdateUserAttributes. - Throws: `AuthError`.
     public func update(userAttributes: [AuthUserAttribute], options: AuthUpdateUserAttributesRequest.Options?) async throws -> [AuthUserAttributeKey: AuthUpdateAttributeResult] {
         try await events.report(HubPayload.EventName.Auth.updateUserAttributesAPI) { try await engine().update(userAttributes) }
     }
 
-    /// ChangePassword. - Throws: ``Amplify/AuthError/notAuthorized(_:_:_:)`` for a wrong old password.
-    public func update(oldPassword: String, to newPassword: String, options: AuthChangePasswordRequest.Options?) async throws {
-        try await events.report(HubPayload.EventName.Auth.changePasswordAPI) {
-            try await engine().changePassword(from: oldPassword, to: newPassword)
-        }
-    }
-
     /// AWS credentials from the identity pool (authenticated with the signed-in user's ID token,
     /// guest otherwise), for the other AWS plugins' `credentials:` or a provider chain.
-    /// - Throws: ``Amplify/AuthError/configuration(_:_:_:)`` when no identity pool is configured.
+    /// - Throws: `AuthError.configuration(_:_:_:)` when no identity pool is configured.
     public func awsCredentialsProvider() async throws -> any AWSCredentialsProvider {
         guard let provider = try await engine().identityProvider else {
             throw AuthError.configuration(
@@ -240,7 +177,7 @@ public final class AWSCognitoAuthPlugin: AuthCategoryPlugin, AWSAuthCredentialsS
     }
 
     /// The identity pool's identity id of the current user (or guest), for `.fromIdentityID` paths.
-    /// - Throws: ``Amplify/AuthError``.
+    /// - Throws: `AuthError`.
     public func identityId() async throws -> String {
         let (id, _) = try await engine().identityPoolCredentials()
         return try id.get()

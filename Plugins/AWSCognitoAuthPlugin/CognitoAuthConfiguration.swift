@@ -52,7 +52,7 @@ public struct CognitoAuthConfiguration: Sendable, Equatable {
 
     /// Whether the block has a user pool. Without one (an identity pool only, for guest AWS
     /// credentials) the user pool fields below are empty and every user pool call fails with
-    /// ``Amplify/AuthError/configuration(_:_:_:)``; `fetchAuthSession` still gives the identity id
+    /// `AuthError.configuration(_:_:_:)`; `fetchAuthSession` still gives the identity id
     /// and AWS credentials.
     public var hasUserPool: Bool
     /// The user pool id, `us-east-1_AbCdEfGhI` (empty without a user pool).
@@ -97,7 +97,7 @@ public struct CognitoAuthConfiguration: Sendable, Equatable {
     public var allowsGuestAccess: Bool?
 
     /// Reads the block.
-    /// - Throws: ``ConfigurationValueError`` naming the missing or wrong key, or
+    /// - Throws: `ConfigurationValueError` naming the missing or wrong key, or
     ///   `AWSPluginsError` (`InvalidEndpoint`) for an endpoint that is not an http(s) URL.
     public init(json: JSONValue?, environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         guard let block = json, block.asObject != nil else {

@@ -8,7 +8,7 @@ import Foundation
 /// The Cognito plugin's state: the user pool service, the shared session keeper (credential
 /// store, refresh timer, `Auth.sessionExpired`), the sign-in challenge under way and the identity
 /// pool's credentials. One actor, so every call sees one consistent session.
-actor CognitoAuthEngine {
+public actor CognitoAuthEngine: AuthAccountEngine {
     /// A sign-in waiting for `confirmSignIn`.
     private struct PendingChallenge {
         let name: String
@@ -88,7 +88,8 @@ actor CognitoAuthEngine {
 
     // MARK: Sign-up
 
-    func signUp(username: String, password: String?, attributes: [AuthUserAttribute]) async throws -> AuthSignUpResult {
+    /// See `AuthAccountEngine`.
+    public func signUp(username: String, password: String?, attributes: [AuthUserAttribute]) async throws -> AuthSignUpResult {
         guard let password, !password.isEmpty else {
             throw AuthError.validation("password", "Cognito needs a password to sign up.", "Pass a password.")
         }
@@ -99,12 +100,14 @@ actor CognitoAuthEngine {
         return AuthSignUpResult(.confirmUser(details, nil, sub), userID: sub)
     }
 
-    func confirmSignUp(username: String, code: String) async throws -> AuthSignUpResult {
+    /// See `AuthAccountEngine`.
+    public func confirmSignUp(username: String, code: String) async throws -> AuthSignUpResult {
         try await service.confirmSignUp(username: username, code: code)
         return AuthSignUpResult(.done)
     }
 
-    func resendSignUpCode(username: String) async throws -> AuthCodeDeliveryDetails {
+    /// See `AuthAccountEngine`.
+    public func resendSignUpCode(username: String) async throws -> AuthCodeDeliveryDetails {
         CognitoUserPoolService.deliveryDetails(try await service.resendConfirmationCode(username: username)["CodeDeliveryDetails"])
     }
 
@@ -333,7 +336,8 @@ actor CognitoAuthEngine {
         }
     }
 
-    func currentUser() async throws -> AWSCognitoAuthUser {
+    /// See `AuthAccountEngine`.
+    public func currentUser() async throws -> AWSCognitoAuthUser {
         try await prepare()
         guard let session = await keeper.current else {
             if await keeper.hasExpired { throw AuthError.sessionExpired("The session has expired.", "Sign in again.") }
@@ -342,7 +346,8 @@ actor CognitoAuthEngine {
         return AWSCognitoAuthUser(username: session.username, userId: session.userId)
     }
 
-    func attributes() async throws -> [AuthUserAttribute] {
+    /// See `AuthAccountEngine`.
+    public func attributes() async throws -> [AuthUserAttribute] {
         let service = service
         let answer = try await withAccessToken { try await service.getUser(accessToken: $0) }
         return (answer["UserAttributes"]?.asArray ?? []).compactMap { item in
@@ -365,18 +370,21 @@ actor CognitoAuthEngine {
         return results
     }
 
-    func changePassword(from old: String, to new: String) async throws {
+    /// See `AuthAccountEngine`.
+    public func changePassword(from old: String, to new: String) async throws {
         let service = service
         try await withAccessToken { try await service.changePassword(accessToken: $0, old: old, new: new) }
     }
 
-    func resetPassword(username: String) async throws -> AuthResetPasswordResult {
+    /// See `AuthAccountEngine`.
+    public func resetPassword(username: String) async throws -> AuthResetPasswordResult {
         let answer = try await service.forgotPassword(username: username)
         return AuthResetPasswordResult(
             isPasswordReset: false, nextStep: .confirmResetPasswordWithCode(CognitoUserPoolService.deliveryDetails(answer["CodeDeliveryDetails"]), nil))
     }
 
-    func confirmResetPassword(username: String, newPassword: String, code: String) async throws {
+    /// See `AuthAccountEngine`.
+    public func confirmResetPassword(username: String, newPassword: String, code: String) async throws {
         try await service.confirmForgotPassword(username: username, code: code, password: newPassword)
     }
 
@@ -409,7 +417,8 @@ actor CognitoAuthEngine {
         return (.partial(revokeTokenError: revokeError, globalSignOutError: globalError), current.username)
     }
 
-    func deleteUser() async throws -> String {
+    /// See `AuthAccountEngine`.
+    public func deleteUser() async throws -> String {
         let service = service
         try await withAccessToken { try await service.deleteUser(accessToken: $0) }
         let username = await keeper.current?.username ?? ""
@@ -419,7 +428,8 @@ actor CognitoAuthEngine {
 
     // MARK: Session
 
-    func fetchAuthSession(forceRefresh: Bool) async throws -> AWSAuthCognitoSession {
+    /// See `AuthAccountEngine`.
+    public func fetchAuthSession(forceRefresh: Bool) async throws -> AWSAuthCognitoSession {
         try await prepare()
         var tokens: Result<AWSCognitoUserPoolTokens, AuthError> = .failure(AuthError.signedOut("Nobody is signed in.", "Sign in first."))
         var signedIn = false

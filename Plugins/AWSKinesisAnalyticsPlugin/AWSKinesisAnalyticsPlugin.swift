@@ -1,6 +1,7 @@
 import AWSPluginsCore
 import Amplify
 import AmplifyAnalyticsCore
+import AmplifyConcurrency
 import AmplifyEventLoop
 import Foundation
 
@@ -40,8 +41,8 @@ public final class AWSKinesisAnalyticsPlugin: AnalyticsEngineProviding {
     }
 
     /// Reads the block, opens the queue, and starts the auto-flush timer.
-    /// - Throws: ``ConfigurationValueError`` for a bad key, ``AWSPluginsError`` for a bad
-    ///   endpoint, ``AnalyticsError`` when the queue's folder cannot be used.
+    /// - Throws: `ConfigurationValueError` for a bad key, `AWSPluginsError` for a bad
+    ///   endpoint, `AnalyticsError` when the queue's folder cannot be used.
     public func configure(using configuration: Any?) throws {
         let settings = try KinesisConfiguration(json: configuration as? JSONValue)
         let loop = try loop ?? Amplify.eventLoop()

@@ -12,7 +12,7 @@ import AmplifyAnalyticsCore
 /// Firehose, PutRecordBatch). `partitionKey` (Kinesis only) is `userId` (the identified user,
 /// falling back to the event name), `eventName`, or `random`. `endpoint` overrides the service
 /// endpoint (as do `AWS_ENDPOINT_URL_KINESIS` / `AWS_ENDPOINT_URL_FIREHOSE` / `AWS_ENDPOINT_URL`).
-/// The queue settings of ``AnalyticsQueueSettings`` apply too (`batchSize` at most 500).
+/// The queue settings of `AnalyticsQueueSettings` apply too (`batchSize` at most 500).
 public struct KinesisConfiguration: Sendable, Equatable {
     /// The delivery service.
     public enum Target: String, Sendable {
@@ -46,7 +46,7 @@ public struct KinesisConfiguration: Sendable, Equatable {
     public var queue: AnalyticsQueueSettings
 
     /// Reads the block.
-    /// - Throws: ``ConfigurationValueError`` naming the key that is missing or wrong.
+    /// - Throws: `ConfigurationValueError` naming the key that is missing or wrong.
     public init(json: JSONValue?) throws(ConfigurationValueError) {
         guard let json, json.asObject != nil else {
             throw ConfigurationValueError(keyPath: "streamName", expected: "a non-empty string", found: nil)
@@ -66,7 +66,8 @@ public struct KinesisConfiguration: Sendable, Equatable {
         endpoint = try json.optionalString("endpoint")
         queue = try AnalyticsQueueSettings(json: json, defaultBatchSize: 500)
         guard queue.batchSize <= 500 else {
-            throw ConfigurationValueError(keyPath: "batchSize", expected: "at most 500 (the services' limit per call)", found: .number(Double(queue.batchSize)))
+            throw ConfigurationValueError(
+                keyPath: "batchSize", expected: "a whole number from 1 to 500 (the services' limit per call)", found: json["batchSize"])
         }
     }
 }

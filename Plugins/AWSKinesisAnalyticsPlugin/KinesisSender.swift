@@ -5,7 +5,9 @@ import Foundation
 
 /// Delivers batches with Kinesis `PutRecords` or Firehose `PutRecordBatch` (JSON 1.1, SigV4,
 /// retried by ``AWSJSONClient``). Each record's data is the event as one JSON line (so Firehose's
-/// S3 objects are JSON lines). A record the service fails in the answer (`ErrorCode`) is refused
+/// S3 objects are JSON lines) carrying the record's queue `id`: delivery to a stream is at least
+/// once (a batch accepted by the service but not yet deleted from the queue when the process dies
+/// is sent again), so consumers drop repeats by `id`. A record the service fails in the answer (`ErrorCode`) is refused
 /// and tried again at a later flush; a call that fails as a whole is not sent (tried again later
 /// without counting an attempt), unless the service refused the request itself (a 4xx that is
 /// neither throttling nor about credentials or the stream), which counts against every record.

@@ -1,5 +1,6 @@
 import AWSPluginsCore
 import Amplify
+import AmplifyConcurrency
 import AmplifyEventLoop
 import Foundation
 
@@ -44,7 +45,7 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
     }
 
     /// Reads the block and prepares the client.
-    /// - Throws: ``ConfigurationValueError`` for a bad key, ``AWSPluginsError`` for a bad bucket
+    /// - Throws: `ConfigurationValueError` for a bad key, `AWSPluginsError` for a bad bucket
     ///   name or endpoint.
     public func configure(using configuration: Any?) throws {
         let settings = try S3StorageConfiguration(json: configuration as? JSONValue)
@@ -219,7 +220,7 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
 
     // MARK: Downloads
 
-    /// The object (or the ``StorageByteRange`` in `options.pluginOptions`) in memory.
+    /// The object (or the `StorageByteRange` in `options.pluginOptions`) in memory.
     public func downloadData(path: any StoragePath, options: StorageDownloadDataRequest.Options?) -> StorageDownloadDataTask {
         support.transfer(HubPayload.EventName.Storage.downloadData) { [self] gate, controller in
             let key = try await key(path)
@@ -261,29 +262,25 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
     // MARK: Other calls
 
     /// A presigned GET URL valid for `options.expires` seconds, after checking the object exists.
-    /// - Throws: ``StorageError/keyNotFound(_:_:_:_:)`` and the other mapped S3 errors.
+    /// - Throws: `StorageError/keyNotFound(_:_:_:_:)` and the other mapped S3 errors.
     public func getURL(path: any StoragePath, options: StorageGetURLRequest.Options?) async throws -> URL {
-        do {
+        try await support.reporting(HubPayload.EventName.Storage.getURL) {
             let key = try await key(path)
             let operations = try configured().operations
             do {
                 guard try await operations.headObject(key) != nil else { throw StorageError.keyNotFound(key, "There is no object at '\(key)'.", "Check the path; `list` shows which objects exist.") }
                 let url = try await operations.presignedGet(key, expires: options?.expires ?? 18_000)
-                support.report(HubPayload.EventName.Storage.getURL, Result<URL, any Error>.success(url))
                 return url
             } catch {
                 throw Self.storageError(error, key: key)
             }
-        } catch {
-            support.report(HubPayload.EventName.Storage.getURL, Result<URL, any Error>.failure(error))
-            throw error
         }
     }
 
     /// Deletes the object (S3 answers the same whether it existed, so it is checked first).
-    /// - Throws: ``StorageError/keyNotFound(_:_:_:_:)`` and the other mapped S3 errors.
+    /// - Throws: `StorageError/keyNotFound(_:_:_:_:)` and the other mapped S3 errors.
     public func remove(path: any StoragePath, options: StorageRemoveRequest.Options?) async throws -> String {
-        do {
+        try await support.reporting(HubPayload.EventName.Storage.remove) {
             let key = try await key(path)
             let operations = try configured().operations
             do {
@@ -292,18 +289,14 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
             } catch {
                 throw Self.storageError(error, key: key)
             }
-            support.report(HubPayload.EventName.Storage.remove, Result<String, any Error>.success(key))
             return key
-        } catch {
-            support.report(HubPayload.EventName.Storage.remove, Result<String, any Error>.failure(error))
-            throw error
         }
     }
 
     /// ListObjectsV2 below `path`: a page of `pageSize`, continued with `nextToken`; with
     /// `.exclude(delimitedBy:)`, the common prefixes become `excludedSubpaths`.
     public func list(path: any StoragePath, options: StorageListRequest.Options?) async throws -> StorageListResult {
-        do {
+        try await support.reporting(HubPayload.EventName.Storage.list) {
             let prefix = try await path.resolve(identityId: identityId)
             let options = options ?? StorageListRequest.Options()
             let delimiter: String? = if case .exclude(let delimiter) = options.subpathStrategy { delimiter } else { nil }
@@ -315,11 +308,7 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
                 throw Self.storageError(error, key: prefix)
             }
             let result = StorageListResult(items: listing.items, excludedSubpaths: listing.commonPrefixes, nextToken: listing.nextToken)
-            support.report(HubPayload.EventName.Storage.list, Result<StorageListResult, any Error>.success(result))
             return result
-        } catch {
-            support.report(HubPayload.EventName.Storage.list, Result<StorageListResult, any Error>.failure(error))
-            throw error
         }
     }
 

@@ -6,7 +6,21 @@ import Amplify
 /// `endpoint` (an S3 stand-in; `AWS_ENDPOINT_URL_S3` / `AWS_ENDPOINT_URL` also work),
 /// `multipartThresholdBytes` (16 MiB: larger uploads go in parts), `partSizeBytes` (8 MiB, at
 /// least 5 MiB) and `concurrentParts` (4).
+///
+/// Ranges (``Limits``), checked when the block is read: `partSizeBytes` 5 MiB to 5 GiB (S3's
+/// part sizes), `multipartThresholdBytes` from `partSizeBytes` to 5 TiB (S3's largest object),
+/// `concurrentParts` 1 to 32.
 public struct S3StorageConfiguration: Sendable, Equatable {
+    /// The accepted range of each numeric setting.
+    public enum Limits {
+        /// `partSizeBytes`: S3's smallest part (5 MiB) to its largest (5 GiB).
+        public static let partSizeBytes: ClosedRange<Int> = (5 << 20)...(5 << 30)
+        /// `multipartThresholdBytes` (and at least `partSizeBytes`): up to S3's largest object, 5 TiB.
+        public static let multipartThresholdBytes: ClosedRange<Int> = (5 << 20)...(5 << 40)
+        /// `concurrentParts`.
+        public static let concurrentParts: ClosedRange<Int> = 1...32
+    }
+
     /// The bucket.
     public var bucket: String
     /// Its region.
@@ -23,7 +37,7 @@ public struct S3StorageConfiguration: Sendable, Equatable {
     public var concurrentParts: Int
 
     /// Reads the block.
-    /// - Throws: ``ConfigurationValueError`` naming the key that is missing or wrong.
+    /// - Throws: `ConfigurationValueError` naming the key that is missing or wrong.
     public init(json: JSONValue?) throws(ConfigurationValueError) {
         guard let json, json.asObject != nil else {
             throw ConfigurationValueError(keyPath: "bucket", expected: "a non-empty string", found: nil)
@@ -32,17 +46,10 @@ public struct S3StorageConfiguration: Sendable, Equatable {
         region = try json.requiredString("region")
         defaultAccessLevel = try json.optionalString("defaultAccessLevel") ?? "guest"
         endpoint = try json.optionalString("endpoint")
-        multipartThresholdBytes = try json.optionalInt("multipartThresholdBytes") ?? 16 << 20
-        partSizeBytes = try json.optionalInt("partSizeBytes") ?? 8 << 20
-        concurrentParts = try json.optionalInt("concurrentParts") ?? 4
-        guard partSizeBytes >= 5 << 20 else {
-            throw ConfigurationValueError(keyPath: "partSizeBytes", expected: "at least 5242880 (S3's smallest part)", found: .number(Double(partSizeBytes)))
-        }
-        guard multipartThresholdBytes >= partSizeBytes else {
-            throw ConfigurationValueError(keyPath: "multipartThresholdBytes", expected: "at least partSizeBytes", found: .number(Double(multipartThresholdBytes)))
-        }
-        guard (1...32).contains(concurrentParts) else {
-            throw ConfigurationValueError(keyPath: "concurrentParts", expected: "1 to 32", found: .number(Double(concurrentParts)))
-        }
+        partSizeBytes = try json.boundedInt("partSizeBytes", in: Limits.partSizeBytes, unit: "bytes") ?? 8 << 20
+        multipartThresholdBytes = try json.boundedInt(
+            "multipartThresholdBytes", in: max(partSizeBytes, Limits.multipartThresholdBytes.lowerBound)...Limits.multipartThresholdBytes.upperBound,
+            unit: "bytes") ?? max(16 << 20, partSizeBytes)
+        concurrentParts = try json.boundedInt("concurrentParts", in: Limits.concurrentParts) ?? 4
     }
 }

@@ -1,15 +1,17 @@
 import Amplify
 import AmplifyAnalyticsCore
+import AmplifyConcurrency
 import AmplifyEventLoop
 import Foundation
 
 /// The embedded default Analytics plugin (key `localAnalyticsPlugin`): events go into the
-/// durable SQLite queue (``DurableEventQueue``) and flushes append them to a JSON-lines file.
+/// durable SQLite queue (`DurableEventQueue`) and flushes append them to a JSON-lines file.
 ///
 /// Block, under `analytics.plugins.localAnalyticsPlugin` (every key optional):
 /// `{"directory": ".amplify/analytics", "fileName": "events.jsonl", "maxFileBytes": 10485760,
 ///   "maxFiles": 5, "autoFlushEventsInterval": 60, "maxQueuedEvents": 100000, "maxAttempts": 5,
-///   "batchSize": 500}`.
+///   "batchSize": 500}`. `maxFileBytes` is 1 to 1099511627776 (1 TiB), `maxFiles` 0 to 1000; the
+/// queue's numbers have the ranges of `AnalyticsQueueSettings`.
 public final class LocalAnalyticsPlugin: AnalyticsEngineProviding {
     /// The plugin's key in the configuration file.
     public static let pluginKey: PluginKey = "localAnalyticsPlugin"
@@ -27,7 +29,7 @@ public final class LocalAnalyticsPlugin: AnalyticsEngineProviding {
         self.hub = hub
     }
 
-    /// The engine, for durable recording (``AnalyticsEngine/recordDurably(_:)``), flushing with
+    /// The engine, for durable recording (`AnalyticsEngine/recordDurably(_:)`), flushing with
     /// a result, and the queue's counts; `nil` before `configure`.
     public var engine: AnalyticsEngine? { engineSlot.value }
 
@@ -37,8 +39,13 @@ public final class LocalAnalyticsPlugin: AnalyticsEngineProviding {
     /// The JSON-lines file.
     public var targetDescription: String { fileSlot.value ?? "(not configured)" }
 
+    /// The accepted `maxFileBytes`: one byte to 1 TiB.
+    public static let maxFileBytesRange: ClosedRange<Int> = 1...(1 << 40)
+    /// The accepted `maxFiles` (rotated files kept beside the current one).
+    public static let maxFilesRange: ClosedRange<Int> = 0...1000
+
     /// Reads the block, opens the queue and starts the auto-flush timer.
-    /// - Throws: ``ConfigurationValueError`` for a bad key, ``AnalyticsError`` when the folder
+    /// - Throws: `ConfigurationValueError` for a bad key, `AnalyticsError` when the folder
     ///   cannot be used.
     public func configure(using configuration: Any?) throws {
         let json = configuration as? JSONValue
@@ -47,17 +54,11 @@ public final class LocalAnalyticsPlugin: AnalyticsEngineProviding {
         guard !fileName.isEmpty, !fileName.contains("/") else {
             throw ConfigurationValueError(keyPath: "fileName", expected: "a file name without '/'", found: .string(fileName))
         }
-        let maxFileBytes = try json?.optionalInt("maxFileBytes") ?? 10 << 20
-        guard maxFileBytes > 0 else {
-            throw ConfigurationValueError(keyPath: "maxFileBytes", expected: "a positive number of bytes", found: .number(Double(maxFileBytes)))
-        }
-        let maxFiles = try json?.optionalInt("maxFiles") ?? 5
-        guard maxFiles >= 0 else {
-            throw ConfigurationValueError(keyPath: "maxFiles", expected: "0 or more", found: .number(Double(maxFiles)))
-        }
+        let maxFileBytes = try json?.boundedInt("maxFileBytes", in: Self.maxFileBytesRange, unit: "bytes") ?? 10 << 20
+        let maxFiles = try json?.boundedInt("maxFiles", in: Self.maxFilesRange) ?? 5
         let loop = try loop ?? Amplify.eventLoop()
         let path = (settings.directory as NSString).appendingPathComponent(fileName)
-        let sender = JSONLinesSender(path: path, maxFileBytes: UInt64(maxFileBytes), maxFiles: maxFiles, fileSystem: loop.fileSystem)
+        let sender = JSONLinesSender(path: path, maxFileBytes: UInt64(clamping: maxFileBytes), maxFiles: maxFiles, fileSystem: loop.fileSystem)
         let engine = try AnalyticsEngine(
             queue: settings.openQueue(), sender: sender, batchSize: settings.batchSize,
             autoFlushInterval: settings.autoFlushEventsInterval > 0 ? .seconds(settings.autoFlushEventsInterval) : nil, loop: loop, pluginKey: key,

@@ -17,6 +17,20 @@ import Foundation
 /// }
 /// ```
 /// Relative paths resolve against the configuration file's folder.
+///
+/// Every number has a range (``Limits``), checked when the block is read; a value outside it
+/// throws `ConfigurationValueError` naming the key and the range:
+///
+/// | key | range |
+/// |---|---|
+/// | `accessTokenLifetimeSeconds` | 1 to 86400 (one day) |
+/// | `refreshTokenLifetimeSeconds` | 1 to 315360000 (ten years) |
+/// | `codeLifetimeSeconds` | 1 to 604800 (one week) |
+/// | `codeMaxAttempts` | whole, 1 to 1000 |
+/// | `passwordPolicy.minLength` | whole, 1 to 256 |
+/// | `lockout.maxFailedAttempts` | whole, 1 to 1000 |
+/// | `lockout.lockoutSeconds` | 1 to 31536000 (one year) |
+/// | `passwordHashCost` | a power of two from 2 to 1048576 (2^20 needs 1 GiB per hash) |
 public struct LocalAuthConfiguration: Sendable, Equatable {
     /// Rules a new password must meet.
     public struct PasswordPolicy: Sendable, Equatable {
@@ -72,6 +86,26 @@ public struct LocalAuthConfiguration: Sendable, Equatable {
     /// scrypt's N for password hashes (a power of two).
     public var passwordHashCost: UInt64 = 1 << 15
 
+    /// The accepted range of each numeric setting.
+    public enum Limits {
+        /// `accessTokenLifetimeSeconds`: one second to one day.
+        public static let accessTokenLifetimeSeconds: ClosedRange<Double> = 1...86_400
+        /// `refreshTokenLifetimeSeconds`: one second to ten years.
+        public static let refreshTokenLifetimeSeconds: ClosedRange<Double> = 1...315_360_000
+        /// `codeLifetimeSeconds`: one second to one week.
+        public static let codeLifetimeSeconds: ClosedRange<Double> = 1...604_800
+        /// `codeMaxAttempts`.
+        public static let codeMaxAttempts: ClosedRange<Int> = 1...1000
+        /// `passwordPolicy.minLength`.
+        public static let passwordMinLength: ClosedRange<Int> = 1...256
+        /// `lockout.maxFailedAttempts`.
+        public static let maxFailedAttempts: ClosedRange<Int> = 1...1000
+        /// `lockout.lockoutSeconds`: one second to one year.
+        public static let lockoutSeconds: ClosedRange<Double> = 1...31_536_000
+        /// `passwordHashCost` (and a power of two): scrypt at 2^20 needs 1 GiB per hash.
+        public static let passwordHashCost: ClosedRange<Int> = 2...(1 << 20)
+    }
+
     /// Defaults, with the pool in `directory`.
     public init(directory: String) {
         self.directory = directory
@@ -79,36 +113,34 @@ public struct LocalAuthConfiguration: Sendable, Equatable {
     }
 
     /// Reads the block (`nil` or `{}` gives the defaults).
-    /// - Throws: ``ConfigurationValueError`` naming the key that is wrong.
+    /// - Throws: `ConfigurationValueError` naming the key that is wrong.
     public init(json: JSONValue?) throws {
         let block = json ?? [:]
         self.init(directory: Amplify.resolvePath(try block.optionalString("directory") ?? ".amplify/local-auth"))
         if let store = try block.optionalString("credentialStore") { credentialStorePath = Amplify.resolvePath(store) }
         clientId = try block.optionalString("clientId") ?? clientId
         issuer = try block.optionalString("issuer") ?? issuer
-        accessTokenLifetime = try Self.positive(block, "accessTokenLifetimeSeconds") ?? accessTokenLifetime
-        refreshTokenLifetime = try Self.positive(block, "refreshTokenLifetimeSeconds") ?? refreshTokenLifetime
+        accessTokenLifetime = try block.boundedNumber("accessTokenLifetimeSeconds", in: Limits.accessTokenLifetimeSeconds, unit: "seconds") ?? accessTokenLifetime
+        refreshTokenLifetime = try block.boundedNumber("refreshTokenLifetimeSeconds", in: Limits.refreshTokenLifetimeSeconds, unit: "seconds") ?? refreshTokenLifetime
         signUpRequiresConfirmation = try block.optionalBool("signUpRequiresConfirmation") ?? true
-        codeLifetime = try Self.positive(block, "codeLifetimeSeconds") ?? codeLifetime
-        codeMaxAttempts = try block.optionalInt("codeMaxAttempts") ?? codeMaxAttempts
-        passwordPolicy.minLength = try block.optionalInt("passwordPolicy.minLength") ?? passwordPolicy.minLength
+        codeLifetime = try block.boundedNumber("codeLifetimeSeconds", in: Limits.codeLifetimeSeconds, unit: "seconds") ?? codeLifetime
+        codeMaxAttempts = try block.boundedInt("codeMaxAttempts", in: Limits.codeMaxAttempts) ?? codeMaxAttempts
+        passwordPolicy.minLength = try block.boundedInt("passwordPolicy.minLength", in: Limits.passwordMinLength, unit: "characters") ?? passwordPolicy.minLength
         passwordPolicy.requireLowercase = try block.optionalBool("passwordPolicy.requireLowercase") ?? passwordPolicy.requireLowercase
         passwordPolicy.requireUppercase = try block.optionalBool("passwordPolicy.requireUppercase") ?? passwordPolicy.requireUppercase
         passwordPolicy.requireNumbers = try block.optionalBool("passwordPolicy.requireNumbers") ?? passwordPolicy.requireNumbers
         passwordPolicy.requireSymbols = try block.optionalBool("passwordPolicy.requireSymbols") ?? passwordPolicy.requireSymbols
-        maxFailedAttempts = try block.optionalInt("lockout.maxFailedAttempts") ?? maxFailedAttempts
-        lockoutDuration = try Self.positive(block, "lockout.lockoutSeconds") ?? lockoutDuration
-        if let cost = try block.optionalInt("passwordHashCost") {
-            guard cost >= 2, cost & (cost - 1) == 0 else {
-                throw ConfigurationValueError(keyPath: "passwordHashCost", expected: "a power of two (e.g. 32768)", found: .number(Double(cost)))
+        maxFailedAttempts = try block.boundedInt("lockout.maxFailedAttempts", in: Limits.maxFailedAttempts) ?? maxFailedAttempts
+        lockoutDuration = try block.boundedNumber("lockout.lockoutSeconds", in: Limits.lockoutSeconds, unit: "seconds") ?? lockoutDuration
+        let powerOfTwo = ConfigurationValueError(
+            keyPath: "passwordHashCost", expected: "a power of two from 2 to 1048576 (e.g. 32768)", found: block.value(at: "passwordHashCost"))
+        do {
+            if let cost = try block.boundedInt("passwordHashCost", in: Limits.passwordHashCost) {
+                guard cost & (cost - 1) == 0, let unsigned = UInt64(exactly: cost) else { throw powerOfTwo }
+                passwordHashCost = unsigned
             }
-            passwordHashCost = UInt64(cost)
+        } catch {
+            throw powerOfTwo
         }
-    }
-
-    private static func positive(_ block: JSONValue, _ key: String) throws(ConfigurationValueError) -> TimeInterval? {
-        guard let value = try block.optionalDouble(key) else { return nil }
-        guard value > 0 else { throw ConfigurationValueError(keyPath: key, expected: "a positive number of seconds", found: .number(value)) }
-        return value
     }
 }

@@ -5,7 +5,7 @@ import Foundation
 
 /// The local plugin's state: the pool and the session keeper (credential store, expiry timer,
 /// refresh) shared with every Auth plugin. One actor, so every call sees one consistent session.
-actor LocalAuthEngine {
+public actor LocalAuthEngine: AuthAccountEngine {
     private let configuration: LocalAuthConfiguration
     private let delivery: (any CodeDelivery)?
     private let pluginKey: String
@@ -74,7 +74,8 @@ actor LocalAuthEngine {
 
     // MARK: Calls
 
-    func signUp(username: String, password: String?, attributes: [AuthUserAttribute]) async throws -> AuthSignUpResult {
+    /// See `AuthAccountEngine`.
+    public func signUp(username: String, password: String?, attributes: [AuthUserAttribute]) async throws -> AuthSignUpResult {
         let pool = try await prepare()
         guard let password else {
             throw AuthError.validation("password", "The local user pool needs a password to sign up.", "Pass a password.")
@@ -84,7 +85,8 @@ actor LocalAuthEngine {
         return AuthSignUpResult(.confirmUser(delivery, nil, user.sub), userID: user.sub)
     }
 
-    func confirmSignUp(username: String, code: String) async throws -> AuthSignUpResult {
+    /// See `AuthAccountEngine`.
+    public func confirmSignUp(username: String, code: String) async throws -> AuthSignUpResult {
         let pool = try await prepare()
         let user = try await existingUser(username, pool)
         guard !user.confirmed else {
@@ -95,7 +97,8 @@ actor LocalAuthEngine {
         return AuthSignUpResult(.done, userID: user.sub)
     }
 
-    func resendSignUpCode(username: String) async throws -> AuthCodeDeliveryDetails {
+    /// See `AuthAccountEngine`.
+    public func resendSignUpCode(username: String) async throws -> AuthCodeDeliveryDetails {
         let pool = try await prepare()
         let user = try await existingUser(username, pool)
         guard !user.confirmed else { throw AuthError.invalidState("'\(username)' is already confirmed.", "Sign in.") }
@@ -136,14 +139,16 @@ actor LocalAuthEngine {
         return (LocalSignOutResult(signedOutLocally: true, revokedTokens: revoked, message: message), current.username)
     }
 
-    func deleteUser() async throws -> String {
+    /// See `AuthAccountEngine`.
+    public func deleteUser() async throws -> String {
         let (pool, user) = try await requireUser()
         try await pool.deleteUser(sub: user.sub)
         await keeper?.end()
         return user.username
     }
 
-    func fetchAuthSession(forceRefresh: Bool) async throws -> LocalAuthSession {
+    /// See `AuthAccountEngine`.
+    public func fetchAuthSession(forceRefresh: Bool) async throws -> LocalAuthSession {
         _ = try await prepare()
         guard let keeper, await keeper.current != nil,
               let session = try? await keeper.validSession(forceRefresh: forceRefresh)
@@ -153,12 +158,14 @@ actor LocalAuthEngine {
             tokens: LocalAuthTokens(idToken: session.idToken, accessToken: session.accessToken, expiresAt: session.accessTokenExpiresAt))
     }
 
-    func currentUser() async throws -> LocalAuthUser {
+    /// See `AuthAccountEngine`.
+    public func currentUser() async throws -> LocalAuthUser {
         let (_, user) = try await requireUser()
         return LocalAuthUser(username: user.username, userId: user.sub)
     }
 
-    func attributes() async throws -> [AuthUserAttribute] {
+    /// See `AuthAccountEngine`.
+    public func attributes() async throws -> [AuthUserAttribute] {
         let (pool, user) = try await requireUser()
         return try await pool.attributes(sub: user.sub)
     }
@@ -168,20 +175,23 @@ actor LocalAuthEngine {
         try await pool.setAttributes(sub: user.sub, attributes)
     }
 
-    func changePassword(from old: String, to new: String) async throws {
+    /// See `AuthAccountEngine`.
+    public func changePassword(from old: String, to new: String) async throws {
         let (pool, user) = try await requireUser()
         _ = try await pool.authenticate(username: user.username, password: old)
         try await pool.setPassword(sub: user.sub, to: new)
     }
 
-    func resetPassword(username: String) async throws -> AuthResetPasswordResult {
+    /// See `AuthAccountEngine`.
+    public func resetPassword(username: String) async throws -> AuthResetPasswordResult {
         let pool = try await prepare()
         let user = try await existingUser(username, pool)
         let delivery = try await pool.sendCode(to: user, purpose: .resetPassword)
         return AuthResetPasswordResult(isPasswordReset: false, nextStep: .confirmResetPasswordWithCode(delivery, nil))
     }
 
-    func confirmResetPassword(username: String, newPassword: String, code: String) async throws {
+    /// See `AuthAccountEngine`.
+    public func confirmResetPassword(username: String, newPassword: String, code: String) async throws {
         let pool = try await prepare()
         let user = try await existingUser(username, pool)
         try await pool.checkPolicy(newPassword)

@@ -1,5 +1,6 @@
 import Amplify
 import AmplifyAuthCore
+import AmplifyConcurrency
 import AmplifyEventLoop
 import Foundation
 
@@ -9,10 +10,10 @@ import Foundation
 ///
 /// Every call dispatches its `Auth.*API` result on the Hub's `.auth` channel (data
 /// `Result<Success, AuthError>`, context the username where the call names one), and the
-/// lifecycle events `Auth.signedIn` (data ``SignedInUser``), `Auth.signedOut`,
+/// lifecycle events `Auth.signedIn` (data `SignedInUser`), `Auth.signedOut`,
 /// `Auth.userDeleted` and `Auth.sessionExpired` (data the username). `sessionExpired` fires
 /// once, from a timer at access-token expiry, when the refresh token no longer works.
-public final class LocalAuthPlugin: AuthCategoryPlugin {
+public final class LocalAuthPlugin: AuthEngineBackedPlugin {
     /// The plugin's key in the configuration file.
     public static let pluginKey: PluginKey = "localAuthPlugin"
 
@@ -42,7 +43,7 @@ public final class LocalAuthPlugin: AuthCategoryPlugin {
     /// Reads the plugin's block (see ``LocalAuthConfiguration``). When a saved session exists, it
     /// restores it in the background and arms its expiry timer; otherwise the pool opens (and its
     /// files are created) on the first call.
-    /// - Throws: ``ConfigurationValueError`` for a bad value.
+    /// - Throws: `ConfigurationValueError` for a bad value.
     public func configure(using configuration: Any?) throws {
         let settings = try LocalAuthConfiguration(json: configuration as? JSONValue)
         let engine = LocalAuthEngine(
@@ -70,6 +71,13 @@ public final class LocalAuthPlugin: AuthCategoryPlugin {
         await engine?.shutdown()
     }
 
+    /// The local pool's engine, behind the account calls of `AuthEngineBackedPlugin`.
+    /// - Throws: `AuthError.configuration(_:_:_:)` before `configure`.
+    public func accountEngine() throws -> LocalAuthEngine { try engine() }
+
+    /// Where the plugin reports on the Hub.
+    public var authEvents: AuthEventReporter { events }
+
     private func engine() throws -> LocalAuthEngine {
         guard let engine = engineSlot.withLock({ $0 }) else {
             throw AuthError.configuration("The local auth plugin is not configured.", "Call Amplify.configure() first.")
@@ -77,33 +85,9 @@ public final class LocalAuthPlugin: AuthCategoryPlugin {
         return engine
     }
 
-    /// Creates a user (with `options.userAttributes`); sends a confirmation code unless the pool
-    /// does not require one. - Throws: ``AuthError/validation(_:_:_:_:)`` for a weak password or
-    /// a taken username.
-    public func signUp(username: String, password: String?, options: AuthSignUpRequest.Options?) async throws -> AuthSignUpResult {
-        try await events.report(HubPayload.EventName.Auth.signUpAPI, username: username) {
-            try await engine().signUp(username: username, password: password, attributes: options?.userAttributes ?? [])
-        }
-    }
-
-    /// Confirms a new user with the code. - Throws: ``AuthError/validation(_:_:_:_:)`` for a
-    /// wrong, expired or used code.
-    public func confirmSignUp(for username: String, confirmationCode: String, options: AuthConfirmSignUpRequest.Options?) async throws -> AuthSignUpResult {
-        try await events.report(HubPayload.EventName.Auth.confirmSignUpAPI, username: username) {
-            try await engine().confirmSignUp(username: username, code: confirmationCode)
-        }
-    }
-
-    /// Sends a new sign-up code. - Throws: ``AuthError``.
-    public func resendSignUpCode(for username: String, options: AuthResendSignUpCodeRequest.Options?) async throws -> AuthCodeDeliveryDetails {
-        try await events.report(HubPayload.EventName.Auth.resendSignUpCodeAPI, username: username) {
-            try await engine().resendSignUpCode(username: username)
-        }
-    }
-
     /// Signs a user in; an unconfirmed user gets `.confirmSignUp` as the next step.
-    /// - Throws: ``AuthError/notAuthorized(_:_:_:)`` for a wrong password or a locked account,
-    ///   ``AuthError/invalidState(_:_:_:)`` if someone is signed in.
+    /// - Throws: `AuthError/notAuthorized(_:_:_:)` for a wrong password or a locked account,
+    ///   `AuthError/invalidState(_:_:_:)` if someone is signed in.
     public func signIn(username: String?, password: String?, options: AuthSignInRequest.Options?) async throws -> AuthSignInResult {
         let (result, user) = try await events.report(HubPayload.EventName.Auth.signInAPI, username: username, published: \.0) {
             try await engine().signIn(username: username, password: password)
@@ -113,7 +97,7 @@ public final class LocalAuthPlugin: AuthCategoryPlugin {
     }
 
     /// The local pool has no sign-in challenges.
-    /// - Throws: ``AuthError/invalidState(_:_:_:)``.
+    /// - Throws: `AuthError/invalidState(_:_:_:)`.
     public func confirmSignIn(challengeResponse: String, options: AuthConfirmSignInRequest.Options?) async throws -> AuthSignInResult {
         try await events.report(HubPayload.EventName.Auth.confirmSignInAPI) {
             throw AuthError.invalidState("There is no sign-in challenge to answer: the local pool does not use them.", "Call signIn.")
@@ -132,47 +116,7 @@ public final class LocalAuthPlugin: AuthCategoryPlugin {
         return result
     }
 
-    /// Deletes the signed-in user. - Throws: ``AuthError/signedOut(_:_:_:)`` when nobody is.
-    public func deleteUser() async throws {
-        let username = try await events.report(HubPayload.EventName.Auth.deleteUserAPI) { try await engine().deleteUser() }
-        events.lifecycle(HubPayload.EventName.Auth.userDeleted, username)
-    }
-
-    /// The session; refreshes expired tokens (or all, with `forceRefresh`). A session that cannot
-    /// be refreshed ends with `Auth.sessionExpired` and comes back signed out.
-    public func fetchAuthSession(options: AuthFetchSessionRequest.Options?) async throws -> any AuthSession {
-        try await events.report(HubPayload.EventName.Auth.fetchSessionAPI) {
-            try await engine().fetchAuthSession(forceRefresh: options?.forceRefresh ?? false)
-        }
-    }
-
-    /// Starts a password reset: a code goes to the user. - Throws: ``AuthError``.
-    public func resetPassword(for username: String, options: AuthResetPasswordRequest.Options?) async throws -> AuthResetPasswordResult {
-        try await events.report(HubPayload.EventName.Auth.resetPasswordAPI, username: username) {
-            try await engine().resetPassword(username: username)
-        }
-    }
-
-    /// Sets a new password with the reset code; every session of the user ends.
-    /// - Throws: ``AuthError``.
-    public func confirmResetPassword(for username: String, with newPassword: String, confirmationCode: String, options: AuthConfirmResetPasswordRequest.Options?) async throws {
-        try await events.report(HubPayload.EventName.Auth.confirmResetPasswordAPI, username: username) {
-            try await engine().confirmResetPassword(username: username, newPassword: newPassword, code: confirmationCode)
-        }
-    }
-
-    /// The signed-in user. - Throws: ``AuthError/signedOut(_:_:_:)`` or
-    /// ``AuthError/sessionExpired(_:_:_:)``.
-    public func getCurrentUser() async throws -> any AuthUser {
-        try await engine().currentUser()
-    }
-
-    /// The signed-in user's attributes (with `sub`). - Throws: ``AuthError``.
-    public func fetchUserAttributes(options: AuthFetchUserAttributesRequest.Options?) async throws -> [AuthUserAttribute] {
-        try await events.report(HubPayload.EventName.Auth.fetchUserAttributesAPI) { try await engine().attributes() }
-    }
-
-    /// Updates one attribute. - Throws: ``AuthError``.
+    /// Updates one attribute. - Throws: `AuthError`.
     public func update(userAttribute: AuthUserAttribute, options: AuthUpdateUserAttributeRequest.Options?) async throws -> AuthUpdateAttributeResult {
         try await events.report(HubPayload.EventName.Auth.updateUserAttributeAPI) {
             try await engine().update([userAttribute])
@@ -180,7 +124,7 @@ public final class LocalAuthPlugin: AuthCategoryPlugin {
         }
     }
 
-    /// Updates several attributes. - Throws: ``AuthError``.
+    /// Updates several attributes. - Throws: `AuthError`.
     public func update(userAttributes: [AuthUserAttribute], options: AuthUpdateUserAttributesRequest.Options?) async throws -> [AuthUserAttributeKey: AuthUpdateAttributeResult] {
         try await events.report(HubPayload.EventName.Auth.updateUserAttributesAPI) {
             try await engine().update(userAttributes)
@@ -188,21 +132,14 @@ public final class LocalAuthPlugin: AuthCategoryPlugin {
         }
     }
 
-    /// Changes the signed-in user's password. - Throws: ``AuthError``.
-    public func update(oldPassword: String, to newPassword: String, options: AuthChangePasswordRequest.Options?) async throws {
-        try await events.report(HubPayload.EventName.Auth.changePasswordAPI) {
-            try await engine().changePassword(from: oldPassword, to: newPassword)
-        }
-    }
-
     /// The codes the default delivery kept (all, or one user's), oldest first.
-    /// - Throws: ``AuthError`` if the pool cannot be read.
+    /// - Throws: `AuthError` if the pool cannot be read.
     public func outbox(for username: String? = nil) async throws -> [CodeMessage] {
         try await engine().outbox(username: username)
     }
 
     /// The pool's public signing key as a JWKS document, for services that verify its tokens.
-    /// - Throws: ``AuthError`` if the pool cannot be opened.
+    /// - Throws: `AuthError` if the pool cannot be opened.
     public func jwks() async throws -> JSONValue {
         try await engine().jwks()
     }

@@ -1,3 +1,4 @@
+import AmplifyConcurrency
 import Amplify
 import AmplifyAuthCore
 import AmplifyCrypto
@@ -35,54 +36,34 @@ actor LocalUserPool {
     init(configuration: LocalAuthConfiguration, delivery: (any CodeDelivery)?) async throws {
         self.configuration = configuration
         self.delivery = delivery
-        try FileManager.default.createDirectory(atPath: configuration.directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try PoolFiles.ensureFolder(configuration.directory)
         database = try SQLiteDatabase(path: (configuration.directory as NSString).appendingPathComponent("users.sqlite"))
         signingKey = try Self.loadOrCreateKey(at: (configuration.directory as NSString).appendingPathComponent("signing-key.pem"))
         poolSecret = try Self.loadOrCreateSecret(at: (configuration.directory as NSString).appendingPathComponent("pool-secret"))
         let (x, y) = try signingKey.publicCoordinates()
         keyId = String(Base64URL.encode(Digest.sha256(x + y)).prefix(16))
-        try await database.run("""
-            CREATE TABLE IF NOT EXISTS users (
-                sub TEXT PRIMARY KEY, username TEXT NOT NULL UNIQUE COLLATE NOCASE, password_hash BLOB NOT NULL,
-                password_salt BLOB NOT NULL, confirmed INTEGER NOT NULL, created_at REAL NOT NULL,
-                failed_attempts INTEGER NOT NULL DEFAULT 0, locked_until REAL NOT NULL DEFAULT 0,
-                token_version INTEGER NOT NULL DEFAULT 0)
-            """)
-        try await database.run("CREATE TABLE IF NOT EXISTS attributes (sub TEXT NOT NULL REFERENCES users(sub) ON DELETE CASCADE, name TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (sub, name))")
-        try await database.run("CREATE TABLE IF NOT EXISTS codes (sub TEXT NOT NULL REFERENCES users(sub) ON DELETE CASCADE, purpose TEXT NOT NULL, code_mac BLOB NOT NULL, expires_at REAL NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (sub, purpose))")
-        try await database.run("CREATE TABLE IF NOT EXISTS refresh_tokens (token_mac BLOB PRIMARY KEY, sub TEXT NOT NULL REFERENCES users(sub) ON DELETE CASCADE, expires_at REAL NOT NULL, revoked INTEGER NOT NULL DEFAULT 0)")
-        // The user's token version when the refresh token was issued: a global sign-out raises the
-        // version, so a token rotated while it ran (issued with the old version) is refused too.
-        let columns = try await database.run("PRAGMA table_info(refresh_tokens)").compactMap { $0["name"].text }
-        if !columns.contains("token_version") {
-            try await database.run("ALTER TABLE refresh_tokens ADD COLUMN token_version INTEGER NOT NULL DEFAULT 0")
-        }
-        try await database.run("CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, username TEXT NOT NULL, destination TEXT NOT NULL, purpose TEXT NOT NULL, code TEXT NOT NULL, created_at REAL NOT NULL)")
+        try await PoolSchema.migrate(database)
     }
 
     // MARK: Keys
 
+    /// The pool's signing key, made on first use (the first of concurrent first uses wins).
     private static func loadOrCreateKey(at path: String) throws -> ES256Key {
-        if let pem = try? String(contentsOfFile: path, encoding: .utf8) { return try ES256Key(privateKeyPEM: pem) }
-        let key = try ES256Key.generate()
-        try writeSecretFile(Array(try key.privateKeyPEM().utf8), to: path)
-        return key
-    }
-
-    private static func loadOrCreateSecret(at path: String) throws -> [UInt8] {
-        if let data = FileManager.default.contents(atPath: path), data.count == 32 { return Array(data) }
-        let secret = try Digest.randomBytes(32)
-        try writeSecretFile(secret, to: path)
-        return secret
-    }
-
-    /// Writes a file only its owner can read (mode 0600), atomically.
-    private static func writeSecretFile(_ bytes: [UInt8], to path: String) throws {
-        let temporary = path + ".tmp-\(UUID().uuidString)"
-        guard FileManager.default.createFile(atPath: temporary, contents: Data(bytes), attributes: [.posixPermissions: 0o600]) else {
-            throw AuthError.configuration("Could not write \(path).", "Check that the local auth directory is writable.")
+        let pem = try PoolFiles.readOrCreate(at: path) { Array(try ES256Key.generate().privateKeyPEM().utf8) }
+        do {
+            return try ES256Key(privateKeyPEM: String(decoding: pem, as: UTF8.self))
+        } catch {
+            throw AuthError.configuration("\(path) is not a valid ES256 private key: \(error).", "Restore the file, or remove the pool's folder to start a new pool.", error)
         }
-        try FileManager.default.moveItem(atPath: temporary, toPath: path)
+    }
+
+    /// The pool's 32-byte HMAC secret, made on first use.
+    private static func loadOrCreateSecret(at path: String) throws -> [UInt8] {
+        let secret = try PoolFiles.readOrCreate(at: path) { try Digest.randomBytes(32) }
+        guard secret.count == 32 else {
+            throw AuthError.configuration("\(path) holds \(secret.count) bytes, not the pool's 32-byte secret.", "Restore the file, or remove the pool's folder to start a new pool.")
+        }
+        return secret
     }
 
     /// The public signing key as a JWKS document, for services that verify the tokens.
@@ -150,32 +131,84 @@ actor LocalUserPool {
         }
     }
 
+    /// What the transaction that checks a password decided.
+    private enum PasswordCheck: Sendable {
+        case accepted, wrong, locked(remaining: TimeInterval), changed, gone
+    }
+
     /// Checks a password, counting failures and locking the account after too many.
+    ///
+    /// The scrypt hash is computed outside any transaction (it is slow); the decision is made
+    /// inside one `BEGIN IMMEDIATE` transaction that re-reads the row, so parallel guesses, from
+    /// this process or another, are decided one at a time: the lock is checked there (a guess
+    /// that started before the lock was set is refused as locked), and a failure is counted by
+    /// one atomic `UPDATE … SET failed_attempts = failed_attempts + 1` that also sets the lock
+    /// when the count reaches the limit. A lock that has run out starts a new count.
     func authenticate(username: String, password: String) async throws -> PoolUser {
         let incorrect = AuthError.notAuthorized("Incorrect username or password.", "Check the username and password.")
-        guard let row = try await database.run("SELECT * FROM users WHERE username = ?", [.text(username)]).first,
-              let salt = row["password_salt"].blob, let stored = row["password_hash"].blob, let sub = row["sub"].text
-        else {
-            // Spend the same time as for a real user, so timing does not reveal who exists.
-            _ = try? hashPassword(password, salt: [UInt8](repeating: 0, count: 16))
-            throw incorrect
+        // A password changed between the read and the check was hashed with the old salt: hash
+        // again with the new one (twice at most; a third change in a row is refused as wrong).
+        for _ in 0..<3 {
+            guard let row = try await database.run("SELECT * FROM users WHERE username = ?", [.text(username)]).first,
+                  let salt = row["password_salt"].blob, let sub = row["sub"].text
+            else {
+                // Spend the same time as for a real user, so timing does not reveal who exists.
+                _ = try? hashPassword(password, salt: [UInt8](repeating: 0, count: 16))
+                throw incorrect
+            }
+            // Locked already: refuse without spending a hash.
+            let lockedUntil = row["locked_until"].real ?? 0
+            let now = Date().timeIntervalSince1970
+            if lockedUntil > now { throw Self.lockedError(remaining: lockedUntil - now) }
+            let candidate = try hashPassword(password, salt: salt)
+            switch try await checkPassword(candidate, salt: salt, sub: sub) {
+            case .accepted: return Self.poolUser(row)
+            case .wrong: throw incorrect
+            case .locked(let remaining): throw Self.lockedError(remaining: remaining)
+            case .gone: throw incorrect
+            case .changed: continue
+            }
         }
-        let now = Date().timeIntervalSince1970
-        let lockedUntil = row["locked_until"].real ?? 0
-        if lockedUntil > now {
-            throw AuthError.notAuthorized(
-                "Too many failed sign-in attempts; the account is locked for \(Int((lockedUntil - now).rounded(.up))) more seconds.",
-                "Wait, or reset the password.")
+        throw incorrect
+    }
+
+    /// The decision, in one transaction: locked, right (the count is cleared) or wrong (counted
+    /// atomically, locking at the limit).
+    private func checkPassword(_ candidate: [UInt8], salt: [UInt8], sub: String) async throws -> PasswordCheck {
+        let limit = Int64(configuration.maxFailedAttempts)
+        let lockout = configuration.lockoutDuration
+        return try await database.transaction { connection -> PasswordCheck in
+            let now = Date().timeIntervalSince1970
+            guard let row = try connection.run(
+                "SELECT password_hash, password_salt, locked_until FROM users WHERE sub = ?", [.text(sub)]).first,
+                let stored = row["password_hash"].blob, let currentSalt = row["password_salt"].blob
+            else { return .gone }
+            guard currentSalt == salt else { return .changed }
+            let lockedUntil = row["locked_until"].real ?? 0
+            if lockedUntil > now { return .locked(remaining: lockedUntil - now) }
+            if Digest.constantTimeEquals(candidate, stored) {
+                try connection.run("UPDATE users SET failed_attempts = 0, locked_until = 0 WHERE sub = ?", [.text(sub)])
+                return .accepted
+            }
+            // One statement: the new count is the old one plus one (or 1 after a lock that ran
+            // out), and the lock is set in the same write when that count reaches the limit.
+            try connection.run("""
+                UPDATE users SET
+                    failed_attempts = CASE WHEN locked_until > 0 THEN 1 ELSE failed_attempts + 1 END,
+                    locked_until = CASE WHEN (CASE WHEN locked_until > 0 THEN 1 ELSE failed_attempts + 1 END) >= ?1
+                                        THEN ?2 ELSE 0 END
+                WHERE sub = ?3
+                """, [.integer(limit), .real(now + lockout), .text(sub)])
+            return .wrong
         }
-        guard Digest.constantTimeEquals(try hashPassword(password, salt: salt), stored) else {
-            let failures = (row["failed_attempts"].integer ?? 0) + 1
-            let lock = failures >= Int64(configuration.maxFailedAttempts) ? now + configuration.lockoutDuration : 0
-            try await database.run("UPDATE users SET failed_attempts = ?, locked_until = ? WHERE sub = ?",
-                                   [.integer(lock > 0 ? 0 : failures), .real(lock), .text(sub)])
-            throw incorrect
-        }
-        try await database.run("UPDATE users SET failed_attempts = 0, locked_until = 0 WHERE sub = ?", [.text(sub)])
-        return Self.poolUser(row)
+    }
+
+    /// "locked for 42 more seconds"; a lock too far away to count (a stored value beyond any
+    /// configured lockout) is reported without a number instead of trapping on the conversion.
+    static func lockedError(remaining: TimeInterval) -> AuthError {
+        let seconds = remaining.rounded(.up)
+        let time = seconds.isFinite && seconds <= 1e12 ? "for \(Int64(seconds)) more seconds" : "indefinitely"
+        return AuthError.notAuthorized("Too many failed sign-in attempts; the account is locked \(time).", "Wait, or reset the password.")
     }
 
     func setPassword(sub: String, to password: String) async throws {
@@ -356,7 +389,7 @@ actor LocalUserPool {
         }
         guard token.string("token_use") == "access", token.string("client_id") == configuration.clientId,
               let sub = token.string("sub"), let user = try await user(sub: sub),
-              Int64(token.claims["ver"]?.doubleValue ?? -1) == user.tokenVersion
+              let version = token.claims["ver"]?.doubleValue.flatMap({ Int64(exactly: $0) }), version == user.tokenVersion
         else {
             throw AuthError.sessionExpired("The session was revoked (signed out everywhere, or the user was deleted).", "Sign in again.")
         }

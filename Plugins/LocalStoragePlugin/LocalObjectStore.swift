@@ -1,17 +1,23 @@
 import Amplify
+import AmplifyCrypto
 import AmplifyEventLoop
 import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// What is kept beside an object.
+/// What is kept for an object, in `index/<SHA-256 of the key>.json`.
 struct ObjectMetadata: Codable, Sendable, Equatable {
     var contentType: String
     var metadata: [String: String]
     var size: Int64
     var lastModified: Double
     var eTag: String
+    /// The key it describes (absent in the sidecars of earlier versions).
+    var key: String?
+    /// The object file's inode when it was written: a sidecar for an object replaced since
+    /// (a crash between the two renames) is recognised and ignored.
+    var inode: UInt64?
 }
 
 /// Where upload bytes come from.
@@ -20,27 +26,34 @@ enum ByteSource: Sendable {
     case file(String)
 }
 
-/// The objects under one root folder, every file call through libuv's asynchronous file system
-/// on the loop, streamed in chunks:
+/// The objects under one root folder, streamed in chunks through libuv's file calls; every
+/// path is resolved by ``RootedFiles`` (one `openat` per component, `O_NOFOLLOW`) on the
+/// loop's thread pool:
 ///
-///     <root>/objects/<key>      the object's bytes
-///     <root>/meta/<key>.json    its content type, metadata, size, time, entity tag
-///     <root>/tmp/<uuid>         uploads and metadata being written, renamed into place
+///     <root>/objects/<key>              the object's bytes
+///     <root>/index/<sha256(key)>.json   its content type, metadata, size, time, entity tag
+///     <root>/tmp/                       uploads being written (nameless where the system allows)
+///     <root>/meta/<key>.json            sidecars of earlier versions, read if no index entry
 ///
-/// Writes go to a temporary file that is synced and then renamed over the object, so a crash
-/// leaves the old object or the new one, never half of one.
+/// No key can reach a metadata file: keys live under `objects/`, and the index names files by
+/// the key's hash, so `x` and `x.json/b` are simply two objects. Writes go to a temporary file
+/// that is synced and then renamed over the object, so a crash leaves the old object or the
+/// new one, never half of one; a failed write removes its temporary file and the folders it made.
 struct LocalObjectStore: Sendable {
     let root: String
     let fileSystem: LoopFileSystem
     let chunkSize: Int
 
     var objectsFolder: String { root + "/objects" }
-    var metaFolder: String { root + "/meta" }
     var temporaryFolder: String { root + "/tmp" }
+    var files: RootedFiles { RootedFiles(root: root) }
+
+    /// How old a named temporary file must be to be taken for a leftover of a dead process.
+    static let staleTemporaryAge: TimeInterval = 15 * 60
 
     /// Creates the folders.
     func prepare() async throws {
-        for folder in [root, objectsFolder, metaFolder, temporaryFolder] { try await makeFolder(folder) }
+        for folder in [root, objectsFolder, root + "/index", temporaryFolder] { try await makeFolder(folder) }
     }
 
     private func makeFolder(_ path: String) async throws {
@@ -54,31 +67,20 @@ struct LocalObjectStore: Sendable {
         }
     }
 
-    /// Refuses a key whose path inside `folder` passes through a symbolic link (which could lead
-    /// out of the root), and creates its missing parent folders when `creatingParents`.
-    private func checkPath(_ key: String, in folder: String, creatingParents: Bool) async throws {
-        let segments = key.split(separator: "/").map(String.init)
-        var path = folder
-        for (index, segment) in segments.enumerated() {
-            path += "/" + segment
-            let isLast = index == segments.count - 1
-            do {
-                let status = try await fileSystem.lstat(path)
-                if status.isSymbolicLink {
-                    throw StorageError.validation(
-                        "path", "The storage path '\(key)' passes through a symbolic link, which could lead out of the storage root.",
-                        "Store objects under real folders; remove the link \(path).")
-                }
-                if !isLast, !status.isDirectory {
-                    throw StorageError.validation("path", "The storage path '\(key)' goes below '\(segments[0...index].joined(separator: "/"))', which is an object.", "Choose a path that does not extend an existing object's path.")
-                }
-                if isLast, status.isDirectory, creatingParents {
-                    throw StorageError.validation("path", "The storage path '\(key)' names a folder of other objects.", "Choose another path.")
-                }
-            } catch EventLoopError.fileSystem(_, _, let code, _) where code == -ENOENT {
-                guard creatingParents, !isLast else { return }
-                try await makeFolder(path)
-            }
+    /// Removes named temporary files older than ``staleTemporaryAge`` (left by a process that
+    /// died mid-upload where nameless files are not available; a live upload keeps its file's
+    /// modification time fresh).
+    static func sweepStaleTemporaries(in root: String) {
+        let folder = root + "/tmp"
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return }
+        let cutoff = Date().addingTimeInterval(-staleTemporaryAge)
+        for name in names {
+            let path = folder + "/" + name
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+                  attributes[.type] as? FileAttributeType == .typeRegular,
+                  let modified = attributes[.modificationDate] as? Date, modified < cutoff
+            else { continue }
+            try? FileManager.default.removeItem(atPath: path)
         }
     }
 
@@ -90,68 +92,83 @@ struct LocalObjectStore: Sendable {
         _ key: String, from source: ByteSource, contentType: String, metadata: [String: String], gate: StorageTransferGate,
         progress: @Sendable (Int64, Int64) -> Void
     ) async throws -> ObjectMetadata {
-        try await checkPath(key, in: objectsFolder, creatingParents: true)
-        try await checkPath(key + ".json", in: metaFolder, creatingParents: true)
-        let temporary = temporaryFolder + "/" + UUID().uuidString
-        let output = try await fileSystem.open(temporary, flags: O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o600)
-        var written: Int64 = 0
+        let segments = try ObjectKey.segments(of: key)
+        let files = self.files
+        try await fileSystem.perform { try files.checkWritable(key, segments) }
+        let (output, temporaryName) = try await fileSystem.perform { try files.createTemporary() }
+        var closed = false
         do {
-            switch source {
-            case .data(let data):
-                let total = Int64(data.count)
+            let written = try await copy(source, to: output, gate: gate, progress: progress)
+            try await fileSystem.fsync(output)
+            let inode = try await fileSystem.perform { () throws -> UInt64 in
+                var status = stat()
+                guard fstat(output, &status) == 0 else { throw RootedFiles.system("stat", key, errno) }
+                return UInt64(status.st_ino)
+            }
+            let now = Date().timeIntervalSince1970
+            let microseconds = Int64(exactly: (now * 1_000_000).rounded()) ?? 0
+            let meta = ObjectMetadata(
+                contentType: contentType, metadata: metadata, size: written, lastModified: now,
+                eTag: "\"\(String(written, radix: 16))-\(String(microseconds, radix: 16))\"", key: key, inode: inode)
+            let encoded = Array(try JSONEncoder().encode(meta))
+            try await fileSystem.perform { try files.commit(output, temporaryName: temporaryName, as: key, segments) }
+            try await fileSystem.close(output)
+            closed = true
+            try await fileSystem.perform { try Self.writeIndexEntry(encoded, for: key, files: files) }
+            return meta
+        } catch {
+            if !closed {
+                try? await fileSystem.close(output)
+                await fileSystem.discard(temporaryName, files: files)
+            }
+            throw error
+        }
+    }
+
+    /// Copies the source into `output` in chunks.
+    /// - Returns: the bytes written.
+    private func copy(
+        _ source: ByteSource, to output: Int32, gate: StorageTransferGate, progress: @Sendable (Int64, Int64) -> Void
+    ) async throws -> Int64 {
+        var written: Int64 = 0
+        switch source {
+        case .data(let data):
+            let total = Int64(data.count)
+            progress(0, total)
+            var offset = 0
+            while offset < data.count {
+                try await gate.check()
+                let end = min(data.count, offset + chunkSize)
+                try await writeAll(output, Array(data[data.startIndex + offset..<data.startIndex + end]))
+                offset = end
+                written = Int64(offset)
+                progress(written, total)
+            }
+        case .file(let path):
+            let input: Int32
+            do {
+                input = try await fileSystem.open(path, flags: O_RDONLY | O_CLOEXEC)
+            } catch {
+                throw StorageError.localFileNotFound("The local file \(path) cannot be read: \(error)", "Check the file's path and permissions.", error)
+            }
+            do {
+                let total = Int64(clamping: try await fileSystem.stat(path).size)
                 progress(0, total)
-                var offset = 0
-                while offset < data.count {
+                while true {
                     try await gate.check()
-                    let end = min(data.count, offset + chunkSize)
-                    try await writeAll(output, Array(data[data.startIndex + offset..<data.startIndex + end]))
-                    offset = end
-                    written = Int64(offset)
+                    let chunk = try await fileSystem.read(input, count: chunkSize, offset: written)
+                    if chunk.isEmpty { break }
+                    try await writeAll(output, chunk)
+                    written += Int64(chunk.count)
                     progress(written, total)
                 }
-            case .file(let path):
-                let input: Int32
-                do {
-                    input = try await fileSystem.open(path, flags: O_RDONLY | O_CLOEXEC)
-                } catch {
-                    throw StorageError.localFileNotFound("The local file \(path) cannot be read: \(error)", "Check the file's path and permissions.", error)
-                }
-                do {
-                    let total = Int64(try await fileSystem.stat(path).size)
-                    progress(0, total)
-                    while true {
-                        try await gate.check()
-                        let chunk = try await fileSystem.read(input, count: chunkSize, offset: written)
-                        if chunk.isEmpty { break }
-                        try await writeAll(output, chunk)
-                        written += Int64(chunk.count)
-                        progress(written, total)
-                    }
-                } catch {
-                    try? await fileSystem.close(input)
-                    throw error
-                }
-                try await fileSystem.close(input)
+            } catch {
+                try? await fileSystem.close(input)
+                throw error
             }
-            try await fileSystem.fsync(output)
-            try await fileSystem.close(output)
-        } catch {
-            try? await fileSystem.close(output)
-            try? await fileSystem.unlink(temporary)
-            throw error
+            try await fileSystem.close(input)
         }
-        let now = Date().timeIntervalSince1970
-        let meta = ObjectMetadata(
-            contentType: contentType, metadata: metadata, size: written, lastModified: now,
-            eTag: "\"\(String(written, radix: 16))-\(String(Int64(now * 1_000_000), radix: 16))\"")
-        try await writeMetadata(meta, for: key)
-        do {
-            try await fileSystem.rename(temporary, to: objectsFolder + "/" + key)
-        } catch {
-            try? await fileSystem.unlink(temporary)
-            throw error
-        }
-        return meta
+        return written
     }
 
     private func writeAll(_ descriptor: Int32, _ bytes: [UInt8]) async throws {
@@ -161,58 +178,83 @@ struct LocalObjectStore: Sendable {
         }
     }
 
-    private func writeMetadata(_ meta: ObjectMetadata, for key: String) async throws {
-        let temporary = temporaryFolder + "/" + UUID().uuidString + ".json"
-        let descriptor = try await fileSystem.open(temporary, flags: O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o600)
+    /// The index entry's file name for `key`.
+    static func indexName(for key: String) -> String {
+        Digest.hex(Digest.sha256(Array(key.utf8))) + ".json"
+    }
+
+    /// Writes the index entry through a temporary file renamed into `index/`; the legacy
+    /// sidecar, if any, goes.
+    private static func writeIndexEntry(_ bytes: [UInt8], for key: String, files: RootedFiles) throws {
+        let (fd, name) = try files.createTemporary()
         do {
-            try await writeAll(descriptor, Array(try JSONEncoder().encode(meta)))
-            try await fileSystem.fsync(descriptor)
-            try await fileSystem.close(descriptor)
+            var done = 0
+            while done < bytes.count {
+                let count = bytes[done...].withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+                if count < 0, errno == EINTR { continue }
+                guard count > 0 else { throw RootedFiles.system("write", "the index entry of \(key)", errno) }
+                done += count
+            }
+            guard fsync(fd) == 0 else { throw RootedFiles.system("fsync", "the index entry of \(key)", errno) }
+            try files.commit(fd, temporaryName: name, as: indexName(for: key), [indexName(for: key)], in: "index")
+            close(fd)
         } catch {
-            try? await fileSystem.close(descriptor)
-            try? await fileSystem.unlink(temporary)
+            close(fd)
+            files.discardTemporary(name)
             throw error
         }
-        try await fileSystem.rename(temporary, to: metaFolder + "/" + key + ".json")
+        removeLegacySidecar(for: key, files: files)
+    }
+
+    private static func removeLegacySidecar(for key: String, files: RootedFiles) {
+        guard let segments = try? ObjectKey.segments(of: key + ".json") else { return }
+        _ = try? files.remove(key + ".json", segments, in: "meta")
     }
 
     // MARK: Reading
 
-    /// The object's metadata (its size from the object itself when the sidecar is missing or
-    /// from an older version).
-    /// - Throws: ``StorageError/keyNotFound(_:_:_:_:)`` when there is no such object.
+    /// The object's metadata (its size and time from the object itself when the index entry is
+    /// missing, from an earlier version, or describes an object since replaced).
+    /// - Throws: ``StorageError/keyNotFound(_:_:_:_:)`` when there is no such object,
+    ///   ``StorageError/validation(_:_:_:_:)`` when a link or an object is on its path.
     func metadata(_ key: String) async throws -> ObjectMetadata {
-        try await checkPath(key, in: objectsFolder, creatingParents: false)
-        let status: FileStatus
-        do {
-            status = try await fileSystem.stat(objectsFolder + "/" + key)
-        } catch EventLoopError.fileSystem(_, _, let code, _) where code == -ENOENT || code == -ENOTDIR {
-            throw notFound(key)
+        let segments = try ObjectKey.segments(of: key)
+        let files = self.files
+        guard let status = try await fileSystem.perform({ try files.status(of: key, segments) }) else { throw notFound(key) }
+        let size = Int64(status.st_size)
+        let modified = Double(status.st_mtim.tv_sec) + Double(status.st_mtim.tv_nsec) / 1e9
+        var meta = ObjectMetadata(contentType: "application/octet-stream", metadata: [:], size: size, lastModified: modified, eTag: "")
+        let stored = try? await fileSystem.perform { () -> ObjectMetadata? in
+            let name = Self.indexName(for: key)
+            if let bytes = try Self.readSmall(name, [name], in: "index", files: files) {
+                return try? JSONDecoder().decode(ObjectMetadata.self, from: Data(bytes))
+            }
+            guard let legacy = try? ObjectKey.segments(of: key + ".json"), let bytes = try Self.readSmall(key + ".json", legacy, in: "meta", files: files) else {
+                return nil
+            }
+            return try? JSONDecoder().decode(ObjectMetadata.self, from: Data(bytes))
         }
-        guard status.isRegularFile else { throw notFound(key) }
-        var meta = ObjectMetadata(contentType: "application/octet-stream", metadata: [:], size: Int64(status.size), lastModified: status.modificationTime, eTag: "")
-        if let bytes = try? await readWhole(metaFolder + "/" + key + ".json"),
-           let stored = try? JSONDecoder().decode(ObjectMetadata.self, from: Data(bytes)), stored.size == meta.size {
+        if let stored = stored ?? nil, stored.size == size, stored.key.map({ $0 == key }) ?? true,
+           stored.inode.map({ $0 == UInt64(status.st_ino) }) ?? true {
             meta = stored
         }
         return meta
     }
 
-    private func readWhole(_ path: String) async throws -> [UInt8] {
-        let descriptor = try await fileSystem.open(path, flags: O_RDONLY | O_CLOEXEC)
-        var bytes: [UInt8] = []
-        do {
-            while true {
-                let chunk = try await fileSystem.read(descriptor, count: 65_536, offset: Int64(bytes.count))
-                if chunk.isEmpty { break }
-                bytes += chunk
-            }
-        } catch {
-            try? await fileSystem.close(descriptor)
-            throw error
+    /// A small file's bytes (at most 1 MiB), or `nil` if it is missing.
+    private static func readSmall(_ key: String, _ segments: [String], in top: String, files: RootedFiles) throws -> [UInt8]? {
+        guard let (fd, status) = try files.openForReading(key, segments, in: top) else { return nil }
+        defer { close(fd) }
+        guard status.st_size <= 1 << 20 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
+        var done = 0
+        while done < bytes.count {
+            let count = bytes.withUnsafeMutableBytes { pread(fd, $0.baseAddress.map { $0 + done }, $0.count - done, off_t(done)) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            done += count
         }
-        try await fileSystem.close(descriptor)
-        return bytes
+        return Array(bytes[0..<done])
     }
 
     func notFound(_ key: String) -> StorageError {
@@ -222,32 +264,30 @@ struct LocalObjectStore: Sendable {
     /// Reads `key` (or `range` of it) in chunks into `sink`, reporting progress and checking
     /// `gate` between chunks.
     /// - Throws: ``StorageError/keyNotFound(_:_:_:_:)``, ``StorageError/validation(_:_:_:_:)`` for
-    ///   a range outside the object, a cancellation, or the sink's error.
+    ///   a range outside the object or a link on the path, a cancellation, or the sink's error.
     func read(
         _ key: String, range: StorageByteRange?, gate: StorageTransferGate, progress: @Sendable (Int64, Int64) -> Void,
         sink: ([UInt8]) async throws -> Void
     ) async throws {
-        let meta = try await metadata(key)
-        var start: Int64 = 0
-        var end = meta.size - 1
-        if let range {
-            guard range.start >= 0, range.start < max(meta.size, 1), (range.end ?? range.start) >= range.start else {
-                throw StorageError.validation(
-                    "range", "The range \(range.headerValue) is outside the object '\(key)' of \(meta.size) bytes.",
-                    "Ask for a range that starts inside the object.")
+        let segments = try ObjectKey.segments(of: key)
+        let files = self.files
+        // The descriptor is opened once, without following links, and everything is read from it.
+        guard let (descriptor, status) = try await fileSystem.perform({ try files.openForReading(key, segments) }) else { throw notFound(key) }
+        do {
+            let size = Int64(status.st_size)
+            var start: Int64 = 0
+            var end = size - 1
+            if let range {
+                guard range.start >= 0, range.start < max(size, 1), (range.end ?? range.start) >= range.start else {
+                    throw StorageError.validation(
+                        "range", "The range \(range.headerValue) is outside the object '\(key)' of \(size) bytes.",
+                        "Ask for a range that starts inside the object.")
+                }
+                start = range.start
+                end = min(range.end ?? end, size - 1)
             }
-            start = range.start
-            end = min(range.end ?? end, meta.size - 1)
-        }
-        let total = max(0, end - start + 1)
-        progress(0, total)
-        let descriptor: Int32
-        do {
-            descriptor = try await fileSystem.open(objectsFolder + "/" + key, flags: O_RDONLY | O_CLOEXEC)
-        } catch EventLoopError.fileSystem(_, _, let code, _) where code == -ENOENT {
-            throw notFound(key)
-        }
-        do {
+            let total = max(0, end - start + 1)
+            progress(0, total)
             var done: Int64 = 0
             while done < total {
                 try await gate.check()
@@ -266,12 +306,19 @@ struct LocalObjectStore: Sendable {
 
     // MARK: Removing and listing
 
-    /// Deletes `key` and its metadata.
+    /// Deletes `key` and its metadata (a link at the key, or on its path, is refused).
     /// - Throws: ``StorageError/keyNotFound(_:_:_:_:)`` when there is no such object.
     func remove(_ key: String) async throws {
-        _ = try await metadata(key)
-        try await fileSystem.unlink(objectsFolder + "/" + key)
-        try? await fileSystem.unlink(metaFolder + "/" + key + ".json")
+        let segments = try ObjectKey.segments(of: key)
+        let files = self.files
+        let removed = try await fileSystem.perform { () throws -> Bool in
+            guard try files.remove(key, segments) else { return false }
+            let name = Self.indexName(for: key)
+            _ = try? files.remove(name, [name], in: "index")
+            Self.removeLegacySidecar(for: key, files: files)
+            return true
+        }
+        guard removed else { throw notFound(key) }
     }
 
     /// Every object key under the root, sorted (symbolic links are skipped).
@@ -287,5 +334,13 @@ struct LocalObjectStore: Sendable {
             }
         }
         return keys.sorted()
+    }
+}
+
+extension LoopFileSystem {
+    /// Forgets an uncommitted temporary file, on the thread pool.
+    func discard(_ name: String?, files: RootedFiles) async {
+        guard name != nil else { return }
+        _ = try? await perform { files.discardTemporary(name) }
     }
 }

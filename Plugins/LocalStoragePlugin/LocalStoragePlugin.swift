@@ -1,4 +1,5 @@
 import Amplify
+import AmplifyConcurrency
 import AmplifyEventLoop
 import Foundation
 #if canImport(Glibc)
@@ -41,7 +42,7 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
     public var rootDirectory: String? { storeSlot.value?.root }
 
     /// Reads the block and creates the folders.
-    /// - Throws: ``ConfigurationValueError`` for a bad key, ``StorageError`` when the folder cannot
+    /// - Throws: `ConfigurationValueError` for a bad key, `StorageError` when the folder cannot
     ///   be created.
     public func configure(using configuration: Any?) throws {
         let json = configuration as? JSONValue ?? [:]
@@ -57,6 +58,7 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
         } catch {
             throw StorageError.configuration("The storage folder \(directory) cannot be created: \(error)", "Point `directory` at a writable folder.", error)
         }
+        LocalObjectStore.sweepStaleTemporaries(in: directory)
         storeSlot.withLock { $0 = store }
     }
 
@@ -95,7 +97,7 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
         upload(HubPayload.EventName.Storage.uploadFile, path: path, source: .file(local.path), options: options)
     }
 
-    /// Reads the object (or the ``StorageByteRange`` in `options.pluginOptions`) into memory.
+    /// Reads the object (or the `StorageByteRange` in `options.pluginOptions`) into memory.
     public func downloadData(path: any StoragePath, options: StorageDownloadDataRequest.Options?) -> StorageDownloadDataTask {
         support.transfer(HubPayload.EventName.Storage.downloadData) { [self] gate, controller in
             let key = try await key(path)
@@ -108,7 +110,7 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
         }
     }
 
-    /// Writes the object (or a ``StorageByteRange`` of it) to `local`, streamed into a temporary
+    /// Writes the object (or a `StorageByteRange` of it) to `local`, streamed into a temporary
     /// file beside it that is renamed over `local` at the end.
     public func downloadFile(path: any StoragePath, local: URL, options: StorageDownloadFileRequest.Options?) -> StorageDownloadFileTask {
         support.transfer(HubPayload.EventName.Storage.downloadFile) { [self] gate, controller in
@@ -141,43 +143,36 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
     }
 
     /// A `file://` URL of the object (`expires` does not apply to files).
-    /// - Throws: ``StorageError/keyNotFound(_:_:_:_:)`` or ``StorageError/validation(_:_:_:_:)``.
+    /// - Throws: `StorageError/keyNotFound(_:_:_:_:)` or `StorageError/validation(_:_:_:_:)`.
     public func getURL(path: any StoragePath, options: StorageGetURLRequest.Options?) async throws -> URL {
-        do {
+        try await support.reporting(HubPayload.EventName.Storage.getURL) {
             let key = try await key(path)
             let store = try await store()
             _ = try await store.metadata(key)
             let url = URL(fileURLWithPath: store.objectsFolder + "/" + key)
-            support.report(HubPayload.EventName.Storage.getURL, Result<URL, any Error>.success(url))
             return url
-        } catch {
-            support.report(HubPayload.EventName.Storage.getURL, Result<URL, any Error>.failure(error))
-            throw error
         }
     }
 
     /// Deletes the object; returns its key.
-    /// - Throws: ``StorageError/keyNotFound(_:_:_:_:)`` or ``StorageError/validation(_:_:_:_:)``.
+    /// - Throws: `StorageError/keyNotFound(_:_:_:_:)` or `StorageError/validation(_:_:_:_:)`.
     public func remove(path: any StoragePath, options: StorageRemoveRequest.Options?) async throws -> String {
-        do {
+        try await support.reporting(HubPayload.EventName.Storage.remove) {
             let key = try await key(path)
             try await store().remove(key)
-            support.report(HubPayload.EventName.Storage.remove, Result<String, any Error>.success(key))
             return key
-        } catch {
-            support.report(HubPayload.EventName.Storage.remove, Result<String, any Error>.failure(error))
-            throw error
         }
     }
 
     /// Lists objects whose key starts with `path`, a page at a time, sorted by key; with
     /// `.exclude(delimitedBy:)`, keys that go on past the delimiter are grouped into
     /// `excludedSubpaths`.
-    /// - Throws: ``StorageError/validation(_:_:_:_:)`` for a bad prefix or token.
+    /// - Throws: `StorageError/validation(_:_:_:_:)` for a bad prefix or token.
     public func list(path: any StoragePath, options: StorageListRequest.Options?) async throws -> StorageListResult {
-        do {
+        try await support.reporting(HubPayload.EventName.Storage.list) {
             let prefix = try await path.resolve(identityId: identityId)
-            guard !prefix.contains("\0"), !prefix.hasPrefix("/"), !prefix.split(separator: "/").contains(where: { $0 == ".." }) else {
+            guard !prefix.utf8.contains(0), !prefix.hasPrefix("/"),
+                  !prefix.utf8.split(separator: UInt8(ascii: "/")).contains(where: { $0.elementsEqual("..".utf8) }) else {
                 throw StorageError.validation("path", "The list prefix '\(prefix)' is not a relative path.", "Use a prefix such as public/photos/.")
             }
             let options = options ?? StorageListRequest.Options()
@@ -193,11 +188,11 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
             var subpaths: [String] = []
             var last: String?
             var more = false
-            for key in try await store.allKeys() where key.hasPrefix(prefix) {
+            // Prefixes compare bytes: "a/" is a prefix of "a/\u{0301}x" although the `Character`s differ.
+            for key in try await store.allKeys() where key.utf8.starts(with: prefix.utf8) {
                 if let after, key <= after { continue }
-                if case .exclude(let delimiter) = options.subpathStrategy, let range = key.dropFirst(prefix.count).range(of: delimiter) {
-                    let subpath = prefix + key.dropFirst(prefix.count)[..<range.upperBound]
-                    if subpaths.last != subpath { subpaths.append(String(subpath)) }
+                if case .exclude(let delimiter) = options.subpathStrategy, let subpath = Self.subpath(of: key, after: prefix, delimitedBy: delimiter) {
+                    if subpaths.last != subpath { subpaths.append(subpath) }
                     continue
                 }
                 guard items.count < Int(max(options.pageSize, 1)) else {
@@ -210,12 +205,21 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
             }
             let result = StorageListResult(
                 items: items, excludedSubpaths: subpaths, nextToken: more ? last.map { Data($0.utf8).base64EncodedString() } : nil)
-            support.report(HubPayload.EventName.Storage.list, Result<StorageListResult, any Error>.success(result))
             return result
-        } catch {
-            support.report(HubPayload.EventName.Storage.list, Result<StorageListResult, any Error>.failure(error))
-            throw error
         }
+    }
+
+    /// The key up to and including the first `delimiter` after `prefix`, compared as bytes;
+    /// `nil` when no delimiter follows the prefix.
+    static func subpath(of key: String, after prefix: String, delimitedBy delimiter: String) -> String? {
+        let bytes = Array(key.utf8)
+        let needle = Array(delimiter.utf8)
+        let start = prefix.utf8.count
+        guard !needle.isEmpty, bytes.count >= start + needle.count else { return nil }
+        for index in start...(bytes.count - needle.count) where bytes[index..<(index + needle.count)].elementsEqual(needle) {
+            return String(decoding: bytes[0..<(index + needle.count)], as: UTF8.self)
+        }
+        return nil
     }
 
     /// Nothing to release: every call opens and closes its own files.

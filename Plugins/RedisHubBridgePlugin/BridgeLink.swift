@@ -109,7 +109,7 @@ final class BridgeLink {
         let delay = min(cap, base * pow(2, Double(min(attempt, 20)))) * Double.random(in: 0.5...1)
         attempt += 1
         let me = LoopBound(self)
-        reconnectTimer = try? loop.scheduleTimer(after: .milliseconds(Int64(delay * 1000))) {
+        reconnectTimer = try? loop.scheduleTimer(after: .saturatingSeconds(delay)) {
             me.value.reconnectTimer = nil
             me.value.start()
         }

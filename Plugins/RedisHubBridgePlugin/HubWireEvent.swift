@@ -1,5 +1,5 @@
 import Amplify
-import AmplifyEventLoop
+import AmplifyConcurrency
 import Foundation
 
 /// A Hub event as it crosses Redis: versioned JSON.

@@ -21,7 +21,21 @@ import Foundation
 /// Auth lifecycle events; `["*"]` forwards every event of the chosen channels. In streams mode
 /// each process needs its own stable `consumerGroup` (it defaults to `amplify-<host name>`), so
 /// that a restarted process resumes where it stopped.
+///
+/// Ranges (``Limits``), checked when the block is read: the URL's port 1 to 65535,
+/// `maxStreamLength` 1 to 1000000000, `maxQueuedEvents` 1 to 100000000,
+/// `reconnectDelayMilliseconds` and `maxReconnectDelayMilliseconds` 1 to 3600000 (one hour).
 public struct RedisHubBridgeConfiguration: Sendable, Equatable {
+    /// The accepted range of each numeric setting.
+    public enum Limits {
+        /// `maxStreamLength`.
+        public static let maxStreamLength: ClosedRange<Int> = 1...1_000_000_000
+        /// `maxQueuedEvents`.
+        public static let maxQueuedEvents: ClosedRange<Int> = 1...100_000_000
+        /// `reconnectDelayMilliseconds` and `maxReconnectDelayMilliseconds`: up to one hour.
+        public static let reconnectDelayMilliseconds: ClosedRange<Int> = 1...3_600_000
+    }
+
     /// Delivery guarantees.
     public enum Mode: String, Sendable {
         /// Redis pub/sub: at most once, lowest latency; what a process misses while disconnected
@@ -83,7 +97,7 @@ public struct RedisHubBridgeConfiguration: Sendable, Equatable {
     }
 
     /// Reads the plugin's block.
-    /// - Throws: ``ConfigurationValueError`` naming the key that is missing or wrong.
+    /// - Throws: `ConfigurationValueError` naming the key that is missing or wrong.
     public init(json: JSONValue) throws(ConfigurationValueError) {
         self.init()
         let url = try json.requiredString("url")
@@ -92,6 +106,9 @@ public struct RedisHubBridgeConfiguration: Sendable, Equatable {
         }
         self.host = host
         port = parsed.port ?? 6379
+        guard (1...65_535).contains(port) else {
+            throw ConfigurationValueError(keyPath: "url", expected: "a redis://host:port URL with a port from 1 to 65535", found: .string(url))
+        }
         if let mode = try json.optionalString("mode") {
             guard let known = Mode(rawValue: mode) else {
                 throw ConfigurationValueError(keyPath: "mode", expected: "\"pubsub\" or \"streams\"", found: .string(mode))
@@ -112,20 +129,18 @@ public struct RedisHubBridgeConfiguration: Sendable, Equatable {
         }
         key = try json.optionalString("key") ?? key
         consumerGroup = try json.optionalString("consumerGroup") ?? consumerGroup
-        maxStreamLength = try positive(json, "maxStreamLength") ?? maxStreamLength
-        maxQueuedEvents = try positive(json, "maxQueuedEvents") ?? maxQueuedEvents
-        if let milliseconds = try positive(json, "reconnectDelayMilliseconds") { reconnectDelay = .milliseconds(milliseconds) }
-        if let milliseconds = try positive(json, "maxReconnectDelayMilliseconds") { maxReconnectDelay = .milliseconds(milliseconds) }
+        maxStreamLength = try json.boundedInt("maxStreamLength", in: Limits.maxStreamLength) ?? maxStreamLength
+        maxQueuedEvents = try json.boundedInt("maxQueuedEvents", in: Limits.maxQueuedEvents) ?? maxQueuedEvents
+        if let milliseconds = try json.boundedInt("reconnectDelayMilliseconds", in: Limits.reconnectDelayMilliseconds, unit: "milliseconds") {
+            reconnectDelay = .milliseconds(milliseconds)
+        }
+        if let milliseconds = try json.boundedInt("maxReconnectDelayMilliseconds", in: Limits.reconnectDelayMilliseconds, unit: "milliseconds") {
+            maxReconnectDelay = .milliseconds(milliseconds)
+        }
     }
 
     /// Whether an event on `channel` named `eventName` is forwarded.
     func forwards(_ channel: HubChannel, _ eventName: String) -> Bool {
         channels.contains(channel) && (eventNames?.contains(eventName) ?? true)
     }
-}
-
-private func positive(_ json: JSONValue, _ key: String) throws(ConfigurationValueError) -> Int? {
-    guard let value = try json.optionalInt(key) else { return nil }
-    guard value > 0 else { throw ConfigurationValueError(keyPath: key, expected: "a positive integer", found: .number(Double(value))) }
-    return value
 }

@@ -1,4 +1,5 @@
 import Amplify
+import AmplifyConcurrency
 import AmplifyEventLoop
 import Foundation
 
@@ -23,8 +24,8 @@ public struct RedisHubBridgeStatistics: Sendable, Equatable {
 }
 
 /// Forwards selected Hub events to Redis and dispatches what other processes publish there into
-/// the local Hub, through hiredis's asynchronous API attached to the Amplify event loop with
-/// hiredis's libuv adapter (no thread of its own).
+/// the local Hub, through hiredis's asynchronous API driven by the Amplify event loop (a
+/// `LoopPoll` on its socket, no thread of its own).
 ///
 /// It wraps the Hub plugin in use (the default one): listeners keep working unchanged and also
 /// receive remote events, whose `HubPayload.context` is a ``RemoteHubEvent``. A process never
@@ -64,7 +65,7 @@ public final class RedisHubBridgePlugin: HubPluginWrapper {
     }
 
     /// A bridge around `wrapped` (the Hub plugin in use by default), on `wrapped`'s loop.
-    /// - Throws: ``EventLoopError`` if the shared loop cannot start.
+    /// - Throws: `EventLoopError` if the shared loop cannot start.
     public init(wrapping wrapped: (any HubCategoryPlugin)? = nil, loop: EventLoop? = nil) throws {
         let wrapped = wrapped ?? Amplify.Hub.plugin
         wrappedPlugin = wrapped
@@ -81,7 +82,7 @@ public final class RedisHubBridgePlugin: HubPluginWrapper {
     public var statistics: RedisHubBridgeStatistics { counters.value }
 
     /// Reads the block and connects.
-    /// - Throws: ``ConfigurationValueError`` for a bad block (a missing block is an error too:
+    /// - Throws: `ConfigurationValueError` for a bad block (a missing block is an error too:
     ///   the bridge needs at least `url`).
     public func configure(using configuration: Any?) throws {
         guard let json = configuration as? JSONValue else {
@@ -91,7 +92,7 @@ public final class RedisHubBridgePlugin: HubPluginWrapper {
     }
 
     /// Connects with `configuration` (once; later calls do nothing).
-    /// - Throws: ``EventLoopError/shutDown`` if the loop is gone.
+    /// - Throws: `EventLoopError/shutDown` if the loop is gone.
     public func start(_ configuration: RedisHubBridgeConfiguration) throws {
         let isNew = self.configuration.withLock { current -> Bool in
             guard current == nil else { return false }
@@ -122,7 +123,7 @@ public final class RedisHubBridgePlugin: HubPluginWrapper {
         }
     }
 
-    /// See ``HubCategoryBehavior/listen(to:isIncluded:file:line:listener:)``.
+    /// See `HubCategoryBehavior/listen(to:isIncluded:file:line:listener:)`.
     @discardableResult
     public func listen(
         to channel: HubChannel, isIncluded filter: HubFilter?, file: String, line: Int,
@@ -131,7 +132,7 @@ public final class RedisHubBridgePlugin: HubPluginWrapper {
         wrappedPlugin.listen(to: channel, isIncluded: filter, file: file, line: line, listener: listener)
     }
 
-    /// See ``HubCategoryBehavior/listen(to:eventName:file:line:listener:)``.
+    /// See `HubCategoryBehavior/listen(to:eventName:file:line:listener:)`.
     @discardableResult
     public func listen(
         to channel: HubChannel, eventName: String, file: String, line: Int,
@@ -140,17 +141,17 @@ public final class RedisHubBridgePlugin: HubPluginWrapper {
         wrappedPlugin.listen(to: channel, eventName: eventName, file: file, line: line, listener: listener)
     }
 
-    /// See ``HubCategoryBehavior/removeListener(_:)``.
+    /// See `HubCategoryBehavior/removeListener(_:)`.
     public func removeListener(_ token: UnsubscribeToken) {
         wrappedPlugin.removeListener(token)
     }
 
-    /// See ``HubCategoryBehavior/events(on:isIncluded:bufferingPolicy:)``.
+    /// See `HubCategoryBehavior/events(on:isIncluded:bufferingPolicy:)`.
     public func events(on channel: HubChannel, isIncluded filter: HubFilter?, bufferingPolicy: HubEventStream.BufferingPolicy) -> HubEventStream {
         wrappedPlugin.events(on: channel, isIncluded: filter, bufferingPolicy: bufferingPolicy)
     }
 
-    /// See ``HubCategoryBehavior/flush()``.
+    /// See `HubCategoryBehavior/flush()`.
     public func flush() async {
         await wrappedPlugin.flush()
     }

@@ -1,4 +1,5 @@
 import Amplify
+import AmplifyConcurrency
 import AmplifyEventLoop
 import CoreMetrics
 import Foundation
@@ -20,6 +21,10 @@ public final class AnalyticsEngine: Sendable {
         var userId: String?
         var inbox: [(AnalyticsRecord, CheckedContinuation<Void, any Error>?)] = []
         var draining = false
+        /// Records taken into the inbox, and records whose storing has finished (stored or
+        /// refused): a flush waits only for those taken before it started.
+        var accepted: UInt64 = 0
+        var settled: UInt64 = 0
         var flushing = false
         var closed = false
     }
@@ -37,10 +42,15 @@ public final class AnalyticsEngine: Sendable {
     /// An engine storing into `queue` and delivering through `sender`, `batchSize` records per
     /// call, flushing every `autoFlushInterval` on `loop` (`nil` or zero: only on request).
     /// - Parameters:
+    ///   - queue: the durable queue events are stored in before they are sent.
+    ///   - sender: what delivers a batch (a file, a stream service).
+    ///   - batchSize: how many records one call of `sender` gets.
+    ///   - autoFlushInterval: how often the queue is flushed on its own (`nil` or zero: only on request).
+    ///   - loop: the event loop the flush timer runs on.
     ///   - pluginKey: the plugin the engine works for, in logs and metrics.
     ///   - metricsFactory: where metrics go (default: `MetricsSystem.factory`, looked at once, now).
     ///   - dispatch: where Hub events go (`Amplify.Hub`'s `.analytics` channel by default).
-    /// - Throws: ``EventLoopError`` if the timer cannot be scheduled.
+    /// - Throws: `EventLoopError` if the timer cannot be scheduled.
     public init(
         queue: DurableEventQueue, sender: any AnalyticsEventSender, batchSize: Int = 100,
         autoFlushInterval: Duration? = nil, loop: EventLoop? = nil, pluginKey: PluginKey = "analytics",
@@ -79,7 +89,7 @@ public final class AnalyticsEngine: Sendable {
 
     /// Records `event` and returns once it is stored durably (it survives a crash from then on).
     /// - Throws: ``AnalyticsQueueError/full(limit:)``, a storage error, or
-    ///   ``AnalyticsError/configuration(_:_:_:)`` when recording is disabled.
+    ///   `AnalyticsError/configuration(_:_:_:)` when recording is disabled.
     public func recordDurably(_ event: any AnalyticsEvent) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             enqueue(event, continuation: continuation)
@@ -90,6 +100,7 @@ public final class AnalyticsEngine: Sendable {
         let startDrain = state.withLock { state -> Bool? in
             guard state.enabled, !state.closed else { return nil }
             state.inbox.append((AnalyticsRecord(event: event, globalProperties: state.globalProperties, userId: state.userId), continuation))
+            state.accepted += 1
             guard !state.draining else { return false }
             state.draining = true
             return true
@@ -115,6 +126,7 @@ public final class AnalyticsEngine: Sendable {
                 return state.inbox
             }
             if round.isEmpty { return }
+            defer { state.withLock { $0.settled += UInt64(round.count) } }
             do {
                 let refusals = try await queue.append(round.map(\.0))
                 if let metrics {
@@ -170,9 +182,11 @@ public final class AnalyticsEngine: Sendable {
 
     // MARK: Flushing
 
-    /// Delivers every waiting record once through the sender, in batches in recording order,
-    /// and reports a ``FlushSummary`` on the Hub. A flush already running makes this one return
-    /// its own empty summary at once.
+    /// Delivers every record waiting when it starts (those recorded before the call included,
+    /// once they are stored) once through the sender, in batches in recording order, and
+    /// reports a ``FlushSummary`` on the Hub. Records arriving meanwhile wait for the next
+    /// flush, so a flush finishes under sustained recording. A flush already running makes this
+    /// one return its own empty summary at once.
     @discardableResult
     public func flush() async -> FlushSummary {
         await flushIfIdle() ?? FlushSummary()
@@ -198,12 +212,16 @@ public final class AnalyticsEngine: Sendable {
         var summary = FlushSummary()
         guard mine else { return nil }
         defer { state.withLock { $0.flushing = false } }
-        // Wait for events recorded before this call to be stored first.
-        while state.withLock({ $0.draining }) { try? await Task.sleep(for: .milliseconds(1)) }
+        // Wait for the events recorded before this call to be stored (not for the inbox to be
+        // empty, which it never is while recording goes on).
+        let recordedBefore = state.withLock { $0.accepted }
+        while state.withLock({ $0.settled < recordedBefore }) { try? await Task.sleep(for: .milliseconds(1)) }
         var last: Int64 = 0
         do {
+            // What is queued now is this flush's work; later records are the next flush's.
+            let ceiling = try await queue.newestId()
             while true {
-                let batch = try await queue.nextBatch(after: last, limit: batchSize)
+                let batch = try await queue.nextBatch(after: last, through: ceiling, limit: batchSize)
                 guard let tail = batch.last else { break }
                 last = tail.id
                 let outcomes = await sender.send(batch)
@@ -263,27 +281,27 @@ extension AnalyticsEngineProviding {
         body(engine)
     }
 
-    /// See ``AnalyticsCategoryBehavior/identifyUser(userId:userProfile:)``.
+    /// See `AnalyticsCategoryBehavior/identifyUser(userId:userProfile:)`.
     public func identifyUser(userId: String, userProfile: AnalyticsUserProfile?) {
         withEngine("identifyUser") { $0.identifyUser(userId) }
     }
 
-    /// See ``AnalyticsCategoryBehavior/record(event:)``.
+    /// See `AnalyticsCategoryBehavior/record(event:)`.
     public func record(event: any AnalyticsEvent) {
         withEngine("record") { $0.record(event) }
     }
 
-    /// See ``AnalyticsCategoryBehavior/record(eventWithName:)``.
+    /// See `AnalyticsCategoryBehavior/record(eventWithName:)`.
     public func record(eventWithName eventName: String) {
         record(event: BasicAnalyticsEvent(name: eventName))
     }
 
-    /// See ``AnalyticsCategoryBehavior/registerGlobalProperties(_:)``.
+    /// See `AnalyticsCategoryBehavior/registerGlobalProperties(_:)`.
     public func registerGlobalProperties(_ properties: AnalyticsProperties) {
         withEngine("registerGlobalProperties") { $0.registerGlobalProperties(properties) }
     }
 
-    /// See ``AnalyticsCategoryBehavior/unregisterGlobalProperties(_:)``.
+    /// See `AnalyticsCategoryBehavior/unregisterGlobalProperties(_:)`.
     public func unregisterGlobalProperties(_ keys: Set<String>?) {
         withEngine("unregisterGlobalProperties") { $0.unregisterGlobalProperties(keys) }
     }
@@ -294,17 +312,17 @@ extension AnalyticsEngineProviding {
     }
 
     /// Flushes and returns when the flush is done (after events recorded before the call are
-    /// stored); nothing before `configure`. See ``AnalyticsFlushWaiting``.
+    /// stored); nothing before `configure`. See `AnalyticsFlushWaiting`.
     public func flushAndWait() async {
         await engine?.flushAfterRunning()
     }
 
-    /// See ``AnalyticsCategoryBehavior/enable()``.
+    /// See `AnalyticsCategoryBehavior/enable()`.
     public func enable() {
         withEngine("enable") { $0.enable() }
     }
 
-    /// See ``AnalyticsCategoryBehavior/disable()``.
+    /// See `AnalyticsCategoryBehavior/disable()`.
     public func disable() {
         withEngine("disable") { $0.disable() }
     }

@@ -3,7 +3,7 @@ import Foundation
 
 /// The analytics plugins' durable queue: an SQLite database in WAL mode.
 ///
-/// ``append(_:)`` returns only once its records are committed, and records appended while a
+/// `append(_:)` returns only once its records are committed, and records appended while a
 /// commit is running are committed together in the next transaction (group commit), so recording
 /// stays fast without giving up durability. Batches come out in recording order; accepted
 /// records are deleted; refused ones are retried until ``maxAttempts``, then set aside (kept,
@@ -23,7 +23,7 @@ public actor DurableEventQueue {
     private var committing = false
 
     /// Opens (creating if needed) the queue at `path`.
-    /// - Throws: ``SQLiteError`` if the file cannot be opened or is not a queue.
+    /// - Throws: `SQLiteError` if the file cannot be opened or is not a queue.
     public init(path: String, maxAttempts: Int = 5, maxQueuedEvents: Int = 100_000) throws {
         self.maxAttempts = maxAttempts
         self.maxQueuedEvents = maxQueuedEvents
@@ -49,14 +49,14 @@ public actor DurableEventQueue {
 
     /// Stores `record`; returns once it is committed.
     /// - Throws: ``AnalyticsQueueError/full(limit:)`` when the queue holds ``maxQueuedEvents``
-    ///   records, or ``SQLiteError`` when the disk refuses the write.
+    ///   records, or `SQLiteError` when the disk refuses the write.
     public func append(_ record: AnalyticsRecord) async throws {
         if let refusal = try await append([record]).first ?? nil { throw refusal }
     }
 
     /// Stores `records` in order; returns once they are committed, with a refusal for each one
     /// that did not fit under ``maxQueuedEvents`` (`nil` for each stored one).
-    /// - Throws: ``SQLiteError`` when the disk refuses the write (then none was stored).
+    /// - Throws: `SQLiteError` when the disk refuses the write (then none was stored).
     public func append(_ records: [AnalyticsRecord]) async throws -> [AnalyticsQueueError?] {
         try await withCheckedThrowingContinuation { continuation in
             pending.append((records, continuation))
@@ -110,11 +110,13 @@ public actor DurableEventQueue {
         committing = false
     }
 
-    /// The oldest `limit` records waiting to be sent whose id is above `id`, in recording order.
-    /// - Throws: ``SQLiteError``.
-    public func nextBatch(after id: Int64 = 0, limit: Int) async throws -> [QueuedRecord] {
+    /// The oldest `limit` records waiting to be sent whose id is above `id` (and at most
+    /// `ceiling`), in recording order.
+    /// - Throws: `SQLiteError`.
+    public func nextBatch(after id: Int64 = 0, through ceiling: Int64 = .max, limit: Int) async throws -> [QueuedRecord] {
         let rows = try await database.run(
-            "SELECT id, body, attempts FROM events WHERE set_aside = 0 AND id > ? ORDER BY id LIMIT ?", [.integer(id), .integer(Int64(limit))])
+            "SELECT id, body, attempts FROM events WHERE set_aside = 0 AND id > ? AND id <= ? ORDER BY id LIMIT ?",
+            [.integer(id), .integer(ceiling), .integer(Int64(limit))])
         return rows.compactMap { row in
             guard let id = row["id"].integer, let body = row["body"].blob,
                   let record = try? JSONDecoder().decode(AnalyticsRecord.self, from: Data(body)) else { return nil }
@@ -122,10 +124,17 @@ public actor DurableEventQueue {
         }
     }
 
+    /// The id of the newest stored record (0 when the queue is empty): ids only grow, so the
+    /// records at or below it are exactly those stored so far.
+    /// - Throws: `SQLiteError`.
+    public func newestId() async throws -> Int64 {
+        try await database.run("SELECT COALESCE(MAX(id), 0) AS newest FROM events").first?["newest"].integer ?? 0
+    }
+
     /// Applies a sender's outcomes (one per record of `batch`): deletes the accepted, counts a
     /// refusal against the refused and sets aside those that reached ``maxAttempts``.
     /// - Returns: how many were accepted, refused and set aside now.
-    /// - Throws: ``SQLiteError``.
+    /// - Throws: `SQLiteError`.
     @discardableResult
     public func apply(_ outcomes: [RecordOutcome], to batch: [QueuedRecord]) async throws -> (accepted: Int, refused: Int, setAside: Int) {
         try await countIfNeeded()
@@ -162,21 +171,21 @@ public actor DurableEventQueue {
     }
 
     /// Records waiting to be sent, and records set aside.
-    /// - Throws: ``SQLiteError``.
+    /// - Throws: `SQLiteError`.
     public func counts() async throws -> (waiting: Int, setAside: Int) {
         try await countIfNeeded()
         return (waiting, setAsideCount)
     }
 
     /// When a flush last reached a service, if ever.
-    /// - Throws: ``SQLiteError``.
+    /// - Throws: `SQLiteError`.
     public func lastFlush() async throws -> Date? {
         let rows = try await database.run("SELECT value FROM meta WHERE key = 'lastFlush'")
         return rows.first?["value"].text.flatMap(Double.init).map { Date(timeIntervalSince1970: $0) }
     }
 
     /// Records set aside, oldest first, with why they were last refused.
-    /// - Throws: ``SQLiteError``.
+    /// - Throws: `SQLiteError`.
     public func setAside(limit: Int = 100) async throws -> [(record: QueuedRecord, reason: String)] {
         let rows = try await database.run(
             "SELECT id, body, attempts, last_error FROM events WHERE set_aside = 1 ORDER BY id LIMIT ?", [.integer(Int64(limit))])

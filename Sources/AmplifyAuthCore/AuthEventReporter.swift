@@ -16,7 +16,7 @@ public struct AuthEventReporter: Sendable {
     private let signIns: SignInCounters?
 
     /// A reporter for the plugin `pluginKey` on `hub` (asked at each dispatch, so a reset Hub is
-    /// followed); `mapError` turns an error a call threw into the ``Amplify/AuthError`` it
+    /// followed); `mapError` turns an error a call threw into the `AuthError` it
     /// reports (given the event name). Metrics go to `metricsFactory` (default:
     /// `MetricsSystem.factory`, looked at once, now).
     public init(
@@ -30,14 +30,14 @@ public struct AuthEventReporter: Sendable {
     }
 
     /// Runs `call` and dispatches `event` with its result.
-    /// - Throws: the call's error, as ``Amplify/AuthError``.
+    /// - Throws: the call's error, as `AuthError`.
     public func report<T: Sendable>(_ event: String, username: String? = nil, _ call: () async throws -> T) async throws -> T {
         try await report(event, username: username, published: { $0 }, call)
     }
 
     /// Runs `call` and dispatches `event` with `published(value)` as its success (a call that
     /// returns more than it publishes, such as the signed-in user next to the result).
-    /// - Throws: the call's error, as ``Amplify/AuthError``.
+    /// - Throws: the call's error, as `AuthError`.
     public func report<T: Sendable, Published: Sendable>(
         _ event: String, username: String?, published: (T) -> Published, _ call: () async throws -> T
     ) async throws -> T {

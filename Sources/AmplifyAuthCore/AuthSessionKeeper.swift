@@ -9,7 +9,7 @@ import Foundation
 /// `Auth.sessionExpired` dispatched exactly once when the refresh token is refused.
 ///
 /// The plugin supplies the refresh itself: a closure that exchanges the stored session's refresh
-/// token for a new session, throwing ``Amplify/AuthError/sessionExpired(_:_:_:)`` when the
+/// token for a new session, throwing `AuthError.sessionExpired(_:_:_:)` when the
 /// service refuses the token (revoked, expired, user gone) and any other error when it could not
 /// ask (the session is then kept and the timer tries again after ``retryDelay``).
 ///
@@ -38,7 +38,9 @@ public actor AuthSessionKeeper {
 
     /// A keeper for `pluginKey`'s session.
     /// - Parameters:
-    ///   - refreshLead: how long before access-token expiry the timer refreshes (0: at expiry).
+    ///   - pluginKey: the key of the plugin the session belongs to (its rows in the credential store).
+    ///   - refreshLead: how long before access-token expiry the timer refreshes (0: at expiry;
+    ///     a negative or non-finite lead is taken as 0).
     ///   - hub: where `Auth.sessionExpired` goes (asked when it is dispatched).
     ///   - eventLoop: the loop the timer runs on (asked when a timer is armed).
     ///   - metricsFactory: where the refresh and expiry metrics go (default:
@@ -49,7 +51,7 @@ public actor AuthSessionKeeper {
         eventLoop: @escaping @Sendable () throws -> EventLoop, metricsFactory: (any MetricsFactory)? = nil, refresh: @escaping Refresh
     ) {
         self.pluginKey = pluginKey
-        self.refreshLead = refreshLead
+        self.refreshLead = refreshLead.isFinite ? max(0, refreshLead) : 0
         self.hub = hub
         self.eventLoop = eventLoop
         self.exchange = refresh
@@ -57,7 +59,7 @@ public actor AuthSessionKeeper {
     }
 
     /// Opens the credential store at `path` and restores a saved session (arming its timer).
-    /// - Throws: ``SQLiteError`` if the store cannot be opened or read.
+    /// - Throws: `SQLiteError` if the store cannot be opened or read.
     public func open(storeAt path: String) async throws {
         let opened = try await CredentialStore(path: path)
         store = opened
@@ -74,7 +76,7 @@ public actor AuthSessionKeeper {
     public var hasExpired: Bool { expired }
 
     /// Makes `session` the signed-in one: saves it and arms the refresh timer.
-    /// - Throws: ``SQLiteError`` if the store cannot save it (the session is not started).
+    /// - Throws: `SQLiteError` if the store cannot save it (the session is not started).
     public func start(_ new: StoredSession) async throws {
         try await store?.save(new, for: pluginKey)
         session = new
@@ -84,8 +86,8 @@ public actor AuthSessionKeeper {
 
     /// The session with a usable access token: refreshed when it has expired (or always, with
     /// `forceRefresh`).
-    /// - Throws: ``Amplify/AuthError/signedOut(_:_:_:)`` when nobody is signed in,
-    ///   ``Amplify/AuthError/sessionExpired(_:_:_:)`` when the session expired (now or before),
+    /// - Throws: `AuthError.signedOut(_:_:_:)` when nobody is signed in,
+    ///   `AuthError.sessionExpired(_:_:_:)` when the session expired (now or before),
     ///   or the refresh's error when the service could not be asked.
     public func validSession(forceRefresh: Bool = false) async throws -> StoredSession {
         guard let current = session else { throw notSignedIn() }
@@ -177,8 +179,9 @@ public actor AuthSessionKeeper {
         timer?.cancel()
         timerGeneration += 1
         let generation = timerGeneration
-        let delay = max(0, seconds)
-        timer = try? eventLoop().scheduleTimer(after: .milliseconds(Int64((delay * 1000).rounded(.up)))) { [weak self] in
+        // Saturating: an expiry beyond the timer's range (a far-future or infinite date) waits
+        // "forever" instead of trapping on the conversion; NaN or a past expiry fires at once.
+        timer = try? eventLoop().scheduleTimer(after: .saturatingSeconds(seconds)) { [weak self] in
             Task { await self?.timerFired(generation) }
         }
     }

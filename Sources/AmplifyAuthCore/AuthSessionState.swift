@@ -1,5 +1,5 @@
 import Amplify
-import AmplifyEventLoop
+import AmplifyConcurrency
 import Observation
 
 /// The server-side counterpart of the session-manager pattern: an `@Observable` object that

@@ -43,7 +43,7 @@ public actor CredentialStore {
 
     /// Opens (creating with mode 0600, in a folder of mode 0700 when the folder is missing) the
     /// store at `path`.
-    /// - Throws: ``SQLiteError`` if the file cannot be opened, or the folder's creation error.
+    /// - Throws: `SQLiteError` if the file cannot be opened, or the folder's creation error.
     public init(path: String) async throws {
         self.path = path
         let folder = (path as NSString).deletingLastPathComponent
@@ -60,7 +60,7 @@ public actor CredentialStore {
     }
 
     /// Saves `session` for `pluginKey`, replacing any earlier one.
-    /// - Throws: ``SQLiteError``.
+    /// - Throws: `SQLiteError`.
     public func save(_ session: StoredSession, for pluginKey: String) async throws {
         try await database.run(
             "INSERT OR REPLACE INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -70,7 +70,7 @@ public actor CredentialStore {
     }
 
     /// The session saved for `pluginKey`, if any.
-    /// - Throws: ``SQLiteError``.
+    /// - Throws: `SQLiteError`.
     public func load(for pluginKey: String) async throws -> StoredSession? {
         guard let row = try await database.run("SELECT * FROM sessions WHERE plugin_key = ?", [.text(pluginKey)]).first,
               let username = row["username"].text, let userId = row["user_id"].text, let idToken = row["id_token"].text,
@@ -84,7 +84,7 @@ public actor CredentialStore {
     }
 
     /// Forgets the session of `pluginKey`.
-    /// - Throws: ``SQLiteError``.
+    /// - Throws: `SQLiteError`.
     public func clear(for pluginKey: String) async throws {
         try await database.run("DELETE FROM sessions WHERE plugin_key = ?", [.text(pluginKey)])
     }

@@ -2,7 +2,7 @@ import Amplify
 import AmplifyCrypto
 import Foundation
 
-/// A JSON Web Token (RFC 7519) signed with ES256: compact serialization, claims as ``JSONValue``.
+/// A JSON Web Token (RFC 7519) signed with ES256: compact serialization, claims as `JSONValue`.
 public struct JSONWebToken: Sendable, Equatable {
     /// The protected header (`alg`, `kid`, `typ`).
     public let header: JSONValue
@@ -25,6 +25,13 @@ public struct JSONWebToken: Sendable, Equatable {
         case expired
         /// A claim does not have the expected value.
         case wrongClaim(String)
+        /// The token is longer than ``JSONWebToken/maximumLength`` bytes (its length).
+        case tooLarge(Int)
+        /// The header has `crit`: it names extensions that must be understood, and none is.
+        case criticalHeader
+        /// A time claim (`exp`, `nbf`, `iat`) is not a number of seconds from 0 to
+        /// ``JSONWebToken/latestTime``.
+        case malformedClaim(String)
 
         /// A sentence for logs and errors.
         public var description: String {
@@ -34,12 +41,15 @@ public struct JSONWebToken: Sendable, Equatable {
             case .badSignature: "the token's signature does not verify"
             case .expired: "the token has expired"
             case .wrongClaim(let claim): "the token's '\(claim)' claim is not the expected one"
+            case .tooLarge(let length): "the token is \(length) bytes, more than the \(JSONWebToken.maximumLength) accepted"
+            case .criticalHeader: "the token's header has 'crit' (critical extensions), and none is accepted"
+            case .malformedClaim(let claim): "the token's '\(claim)' claim is not a valid time"
             }
         }
     }
 
     /// Signs `claims` with `key` (ES256), naming the key `keyId` in the header.
-    /// - Throws: ``CryptoError`` if signing fails.
+    /// - Throws: `CryptoError` if signing fails.
     public static func sign(claims: JSONValue, key: ES256Key, keyId: String) throws -> String {
         let header: JSONValue = ["alg": "ES256", "typ": "JWT", "kid": .string(keyId)]
         let signingInput = try encode(header) + "." + encode(claims)
@@ -47,9 +57,19 @@ public struct JSONWebToken: Sendable, Equatable {
         return signingInput + "." + Base64URL.encode(signature)
     }
 
-    /// Parses a compact token without verifying it.
-    /// - Throws: ``Problem/malformed``.
+    /// The longest token accepted, in bytes: checked before any other work (Cognito's tokens
+    /// are a few KiB; an unbounded one costs time and memory to decode).
+    public static let maximumLength = 16 * 1024
+
+    /// The latest time claim accepted, 9999-12-31T23:59:59Z: anything later (or `1e999`, which
+    /// JSON parsers read as infinity) is not a time.
+    public static let latestTime: Double = 253_402_300_799
+
+    /// Parses a compact token without verifying it: at most ``maximumLength`` bytes, three
+    /// base64url parts, header and claims JSON objects in valid UTF-8.
+    /// - Throws: ``Problem/tooLarge(_:)`` or ``Problem/malformed``.
     public init(parsing token: String) throws(Problem) {
+        guard token.utf8.count <= Self.maximumLength else { throw Problem.tooLarge(token.utf8.count) }
         // Byte-level: splitting by Character would run grapheme breaking over the whole token.
         let bytes = Array(token.utf8)
         let dots = bytes.indices.filter { bytes[$0] == UInt8(ascii: ".") }
@@ -61,7 +81,8 @@ public struct JSONWebToken: Sendable, Equatable {
             else { return nil }
             return (header, claims, signature)
         }
-        guard let decoded, let header = try? JSONValue(parsing: decoded.header), let claims = try? JSONValue(parsing: decoded.claims),
+        guard let decoded, String(validating: decoded.header, as: UTF8.self) != nil, String(validating: decoded.claims, as: UTF8.self) != nil,
+              let header = try? JSONValue(parsing: decoded.header), let claims = try? JSONValue(parsing: decoded.claims),
               header.asObject != nil, claims.asObject != nil
         else { throw Problem.malformed }
         self.header = header
@@ -77,10 +98,24 @@ public struct JSONWebToken: Sendable, Equatable {
         let parsed = try JSONWebToken(parsing: token)
         let algorithm = parsed.header["alg"]?.stringValue ?? "(none)"
         guard algorithm == "ES256" else { throw Problem.unsupportedAlgorithm(algorithm) }
+        guard parsed.header["crit"] == nil else { throw Problem.criticalHeader }
         guard key.verify(signature: parsed.signature, of: Array(parsed.signingInput.utf8)) else { throw Problem.badSignature }
-        guard let expiry = parsed.claims["exp"]?.doubleValue else { throw Problem.wrongClaim("exp") }
+        guard let expiry = try parsed.time("exp") else { throw Problem.wrongClaim("exp") }
+        _ = try parsed.time("nbf")
+        _ = try parsed.time("iat")
         guard now.timeIntervalSince1970 < expiry + leeway else { throw Problem.expired }
         return parsed
+    }
+
+    /// The time claim `name` (a NumericDate, seconds since 1970), or `nil` if it is absent.
+    /// - Throws: ``Problem/malformedClaim(_:)`` when it is present but not a finite number from
+    ///   0 to ``latestTime`` (a string, an object, `1e999`, a date beyond the year 9999).
+    public func time(_ name: String) throws(Problem) -> Double? {
+        guard let value = claims[name] else { return nil }
+        guard let seconds = value.doubleValue, seconds.isFinite, (0...Self.latestTime).contains(seconds) else {
+            throw Problem.malformedClaim(name)
+        }
+        return seconds
     }
 
     /// The string claim `name`.

@@ -1,4 +1,4 @@
-import AmplifyEventLoop
+import AmplifyConcurrency
 import COpenSSL
 
 /// An ECDSA P-256 key for ES256 JSON Web Signatures (RFC 7518 §3.4), on OpenSSL 3.

@@ -1,3 +1,4 @@
+import AmplifyConcurrency
 import COpenSSL
 
 /// An `EVP_PKEY *` freed with its owner.

@@ -1,4 +1,4 @@
-import AmplifyEventLoop
+import AmplifyConcurrency
 import COpenSSL
 
 /// An RSA key for RS256 JSON Web Signatures (RFC 7518 §3.3: RSASSA-PKCS1-v1_5 with SHA-256),
@@ -34,12 +34,34 @@ public final class RSAKey: Sendable {
         return RSAKey(pkey, isPrivate: true)
     }
 
+    /// The largest modulus accepted, in bits: a bigger one only makes verification slow.
+    public static let maximumModulusBits = 16_384
+    /// The largest public exponent accepted, in bits (65537 has 17).
+    public static let maximumExponentBits = 64
+
     /// The public key with JWK members `n` (modulus) and `e` (exponent), big-endian bytes.
-    /// - Throws: ``CryptoError`` for a modulus under 2048 bits (RFC 7518 §3.3) or values OpenSSL
-    ///   refuses.
+    ///
+    /// The exponent must be odd and at least 3 (65537 in practice): `e = 1` would make any
+    /// "signature" equal to the encoded message verify without the private key, and an even `e`
+    /// is not a valid RSA exponent. It may have at most ``maximumExponentBits`` bits and the
+    /// modulus from 2048 (RFC 7518 §3.3) to ``maximumModulusBits`` bits, bounding the cost of a
+    /// verification with a key from an untrusted JWKS.
+    /// - Throws: ``CryptoError`` for a key outside those bounds or values OpenSSL refuses.
     public convenience init(modulus: [UInt8], exponent: [UInt8]) throws {
-        guard try BigNumber(bytes: modulus).bitCount >= 2048 else { throw CryptoError("reading the RSA public key", "the modulus has fewer than 2048 bits") }
-        guard try !BigNumber(bytes: exponent).isZero else { throw CryptoError("reading the RSA public key", "the exponent is zero") }
+        let modulusBits = try BigNumber(bytes: modulus).bitCount
+        guard modulusBits >= 2048 else { throw CryptoError("reading the RSA public key", "the modulus has fewer than 2048 bits") }
+        guard modulusBits <= Self.maximumModulusBits else {
+            throw CryptoError("reading the RSA public key", "the modulus has more than \(Self.maximumModulusBits) bits")
+        }
+        let e = try BigNumber(bytes: exponent)
+        guard !e.isZero else { throw CryptoError("reading the RSA public key", "the exponent is zero") }
+        guard e.bitCount <= Self.maximumExponentBits else {
+            throw CryptoError("reading the RSA public key", "the exponent has more than \(Self.maximumExponentBits) bits")
+        }
+        let lowByte = e.bytes.last ?? 0
+        guard lowByte & 1 == 1, e.bitCount >= 2 else {
+            throw CryptoError("reading the RSA public key", "the exponent must be odd and at least 3 (65537 is usual)")
+        }
         let made = modulus.withUnsafeBufferPointer { n in
             exponent.withUnsafeBufferPointer { e in
                 c_openssl_rsa_public_key(n.baseAddress, Int32(n.count), e.baseAddress, Int32(e.count))

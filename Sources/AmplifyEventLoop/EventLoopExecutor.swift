@@ -1,3 +1,5 @@
+import AmplifyConcurrency
+
 
 /// A `SerialExecutor` that runs jobs on an ``EventLoop`` thread, so an actor can be isolated to
 /// the loop:

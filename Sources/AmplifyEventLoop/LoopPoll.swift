@@ -22,8 +22,11 @@ public final class LoopPoll: LoopOwnedHandle {
     private let callback: (_ status: Int32, _ events: Events) -> Void
 
     /// Starts watching `socket` for nothing yet; call ``start(_:)``. Loop thread only.
-    /// - Parameter callback: runs on the loop thread with libuv's status (negative on error) and
-    ///   the events that are ready.
+    /// - Parameters:
+    ///   - loop: the loop whose thread watches the socket.
+    ///   - socket: the file descriptor of a socket the caller owns (it is not closed here).
+    ///   - callback: runs on the loop thread with libuv's status (negative on error) and the
+    ///     events that are ready.
     /// - Throws: ``EventLoopError`` if libuv refuses the socket or the loop is shutting down.
     public init(loop: EventLoop, socket: Int32, _ callback: @escaping (_ status: Int32, _ events: Events) -> Void) throws(EventLoopError) {
         self.loop = loop

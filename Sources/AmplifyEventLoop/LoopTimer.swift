@@ -97,10 +97,8 @@ extension EventLoop {
         return timer
     }
 
+    /// The delay libuv is given: whole milliseconds, rounded up, saturating (never a trap).
     static func milliseconds(_ duration: Duration) -> UInt64 {
-        let (seconds, attoseconds) = duration.components
-        guard seconds >= 0, attoseconds >= 0 || seconds > 0 else { return 0 }
-        let millis = seconds * 1000 + (attoseconds + 999_999_999_999_999) / 1_000_000_000_000_000
-        return UInt64(max(0, millis))
+        UInt64(duration.saturatingMilliseconds)
     }
 }

@@ -24,7 +24,9 @@ public final class LoopWakeup: @unchecked Sendable, LoopOwnedHandle {
 
     /// Creates a wake-up on `loop`. From off the loop this waits for the loop to set it up.
     ///
-    /// - Parameter callback: runs on the loop thread after one or more ``signal()`` calls.
+    /// - Parameters:
+    ///   - loop: the loop whose thread runs `callback`.
+    ///   - callback: runs on the loop thread after one or more ``signal()`` calls.
     /// - Throws: ``EventLoopError/shutDown`` if the loop is shutting down, or a libuv error.
     public static func make(on loop: EventLoop, _ callback: @escaping @Sendable () -> Void) throws -> LoopWakeup {
         try loop.submitAndWait { () throws -> LoopWakeup in

@@ -54,7 +54,7 @@ public final class SQLiteConnection {
             case .integer(let number): rc = sqlite3_bind_int64(statement, position, number)
             case .real(let number): rc = sqlite3_bind_double(statement, position, number)
             case .text(let text): rc = sqlite3_bind_text(statement, position, text, -1, Self.transient)
-            case .blob(let bytes): rc = sqlite3_bind_blob(statement, position, bytes, Int32(bytes.count), Self.transient)
+            case .blob(let bytes): rc = sqlite3_bind_blob64(statement, position, bytes, sqlite3_uint64(bytes.count), Self.transient)
             }
             guard rc == SQLITE_OK else { throw error(sql) }
         }

@@ -22,12 +22,29 @@ public actor SQLiteDatabase {
         queueExecutor = DispatchQueueExecutor(label: "sqlite:\(URL(fileURLWithPath: path).lastPathComponent)")
         let opened = try SQLiteConnection(path: path, fileMode: fileMode)
         if path != ":memory:" {
-            try opened.run("PRAGMA journal_mode=WAL")
+            try Self.switchToWAL(opened)
             try opened.run("PRAGMA synchronous=NORMAL")
         }
         try opened.run("PRAGMA foreign_keys=ON")
         try setup?(opened)
         connection = opened
+    }
+
+    /// Puts the file in WAL mode (a setting kept in the file). Switching needs a lock that
+    /// SQLite does not wait for through the busy handler, so when several connections open a new
+    /// file at once the switch can fail with `SQLITE_BUSY`; it is retried for up to five
+    /// seconds, and skipped as soon as another connection has made the switch.
+    private static func switchToWAL(_ connection: SQLiteConnection) throws {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while true {
+            do {
+                if try connection.run("PRAGMA journal_mode").first?["journal_mode"].text?.lowercased() == "wal" { return }
+                try connection.run("PRAGMA journal_mode=WAL")
+                return
+            } catch let error as SQLiteError where error.code & 0xFF == 5 && ContinuousClock.now < deadline {
+                usleep(2_000)
+            }
+        }
     }
 
     /// Runs one statement. - Returns: its rows. - Throws: ``SQLiteError``.

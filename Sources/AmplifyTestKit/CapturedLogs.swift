@@ -1,4 +1,4 @@
-import AmplifyEventLoop
+import AmplifyConcurrency
 import Logging
 
 /// A swift-log backend that keeps every record in memory, label included, for tests: hand

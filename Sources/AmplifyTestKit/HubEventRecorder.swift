@@ -1,4 +1,4 @@
-import AmplifyEventLoop
+import AmplifyConcurrency
 import Amplify
 
 /// Records what a Hub channel delivers, for tests: register it, act, then

@@ -1,4 +1,4 @@
-import AmplifyEventLoop
+import AmplifyConcurrency
 import Amplify
 
 /// A Logging plugin that keeps every message in memory, for tests:

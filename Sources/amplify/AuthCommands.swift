@@ -102,16 +102,17 @@ enum AuthCommands {
     struct VerifyToken: AmplifyCommand {
         static let configuration = CommandConfiguration(
             commandName: "verify-token", abstract: "Verify a user pool token (Cognito).",
-            discussion: "Checks an ID token (or, with --access, an access token) against the user pool's JWKS: signature, issuer, audience, use and expiry. Prints the subject and username; exits 1 with the reason when the token is refused.")
+            discussion: "Checks an ID token (or, with --access, an access token) against the user pool's JWKS: signature, issuer, audience, use and expiry. Prints the subject and username; exits 1 with the reason when the token is refused. With - or no TOKEN, the token is read from standard input (a token on the command line shows in ps and the shell's history).")
         @OptionGroup var global: GlobalOptions
-        @Argument(help: ArgumentHelp("The token (a JWT).", valueName: "token")) var token: String
+        @Argument(help: ArgumentHelp("The token (a JWT), or - (the default) to read it from standard input.", valueName: "token")) var token: String?
         @Flag(help: "The token is an access token (default: an ID token).") var access = false
 
         func execute() async throws -> CommandResult {
+            let input = try token.flatMap { $0 == "-" ? nil : $0 } ?? TokenReader.readStandardInput()
             let verifier = try cognitoPlugin().tokenVerifier()
             let use: CognitoTokenVerifier.TokenUse = access ? .access : .id
             do {
-                let verified = try await verifier.verify(token, as: use)
+                let verified = try await verifier.verify(input, as: use)
                 let expires = ISO8601DateFormatter().string(from: verified.expiresAt)
                 return CommandResult(
                     text: "Valid \(use.rawValue) token of \(verified.username ?? verified.subject) (sub \(verified.subject)); expires at \(expires).",

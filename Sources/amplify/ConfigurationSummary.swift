@@ -67,7 +67,7 @@ struct ConfigurationSummary {
     private static func scalarText(_ value: JSONValue) -> String? {
         switch value {
         case .string(let text): text
-        case .number(let number): number.rounded() == number ? String(Int64(number)) : String(number)
+        case .number(let number): Int64(exactly: number).map(String.init) ?? String(number)
         case .boolean(let flag): String(flag)
         default: nil
         }
@@ -75,7 +75,7 @@ struct ConfigurationSummary {
 
     private static func isSecret(_ name: String) -> Bool {
         let lowered = name.lowercased()
-        return ["secret", "password", "privatekey", "private_key"].contains { lowered.contains($0) } || lowered.hasSuffix("token")
+        return ["secret", "password", "privatekey", "private_key", "apikey", "api_key"].contains { lowered.contains($0) } || lowered.hasSuffix("token")
     }
 
     var text: String {

@@ -1,5 +1,5 @@
 import AmplifyAuthCore
-import AmplifyEventLoop
+import AmplifyConcurrency
 import AmplifyPlugins
 import ArgumentParser
 import Foundation

@@ -53,7 +53,9 @@ enum StorageCommands {
         @Argument(help: ArgumentHelp("Where to write it, or - for standard output.", valueName: "file")) var file: String?
 
         func execute() async throws -> CommandResult {
-            let destination = file ?? String(key.split(separator: "/").last ?? Substring(key))
+            // The key's last name, split on the byte '/' as the store splits it.
+            let lastName = key.utf8.split(separator: UInt8(ascii: "/")).last.map { String(decoding: $0, as: UTF8.self) } ?? key
+            let destination = file ?? lastName
             let progress = ProgressBar(label: "get \(key)")
             if destination == "-" {
                 let task = Amplify.Storage.downloadData(path: .fromString(key))
@@ -152,10 +154,11 @@ final class ProgressBar {
     func show(_ progress: StorageTransferProgress) {
         guard enabled else { return }
         let width = 30
-        let filled = Int(progress.fractionCompleted * Double(width))
+        let fraction = progress.fractionCompleted.isFinite ? min(1, max(0, progress.fractionCompleted)) : 0
+        let filled = Int(fraction * Double(width))
         let mebibytes = Double(progress.completedBytes) / 1_048_576
         let total = progress.totalBytes.map { String(format: "%.1f", Double($0) / 1_048_576) } ?? "?"
-        let line = "\r\(label) [\(String(repeating: "#", count: filled))\(String(repeating: " ", count: width - filled))] \(Int(progress.fractionCompleted * 100))% \(String(format: "%.1f", mebibytes))/\(total) MiB"
+        let line = "\r\(label) [\(String(repeating: "#", count: filled))\(String(repeating: " ", count: width - filled))] \(Int(fraction * 100))% \(String(format: "%.1f", mebibytes))/\(total) MiB"
         FileHandle.standardError.write(Data(line.utf8))
         drawn = true
     }

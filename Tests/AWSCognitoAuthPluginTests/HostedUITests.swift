@@ -1,6 +1,7 @@
 import AWSCognitoAuthPlugin
 import AWSPluginsCore
 import Amplify
+import AmplifyConcurrency
 import AmplifyEventLoop
 import AmplifyTestKit
 import Foundation

@@ -2,6 +2,7 @@ import AWSCognitoAuthPlugin
 import AWSPluginsCore
 import Amplify
 import AmplifyCrypto
+import AmplifyConcurrency
 import AmplifyEventLoop
 import AmplifyTestKit
 import Foundation

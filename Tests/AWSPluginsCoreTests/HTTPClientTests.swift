@@ -1,5 +1,6 @@
 import AWSPluginsCore
 import AmplifyCrypto
+import AmplifyConcurrency
 import AmplifyEventLoop
 import AmplifyTestKit
 import Foundation

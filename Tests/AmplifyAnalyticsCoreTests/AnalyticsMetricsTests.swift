@@ -1,5 +1,6 @@
 import Amplify
 import AmplifyAnalyticsCore
+import AmplifyConcurrency
 import AmplifyEventLoop
 import Foundation
 import MetricsTestKit

@@ -1,6 +1,6 @@
 import Amplify
 import AmplifyAnalyticsCore
-import AmplifyEventLoop
+import AmplifyConcurrency
 import Foundation
 import Testing
 

@@ -96,6 +96,30 @@ struct CognitoCommandTests {
         }
     }
 
+    @Test("verify-token reads the token from standard input with '-' or no argument, so it never shows in ps")
+    func verifyTokenFromStandardInput() async throws {
+        try await MotoServer.with { moto in
+            let seeded = try moto.seed(["userPool": ["name": "cli", "users": [["username": "alice", "password": "Secr3t!pass"]]]])
+            let folder = try folder(moto, seeded)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let tokens = try moto.tokens(
+                userPoolId: seeded["userPoolId"]?.stringValue ?? "", clientId: seeded["clientId"]?.stringValue ?? "", username: "alice", password: "Secr3t!pass")
+            let idToken = try #require(tokens["IdToken"]?.stringValue)
+            let dash = try Tool.run(["auth", "verify-token", "-"], in: folder, input: idToken + "\n")
+            #expect(dash.exitCode == 0, "\(dash.stderr)")
+            #expect(dash.stdout.hasPrefix("Valid id token of alice (sub "))
+            let none = try Tool.run(["auth", "verify-token"], in: folder, input: idToken)
+            #expect(none.exitCode == 0, "\(none.stderr)")
+            #expect(none.stdout.hasPrefix("Valid id token of alice (sub "))
+            let access = try Tool.run(["auth", "verify-token", "--access"], in: folder, input: idToken)
+            #expect(access.exitCode == 1)
+            #expect(access.stderr.contains("the token is an 'id' token"))
+            let empty = try Tool.run(["auth", "verify-token", "-"], in: folder, input: "")
+            #expect(empty.exitCode != 0)
+            #expect(empty.stderr.contains("standard input"))
+        }
+    }
+
     @Test("sign-in --web prints the hosted UI URL, the --browser command follows it, and the loopback redirect signs in")
     func webSignIn() async throws {
         try await MotoServer.with { moto in

@@ -84,7 +84,7 @@ struct ConfigShapeCommandTests {
         #expect(try check("amplify_outputs-v1.json").exitCode == 0)
         let full = try check("amplify_outputs-v1.4.json")
         #expect(full.exitCode == 0)
-        #expect(full.format == "Gen 2 amplify_outputs.json (version 1.4)")
+        #expect(full.format == "Gen 2 amplify_outputs.json version 1.4")
         #expect(full.warnings == ["websocket"])
         #expect(full.resources.filter { $0.hasPrefix("bucket ") } == ["bucket gentwo-photos-bucket", "bucket gentwo-reports-bucket"])
         #expect(full.resources.contains("GraphQL API https://gentwov14api.appsync-api.us-east-1.amazonaws.com/graphql"))

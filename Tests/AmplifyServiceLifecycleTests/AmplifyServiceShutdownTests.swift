@@ -1,4 +1,4 @@
-import AmplifyEventLoop
+import AmplifyConcurrency
 import AmplifyTestKit
 import Foundation
 import Testing

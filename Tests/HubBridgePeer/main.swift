@@ -1,4 +1,5 @@
 import Amplify
+import AmplifyConcurrency
 import AmplifyEventLoop
 import Foundation
 import RedisHubBridgePlugin

@@ -1,4 +1,5 @@
 import Amplify
+import AmplifyConcurrency
 import AmplifyEventLoop
 import Foundation
 import AmplifyTestKit
@@ -96,7 +97,7 @@ struct LocalStoragePluginTests {
         task.pause()
         #expect(task.state == .paused)
         try await Task.sleep(for: .milliseconds(50))
-        let file = try FileManager.default.contentsOfDirectory(atPath: fixture.root + "/tmp").first.map { fixture.root + "/tmp/" + $0 }
+        let file = try Self.uploadInProgress(root: fixture.root)
         let sizeWhilePaused = try file.map { try FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int } ?? nil
         try await Task.sleep(for: .milliseconds(100))
         let sizeLater = try file.map { try FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int } ?? nil
@@ -105,6 +106,19 @@ struct LocalStoragePluginTests {
         _ = try await task.value
         #expect(try await fixture.plugin.downloadData(path: .fromString("public/paused.bin"), options: nil).value == data)
         try await fixture.close()
+    }
+}
+
+extension LocalStoragePluginTests {
+    /// The file an upload is writing: a named file in `tmp/`, or a nameless one (`O_TMPFILE`)
+    /// reached through this process's open descriptor of it.
+    static func uploadInProgress(root: String) throws -> String? {
+        if let name = try FileManager.default.contentsOfDirectory(atPath: root + "/tmp").first { return root + "/tmp/" + name }
+        for descriptor in (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? [] {
+            let link = "/proc/self/fd/" + descriptor
+            if let target = try? FileManager.default.destinationOfSymbolicLink(atPath: link), target.hasPrefix(root + "/tmp/") { return link }
+        }
+        return nil
     }
 }
 

@@ -1,6 +1,6 @@
 import AmplifyCrypto
 import Amplify
-import AmplifyEventLoop
+import AmplifyConcurrency
 import Foundation
 import Testing
 

@@ -4,7 +4,7 @@ import Foundation
 /// Cognito's USER_SRP_AUTH client side: SRP-6a over the 3072-bit group of RFC 5054 (g = 2) with
 /// SHA-256, as Cognito and every Amplify library compute it, on OpenSSL's BIGNUM.
 ///
-/// ``start()`` makes the ephemeral pair (`a`, `A`) for `InitiateAuth`; ``passwordClaim(...)``
+/// ``start()`` makes the ephemeral pair (`a`, `A`) for `InitiateAuth`; `passwordClaim(...)`
 /// answers the `PASSWORD_VERIFIER` challenge. Proven against the independent known-answer
 /// vectors in the tests (`Vectors/srp_vectors.py`).
 public enum CognitoSRP {
@@ -44,13 +44,13 @@ public enum CognitoSRP {
     }
 
     /// A fresh ephemeral pair from 128 random bytes (`A mod N` is never zero).
-    /// - Throws: ``CryptoError`` if the random generator or the maths fail.
+    /// - Throws: `CryptoError` if the random generator or the maths fail.
     public static func start() throws -> Ephemeral {
         try start(privateValue: Digest.randomBytes(128))
     }
 
     /// The ephemeral pair for a given private value (for known-answer tests).
-    /// - Throws: ``CryptoError`` when `privateValue` makes `A mod N` zero, or the maths fail.
+    /// - Throws: `CryptoError` when `privateValue` makes `A mod N` zero, or the maths fail.
     public static func start(privateValue: [UInt8]) throws -> Ephemeral {
         let group = try Group()
         let a = try BigNumber(bytes: privateValue)
@@ -64,11 +64,14 @@ public enum CognitoSRP {
     /// - Parameters:
     ///   - poolId: the user pool id (`us-east-1_AbCdEfGhI`); the part after `_` is hashed.
     ///   - userIdForSRP: the challenge's `USER_ID_FOR_SRP` (not the alias the user typed).
-    ///   - salt, serverPublicHex: the challenge's `SALT` and `SRP_B` (hexadecimal).
+    ///   - password: the user's password (used here only, never sent).
+    ///   - ephemeral: the client's ephemeral pair from ``start()``.
+    ///   - saltHex: the challenge's `SALT` (hexadecimal).
+    ///   - serverPublicHex: the challenge's `SRP_B` (hexadecimal).
     ///   - secretBlock: the challenge's `SECRET_BLOCK` (base64; characters outside the alphabet
     ///     are ignored, as Python's decoder and the local stand-in's UUIDs need).
     ///   - timestamp: ``timestamp(_:)`` of now, sent as `TIMESTAMP`.
-    /// - Throws: ``CryptoError`` for a malformed pool id, salt, B or secret block, for
+    /// - Throws: `CryptoError` for a malformed pool id, salt, B or secret block, for
     ///   `B mod N = 0` or `u = 0` (a hostile or broken server), or if the maths fail.
     public static func passwordClaim(
         poolId: String, userIdForSRP: String, password: String, ephemeral: Ephemeral,

@@ -2,7 +2,7 @@ import AWSPluginsCore
 import Amplify
 
 /// What Cognito said went wrong, as amplify-swift names it: the `underlyingError` of the
-/// ``Amplify/AuthError`` a call throws (`if case .service(_, _, let e) = error, e as? AWSCognitoAuthError == .usernameExists`).
+/// `AuthError` a call throws (`if case .service(_, _, let e) = error, e as? AWSCognitoAuthError == .usernameExists`).
 public enum AWSCognitoAuthError: Error, Sendable, Equatable {
     /// No such user (`UserNotFoundException`).
     case userNotFound

@@ -10,9 +10,19 @@ import Foundation
 /// skew. Tokens with `alg: none`, HS256 (key confusion) or any other algorithm, an unknown key,
 /// a tampered payload or another key's signature are refused.
 ///
+/// Hostile input is refused cheaply: a token over 16 KiB (`JSONWebToken/maximumLength`) before
+/// any other work, invalid UTF-8 in the header or claims, any `crit` header (no extension is
+/// understood), and `exp` / `nbf` / `iat` that are not finite numbers from 0 to the year 9999.
+/// JWKS keys are used only if their exponent is odd and at least 3 (65537 in practice; `e = 1`
+/// would let a "signature" without the private key verify) and their modulus has 2048 to 16384
+/// bits; other keys are skipped, so tokens naming them are refused as unknown keys.
+///
 /// The JWKS is fetched on first use and cached; a token naming a key id the cache lacks triggers
 /// one refetch (keys rotate), at most once per `refetchInterval`, so forged key ids cannot make
-/// the server hammer Cognito. Safe from any task.
+/// the server hammer Cognito. Verifications that arrive while a fetch is under way wait for it
+/// (one fetch, however many callers). A fetch that fails is retried after a backoff that starts
+/// at `initialRetryDelay` and doubles per failure in a row, up to `refetchInterval`; until then
+/// tokens are refused with ``CognitoTokenError/keysUnavailable(_:)``. Safe from any task.
 public actor CognitoTokenVerifier {
     /// Which token a caller expects.
     public enum TokenUse: String, Sendable {
@@ -43,22 +53,35 @@ public actor CognitoTokenVerifier {
     private let refetchInterval: TimeInterval
     private let http: HTTPClient
     private let now: @Sendable () -> Date
+    private let initialRetryDelay: TimeInterval
     private var keys: [String: RSAKey] = [:]
-    private var lastFetch: Date?
-    private var fetching: Task<[String: RSAKey], any Error>?
+    /// No new fetch starts before this time (set when a fetch ends: the refetch interval after a
+    /// success, the backoff after a failure).
+    private var nextFetchAllowed: Date?
+    /// Failed fetches in a row, and the last one's error (cleared by a success).
+    private var failuresInARow = 0
+    private var lastFailure: CognitoTokenError?
+    private var fetching: Task<Void, Never>?
     /// How many times the JWKS was fetched (for diagnostics and tests).
     public private(set) var fetchCount = 0
 
     /// A verifier for tokens of `issuer` (`https://cognito-idp.<region>.amazonaws.com/<poolId>`,
     /// or a stand-in's) signed by the keys at `jwksURL`, issued to one of `clientIds`.
     /// - Parameters:
+    ///   - issuer: the `iss` every token must carry.
+    ///   - jwksURL: where the pool publishes its signing keys.
+    ///   - clientIds: the app clients a token may be issued to (`aud` or `client_id`).
+    ///   - http: the HTTP client the keys are fetched with.
     ///   - leeway: clock skew allowed for `exp` and `nbf` (default 60 s).
     ///   - refetchInterval: the least time between two JWKS fetches (default 60 s).
+    ///   - initialRetryDelay: how long after a failed fetch the next may start (default 1 s);
+    ///     it doubles with each failure in a row, up to `refetchInterval`.
     ///   - now: the clock (tests pass their own).
     public init(
         issuer: String, jwksURL: URL, clientIds: [String], http: HTTPClient, leeway: TimeInterval = 60,
-        refetchInterval: TimeInterval = 60, now: @escaping @Sendable () -> Date = { Date() }
+        refetchInterval: TimeInterval = 60, initialRetryDelay: TimeInterval = 1, now: @escaping @Sendable () -> Date = { Date() }
     ) {
+        self.initialRetryDelay = initialRetryDelay
         self.issuer = issuer
         self.jwksURL = jwksURL
         self.clientIds = Set(clientIds)
@@ -71,6 +94,7 @@ public actor CognitoTokenVerifier {
     /// Checks `token` as a `use` token and returns its claims.
     /// - Throws: ``CognitoTokenError`` saying which check failed.
     public func verify(_ token: String, as use: TokenUse) async throws -> VerifiedToken {
+        guard token.utf8.count <= JSONWebToken.maximumLength else { throw CognitoTokenError.tooLarge(token.utf8.count) }
         let parsed: JSONWebToken
         do {
             parsed = try JSONWebToken(parsing: token)
@@ -79,6 +103,7 @@ public actor CognitoTokenVerifier {
         }
         let algorithm = parsed.header["alg"]?.stringValue ?? "(none)"
         guard algorithm == "RS256" else { throw CognitoTokenError.unsupportedAlgorithm(algorithm) }
+        guard parsed.header["crit"] == nil else { throw CognitoTokenError.criticalHeader }
         guard let keyId = parsed.header["kid"]?.stringValue else { throw CognitoTokenError.unknownKey("(no kid)") }
         let key = try await key(for: keyId)
         guard key.verify(signature: parsed.signature, of: Array(parsed.signingInput.utf8)) else { throw CognitoTokenError.badSignature }
@@ -89,9 +114,12 @@ public actor CognitoTokenVerifier {
         let audience = use == .id ? claims["aud"]?.stringValue : claims["client_id"]?.stringValue
         guard let audience, clientIds.contains(audience) else { throw CognitoTokenError.wrongAudience(audience) }
         let current = now().timeIntervalSince1970
-        guard let expiry = claims["exp"]?.doubleValue else { throw CognitoTokenError.expired }
+        let expiry = try Self.time("exp", of: parsed)
+        let notBefore = try Self.time("nbf", of: parsed)
+        _ = try Self.time("iat", of: parsed)
+        guard let expiry else { throw CognitoTokenError.expired }
         guard current < expiry + leeway else { throw CognitoTokenError.expired }
-        if let notBefore = claims["nbf"]?.doubleValue, current + leeway < notBefore { throw CognitoTokenError.notYetValid }
+        if let notBefore, current + leeway < notBefore { throw CognitoTokenError.notYetValid }
         guard let subject = claims["sub"]?.stringValue else { throw CognitoTokenError.missingClaim("sub") }
         return VerifiedToken(
             claims: claims, subject: subject,
@@ -99,26 +127,54 @@ public actor CognitoTokenVerifier {
             expiresAt: Date(timeIntervalSince1970: expiry), keyId: keyId)
     }
 
-    /// The key `keyId`, refetching the JWKS when it is unknown and the last fetch is old enough.
-    private func key(for keyId: String) async throws -> RSAKey {
-        if let key = keys[keyId] { return key }
-        if let lastFetch, now().timeIntervalSince(lastFetch) < refetchInterval {
-            throw CognitoTokenError.unknownKey(keyId)
+    private static func time(_ name: String, of token: JSONWebToken) throws(CognitoTokenError) -> Double? {
+        do {
+            return try token.time(name)
+        } catch {
+            throw CognitoTokenError.invalidClaim(name)
         }
-        keys = try await fetchKeys()
-        guard let key = keys[keyId] else { throw CognitoTokenError.unknownKey(keyId) }
-        return key
     }
 
-    /// One fetch at a time: concurrent verifications of a new key share it.
-    private func fetchKeys() async throws -> [String: RSAKey] {
-        if let fetching { return try await fetching.value }
-        let task = Task { [http, jwksURL] in try await Self.download(jwksURL, http: http) }
+    /// The key `keyId`: from the cache, else after the fetch under way, else after a new fetch
+    /// when the last one is old enough (or its backoff has passed).
+    private func key(for keyId: String) async throws -> RSAKey {
+        if let key = keys[keyId] { return key }
+        if fetching == nil, let nextFetchAllowed, now() < nextFetchAllowed {
+            throw lastFailure ?? CognitoTokenError.unknownKey(keyId)
+        }
+        await fetchKeys()
+        if let key = keys[keyId] { return key }
+        throw lastFailure ?? CognitoTokenError.unknownKey(keyId)
+    }
+
+    /// Joins the fetch under way, or starts one. The fetch updates the cache and the backoff
+    /// itself, on this actor, before it ends: whoever awaits it sees the outcome.
+    private func fetchKeys() async {
+        if let fetching { return await fetching.value }
+        let task = Task { await self.performFetch() }
         fetching = task
-        defer { fetching = nil }
-        lastFetch = now()
+        await task.value
+    }
+
+    private func performFetch() async {
         fetchCount += 1
-        return try await task.value
+        do {
+            keys = try await Self.download(jwksURL, http: http)
+            failuresInARow = 0
+            lastFailure = nil
+            nextFetchAllowed = now().addingTimeInterval(refetchInterval)
+        } catch {
+            failuresInARow += 1
+            lastFailure = error as? CognitoTokenError ?? .keysUnavailable("\(error)")
+            nextFetchAllowed = now().addingTimeInterval(retryDelay(after: failuresInARow))
+        }
+        fetching = nil
+    }
+
+    /// `initialRetryDelay` doubled per earlier failure in a row, at most `refetchInterval`.
+    private func retryDelay(after failures: Int) -> TimeInterval {
+        let doubled = initialRetryDelay * pow(2, Double(min(max(failures - 1, 0), 30)))
+        return min(refetchInterval, doubled)
     }
 
     private static func download(_ url: URL, http: HTTPClient) async throws -> [String: RSAKey] {
@@ -176,6 +232,12 @@ public enum CognitoTokenError: Error, Sendable, Equatable, CustomStringConvertib
     case missingClaim(String)
     /// The JWKS could not be fetched or read.
     case keysUnavailable(String)
+    /// The token is longer than `JSONWebToken/maximumLength` (16 KiB); its length in bytes.
+    case tooLarge(Int)
+    /// The header has `crit` (critical extensions); none is understood, so none is accepted.
+    case criticalHeader
+    /// A time claim (`exp`, `nbf`, `iat`) is not a finite number of seconds from 0 to the year 9999.
+    case invalidClaim(String)
 
     /// A sentence for logs and 401 answers.
     public var description: String {
@@ -191,6 +253,9 @@ public enum CognitoTokenError: Error, Sendable, Equatable, CustomStringConvertib
         case .wrongTokenUse(let use): "the token is an '\(use ?? "unknown")' token"
         case .missingClaim(let claim): "the token has no '\(claim)' claim"
         case .keysUnavailable(let why): "the user pool's keys are unavailable: \(why)"
+        case .tooLarge(let length): "the token is \(length) bytes, more than the \(JSONWebToken.maximumLength) accepted"
+        case .criticalHeader: "the token's header has 'crit' (critical extensions), and none is accepted"
+        case .invalidClaim(let claim): "the token's '\(claim)' claim is not a valid time"
         }
     }
 }
@@ -198,7 +263,7 @@ public enum CognitoTokenError: Error, Sendable, Equatable, CustomStringConvertib
 extension AWSCognitoAuthPlugin {
     /// A verifier for this pool's tokens (issuer, JWKS URL and app client from the configuration),
     /// on the plugin's HTTP client.
-    /// - Throws: ``Amplify/AuthError/configuration(_:_:_:)`` before `configure`, or when the
+    /// - Throws: `AuthError.configuration(_:_:_:)` before `configure`, or when the
     ///   configuration has no user pool.
     public func tokenVerifier(leeway: TimeInterval = 60, refetchInterval: TimeInterval = 60) throws -> CognitoTokenVerifier {
         let (engine, http) = try configured()

@@ -15,8 +15,11 @@ public actor CognitoIdentityCredentialsProvider: AWSCredentialsProvider {
     private var cached: AWSCredentials?
 
     /// A provider for `identityPoolId` calling Cognito Identity through `client`.
-    /// - Parameter logins: the identity providers' tokens to present (none for a guest); asked on
-    ///   every refresh, so a refreshed ID token is used.
+    /// - Parameters:
+    ///   - client: the Cognito Identity JSON client (its endpoint and region).
+    ///   - identityPoolId: the identity pool, `us-east-1:…`.
+    ///   - logins: the identity providers' tokens to present (none for a guest); asked on every
+    ///     refresh, so a refreshed ID token is used.
     public init(client: AWSJSONClient, identityPoolId: String, logins: @escaping @Sendable () async throws -> [String: String] = { [:] }) {
         self.client = client
         self.identityPoolId = identityPoolId

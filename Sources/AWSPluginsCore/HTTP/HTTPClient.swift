@@ -1,4 +1,5 @@
 import Amplify
+import AmplifyConcurrency
 import AmplifyEventLoop
 import CCurlShims
 import CoreMetrics
@@ -31,7 +32,7 @@ public final class HTTPClient: @unchecked Sendable {
 
     /// A client on `loop`, reporting to `metricsFactory` (default: `MetricsSystem.factory`,
     /// looked at once, now).
-    /// - Throws: ``EventLoopError`` if the loop is shut down, ``HTTPClientError`` if curl fails.
+    /// - Throws: `EventLoopError` if the loop is shut down, ``HTTPClientError`` if curl fails.
     public init(loop: EventLoop, metricsFactory: (any MetricsFactory)? = nil) throws {
         self.loop = loop
         metrics = HTTPMetrics.make(metricsFactory)

@@ -1,5 +1,5 @@
 import Amplify
-import AmplifyEventLoop
+import AmplifyConcurrency
 import CoreMetrics
 
 /// The HTTP client's metric objects (``AmplifyMetrics/httpRequests``, ``AmplifyMetrics/httpRequestDuration``,

@@ -1,3 +1,4 @@
+import AmplifyEventLoop
 import CCurlShims
 import Foundation
 #if canImport(Glibc)
@@ -103,8 +104,7 @@ final class Transfer {
             c_curl_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, me)
         }
         if let timeout = request.timeout {
-            let (seconds, attoseconds) = timeout.components
-            c_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int(seconds * 1000 + attoseconds / 1_000_000_000_000_000))
+            c_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int(timeout.saturatingMilliseconds))
         }
         // curl adds `Expect: 100-continue` to large uploads; AWS and the test servers don't need it.
         for (name, value) in request.headers + [("Expect", "")] {

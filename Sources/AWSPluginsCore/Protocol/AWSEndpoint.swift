@@ -6,9 +6,12 @@ public enum AWSEndpoint {
     /// The endpoint of `service` (its endpoint prefix, e.g. `cognito-idp`, `s3`) in `region`.
     ///
     /// - Parameters:
+    ///   - service: the service's endpoint prefix (`cognito-idp`, `s3`, `kinesis`).
     ///   - serviceId: the SDK service id used in the environment variable (`Cognito Identity
     ///     Provider` becomes `AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER`).
+    ///   - region: the region of the public endpoint.
     ///   - configured: an endpoint from the configuration file (`CognitoUserPool.Default.Endpoint`).
+    ///   - environment: where `AWS_ENDPOINT_URL*` are read (the process environment by default).
     /// - Throws: ``AWSPluginsError`` (`InvalidEndpoint`) for an override that is not an http(s) URL.
     public static func resolve(
         service: String, serviceId: String, region: String, configured: String? = nil,

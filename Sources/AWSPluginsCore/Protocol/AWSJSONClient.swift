@@ -37,7 +37,10 @@ public struct AWSJSONClient: Sendable {
 
     /// Calls `target` (`AWSCognitoIdentityProviderService.InitiateAuth`) with `body`.
     ///
-    /// - Parameter signed: whether to sign (public Cognito operations are not signed).
+    /// - Parameters:
+    ///   - target: the `X-Amz-Target` operation.
+    ///   - body: the request's JSON.
+    ///   - signed: whether to sign (public Cognito operations are not signed).
     /// - Returns: the answer's JSON (`{}` for an empty answer).
     /// - Throws: ``AWSPluginsError`` for the service's error answer (after retries, for retryable
     ///   ones), ``HTTPClientError`` when no answer came after the retries, or the credentials

@@ -6,7 +6,7 @@ public struct AWSRESTRequest: Sendable {
     /// `GET`, `PUT`, `POST`, `DELETE`, `HEAD`.
     public var method: String
     /// The path as it goes on the wire, percent-encoded (`/bucket/photos/my%20cat.jpg`); see
-    /// ``S3Addressing/objectPath(bucket:key:)``.
+    /// `S3Addressing/objectPath(bucket:key:)`.
     public var path: String
     /// Query parameters, decoded (`list-type=2`, `uploads`, `partNumber=3`).
     public var query: [(name: String, value: String)]

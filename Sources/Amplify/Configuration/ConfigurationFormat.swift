@@ -33,12 +33,12 @@ public struct ConfigurationFormat: Sendable, Equatable, CustomStringConvertible 
     /// A Gen 2 `amplify_outputs.json` of `version`.
     public static func gen2(version: String) -> ConfigurationFormat { ConfigurationFormat(shape: .gen2, version: version) }
 
-    /// "Gen 2 amplify_outputs.json (version 1.3)".
+    /// "Gen 2 amplify_outputs.json version 1.3".
     public var description: String {
         switch shape {
         case .gen1: "Gen 1 amplifyconfiguration.json"
         case .awsConfiguration: "awsconfiguration.json"
-        case .gen2: version.map { $0.isEmpty ? "Gen 2 amplify_outputs.json" : "Gen 2 amplify_outputs.json (version \($0))" } ?? "Gen 2 amplify_outputs.json"
+        case .gen2: version.map { $0.isEmpty ? "Gen 2 amplify_outputs.json" : "Gen 2 amplify_outputs.json version \($0)" } ?? "Gen 2 amplify_outputs.json"
         case .amplifyJSFlat: "Amplify JS configuration (aws-exports shape)"
         case .amplifyJSResources: "Amplify JS v6 resources configuration"
         }

@@ -1,3 +1,4 @@
+import AmplifyConcurrency
 import AmplifyEventLoop
 import Foundation
 
@@ -49,7 +50,7 @@ public enum Amplify {
     public static var configurationFindings: [ConfigurationFinding] { state.withLock { $0.findings } }
 
     /// The event loop every category runs on, started on first use.
-    /// - Throws: ``EventLoopError`` if the loop cannot start.
+    /// - Throws: `EventLoopError` if the loop cannot start.
     public static func eventLoop() throws -> EventLoop {
         try AmplifyRuntime.shared.eventLoop()
     }

@@ -1,3 +1,4 @@
+import AmplifyConcurrency
 import AmplifyEventLoop
 
 /// Owns the event loop every category shares. The loop starts on first use (the Hub works

@@ -1,4 +1,4 @@
-import AmplifyEventLoop
+import AmplifyConcurrency
 
 /// The plugins one category holds, and whether the category is configured. Thread-safe; shared
 /// by every category facade.

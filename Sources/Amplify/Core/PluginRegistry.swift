@@ -1,4 +1,4 @@
-import AmplifyEventLoop
+import AmplifyConcurrency
 
 /// Makes a plugin for a key named in the configuration file.
 public struct PluginFactory: Sendable {

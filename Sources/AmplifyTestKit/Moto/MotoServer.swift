@@ -1,5 +1,5 @@
 import Amplify
-import AmplifyEventLoop
+import AmplifyConcurrency
 import Foundation
 
 /// A moto_server (the local AWS stand-in) of the test's own, on a free port on 127.0.0.1.

@@ -1,5 +1,5 @@
 import Amplify
-import AmplifyEventLoop
+import AmplifyConcurrency
 import AmplifyTestKit
 import Foundation
 import Testing
@@ -188,5 +188,11 @@ struct HubDeliveryTests {
         #expect(payload.context as? String == "ctx")
         #expect(payload.data as? Int == 42)
         #expect(try await isolated.close())
+    }
+
+    @Test("every built-in channel has its own slot in the Hub's table, in the order of amplifyChannels, and custom channels none")
+    func builtInChannelTable() {
+        #expect(HubChannel.amplifyChannels.map(\.builtInIndex) == Array(0..<HubChannel.amplifyChannels.count))
+        #expect(HubChannel.custom("x").builtInIndex == nil)
     }
 }

@@ -1,5 +1,5 @@
 import Amplify
-import AmplifyEventLoop
+import AmplifyConcurrency
 import AmplifyTestKit
 import Foundation
 import Logging

@@ -1,4 +1,4 @@
-import AmplifyEventLoop
+import AmplifyConcurrency
 
 /// `Amplify.Hub`: publish and subscribe between categories and application code.
 ///
@@ -7,7 +7,16 @@ import AmplifyEventLoop
 /// call at a time, each receiving in dispatch order every event of its channel that passes its
 /// filter and was dispatched after `listen` returned.
 public final class HubCategory: Sendable {
-    private let slot = Locked<(any HubCategoryPlugin)?>(nil)
+    /// The plugin, and the same object typed when it is the default one (the dispatch fast path
+    /// uses it without a cast).
+    private struct Slot {
+        var plugin: (any HubCategoryPlugin)? {
+            didSet { defaultPlugin = plugin as? DefaultHubPlugin }
+        }
+        private(set) var defaultPlugin: DefaultHubPlugin?
+    }
+
+    private let slot = Locked(Slot())
 
     init() {}
 
@@ -21,13 +30,13 @@ public final class HubCategory: Sendable {
             guard let plugin, !((plugin as? DefaultHubPlugin)?.isClosed ?? false) else { return nil }
             return plugin
         }
-        if let current = usable(slot.withLock({ $0 })) { return current }
+        if let current = usable(slot.withLock({ $0.plugin })) { return current }
         // Made outside the lock: starting it waits for the loop thread, which may itself be
         // inside a listener that needs this lock.
         let made = DefaultHubPlugin()
-        let (winner, lost) = slot.withLock { current -> (any HubCategoryPlugin, Bool) in
-            if let current = usable(current) { return (current, true) }
-            current = made
+        let (winner, lost) = slot.withLock { slot -> (any HubCategoryPlugin, Bool) in
+            if let current = usable(slot.plugin) { return (current, true) }
+            slot.plugin = made
             return (made, false)
         }
         if lost { Task { await made.reset() } }
@@ -47,11 +56,12 @@ public final class HubCategory: Sendable {
     /// ``HubPluginWrapper`` that wraps the current plugin.
     /// - Throws: ``PluginError/pluginConfigurationError(_:_:_:)`` if listeners are registered.
     func add(plugin newPlugin: any HubCategoryPlugin) throws {
-        let replaced = try slot.withLock { current -> (any HubCategoryPlugin)? in
+        let replaced = try slot.withLock { slot -> (any HubCategoryPlugin)? in
+            let current = slot.plugin
             if let current, current.key == newPlugin.key, current === newPlugin { return nil }
             // A wrapper around the current plugin keeps its listeners: nothing to refuse or reset.
             if let existing = current, let wrapper = newPlugin as? any HubPluginWrapper, wrapper.wrappedPlugin === existing {
-                current = newPlugin
+                slot.plugin = newPlugin
                 return nil
             }
             if let existing = current as? DefaultHubPlugin, existing.listenerCount > 0 {
@@ -59,27 +69,34 @@ public final class HubCategory: Sendable {
                     "The Hub plugin '\(newPlugin.key)' was added after listeners were registered on the default Hub.",
                     "Add your Hub plugin with Amplify.add(plugin:) before anything calls Amplify.Hub.listen.")
             }
-            let old = current
-            current = newPlugin
-            return old
+            slot.plugin = newPlugin
+            return current
         }
         if let replaced { Task { await replaced.reset() } }
     }
 
     /// Takes the plugin out (reset starts afresh on next use).
     func takePlugin() -> (any HubCategoryPlugin)? {
-        slot.withLock { current in
-            defer { current = nil }
-            return current
+        slot.withLock { slot in
+            defer { slot.plugin = nil }
+            return slot.plugin
         }
     }
 
     /// The plugin if one was started, without starting one.
-    var existingPlugin: (any HubCategoryPlugin)? { slot.withLock { $0 } }
+    var existingPlugin: (any HubCategoryPlugin)? { slot.withLock { $0.plugin } }
 
     /// Queues `payload` for `channel`'s listeners. Never waits; safe from any thread; nothing
     /// dispatched is lost.
     public func dispatch(to channel: HubChannel, payload: HubPayload) {
+        // The common case in two steps: the default plugin, then its queue. Whether it is still
+        // open is known only by its queue; a closed one is replaced by `plugin` below.
+        if let hub = slot.withLock({ $0.defaultPlugin }) {
+            if hub.enqueueEvent(channel, payload) { return }
+        } else if let other = existingPlugin {
+            other.dispatch(to: channel, payload: payload)
+            return
+        }
         plugin.dispatch(to: channel, payload: payload)
     }
 

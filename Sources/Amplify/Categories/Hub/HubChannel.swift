@@ -26,9 +26,13 @@ public enum HubChannel: Sendable, Hashable {
         }
     }
 
-    /// A stable position for built-in channels (0–9), `nil` for custom ones: the Hub keeps
-    /// built-in channels' listeners in an array so the hot path does no hashing.
-    var builtInIndex: Int? {
+    /// How many built-in channels there are: the size of the Hub's table of them.
+    static let builtInCount = amplifyChannels.count
+
+    /// A stable position for built-in channels (their index in ``amplifyChannels``), `nil` for
+    /// custom ones: the Hub keeps built-in channels' listeners in an array so the hot path does
+    /// no hashing.
+    package var builtInIndex: Int? {
         switch self {
         case .analytics: 0
         case .api: 1

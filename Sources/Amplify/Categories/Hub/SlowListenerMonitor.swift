@@ -1,3 +1,4 @@
+import AmplifyConcurrency
 import AmplifyEventLoop
 import CoreMetrics
 import Foundation

@@ -1,4 +1,4 @@
-import AmplifyEventLoop
+import AmplifyConcurrency
 import Foundation
 
 /// A Logging plugin that writes one line per message on standard error,

@@ -1,4 +1,4 @@
-import AmplifyEventLoop
+import AmplifyConcurrency
 
 /// `Amplify.Logging`: loggers for categories and application code. Works before `configure`,
 /// with a ``SwiftLogLoggingPlugin`` at `.error` (or `$AMPLIFY_LOG_LEVEL`), so messages go to

@@ -1,4 +1,4 @@
-import AmplifyEventLoop
+import AmplifyConcurrency
 
 /// What a Storage plugin needs around its own transfer code: reporting each call's outcome on
 /// the Hub, running a transfer as a ``StorageTransferTask`` driven by a ``StorageTransferGate``,
@@ -32,6 +32,20 @@ public struct StoragePluginSupport: Sendable {
         }
         let payload = HubPayload(eventName: event, data: data)
         if let hub { hub.dispatch(to: .storage, payload: payload) } else { Amplify.Hub.dispatch(to: .storage, payload: payload) }
+    }
+
+    /// Runs `body` and reports its value or its error under `event` (`Storage.getURL`, …), then
+    /// returns or rethrows it: the whole Hub reporting of a call that is not a transfer.
+    /// - Throws: what `body` throws.
+    public func reporting<T: Sendable>(_ event: String, _ body: () async throws -> T) async throws -> T {
+        do {
+            let value = try await body()
+            report(event, .success(value))
+            return value
+        } catch {
+            report(event, Result<T, any Error>.failure(error))
+            throw error
+        }
     }
 
     /// Starts `body` in a task of its own and returns the transfer task that follows it: pause,

@@ -1,8 +1,8 @@
-import AmplifyEventLoop
+import AmplifyConcurrency
 
 /// For Storage plugins: where a running transfer checks, between chunks or parts, whether it was
 /// paused or cancelled. A paused transfer waits at ``check()`` until it is resumed; give
-/// ``hooks()`` to ``StorageTransferTask/make(hooks:)`` so the task's `pause`, `resume` and
+/// `hooks()` to `StorageTransferTask/make(hooks:)` so the task's `pause`, `resume` and
 /// `cancel` drive the gate. Safe from any thread.
 public final class StorageTransferGate: Sendable {
     private struct State {

@@ -1,4 +1,4 @@
-import AmplifyEventLoop
+import AmplifyConcurrency
 import CoreMetrics
 import Foundation
 

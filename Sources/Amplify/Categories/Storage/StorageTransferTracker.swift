@@ -1,4 +1,4 @@
-import AmplifyEventLoop
+import AmplifyConcurrency
 
 /// The transfers under way in the process, so a shutdown can let them finish or cancel them
 /// (``StorageCategory/waitForTransfers(timeout:)``, ``StorageCategory/cancelTransfers(waiting:)``).

@@ -24,7 +24,7 @@ public struct StorageListResult: Sendable {
 
     /// The objects on this page.
     public let items: [Item]
-    /// The sub-paths grouped by the delimiter (with ``StorageListRequest/SubpathStrategy/exclude``).
+    /// The sub-paths grouped by the delimiter (with `StorageListRequest/SubpathStrategy/exclude`).
     public let excludedSubpaths: [String]
     /// Pass it to the next `list` call for the next page; `nil` on the last page.
     public let nextToken: String?

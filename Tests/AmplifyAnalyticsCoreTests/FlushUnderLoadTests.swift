@@ -1,0 +1,48 @@
+import AmplifyConcurrency
+import Amplify
+import AmplifyAnalyticsCore
+import AmplifyEventLoop
+import Foundation
+import Testing
+
+@Suite("Analytics engine: flushing under sustained recording")
+struct FlushUnderLoadTests {
+    @Test("a flush during sustained recording takes what was queued at its start and finishes while recording goes on")
+    func flushFinishesUnderLoad() async throws {
+        let fixture = try AnalyticsEngineTests.Fixture(batchSize: 500)
+        let engine = fixture.engine
+        let stop = Locked(false)
+        let recorded = Locked(0)
+        let producer = Task.detached {
+            var index = 0
+            while !stop.value {
+                for _ in 0..<50 {
+                    engine.record(BasicAnalyticsEvent(name: "e\(index)"))
+                    index += 1
+                }
+                recorded.withLock { $0 = index }
+                await Task.yield()
+            }
+        }
+        // Recording is under way at full rate.
+        while recorded.value < 5_000 { try await Task.sleep(for: .milliseconds(5)) }
+        let before = recorded.value
+        let finished = Locked<FlushSummary?>(nil)
+        let flush = Task {
+            let summary = await engine.flush()
+            finished.withLock { $0 = summary }
+        }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while finished.value == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        let whileRecording = finished.value
+        stop.withLock { $0 = true }
+        await producer.value
+        await flush.value
+        #expect(whileRecording != nil, "the flush did not finish while recording went on")
+        // It delivered at least what had been recorded before it started, in order.
+        #expect((whileRecording?.sent ?? 0) >= before)
+        let names = fixture.sender.delivered.value.map(\.name)
+        #expect(names.prefix(before) == ArraySlice((0..<before).map { "e\($0)" }))
+        try await fixture.close()
+    }
+}
