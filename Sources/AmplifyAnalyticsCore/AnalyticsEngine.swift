@@ -12,7 +12,7 @@ import Foundation
 ///
 /// With a metrics backend bootstrapped it counts events queued, sent, failed, refused and set
 /// aside, and records how many wait after each flush (the `amplify_analytics_*` metrics of
-/// ``AmplifyMetrics``, dimension `plugin`); each flush is logged at debug level (category
+/// `AmplifyMetrics`, dimension `plugin`); each flush is logged at debug level (category
 /// "Analytics").
 public final class AnalyticsEngine: Sendable {
     private struct State {

@@ -63,7 +63,7 @@ public struct AmplifyService: Service {
     /// `Amplify.configure()` finds (`$AMPLIFY_CONFIG`, then the working directory); the service
     /// shuts it down with `shutdownPolicy`. `onShutdown` receives what the shutdown did, once
     /// it is over.
-    /// - Throws: what `Amplify.configure` throws (``ConfigurationError``, ``PluginError``).
+    /// - Throws: what `Amplify.configure` throws (`ConfigurationError`, `PluginError`).
     public init(
         configuration: AmplifyConfiguration? = nil, shutdownPolicy: ShutdownPolicy = ShutdownPolicy(),
         onShutdown: @escaping @Sendable (ShutdownReport) -> Void = { _ in }

@@ -12,7 +12,7 @@ public final class RecordingLoggingPlugin: LoggingCategoryPlugin {
         public let category: String
         /// The text.
         public let message: String
-        /// The metadata it was logged with (``LogMetadataKey``), empty for the level methods.
+        /// The metadata it was logged with (`LogMetadataKey`), empty for the level methods.
         public var metadata: [String: String] = [:]
     }
 

@@ -12,7 +12,7 @@ import Foundation
 ///
 /// `send` may be called from any task; progress callbacks run on the loop thread.
 ///
-/// Each attempt is counted in the `amplify_http_*` metrics (``AmplifyMetrics``) when a metrics
+/// Each attempt is counted in the `amplify_http_*` metrics (`AmplifyMetrics`) when a metrics
 /// backend is bootstrapped, and logged at verbose level (category "HTTP": method, scheme, host
 /// and path, never the query, headers or bodies, which carry signatures and tokens).
 public final class HTTPClient: @unchecked Sendable {

@@ -2,8 +2,8 @@ import Amplify
 import AmplifyConcurrency
 import CoreMetrics
 
-/// The HTTP client's metric objects (``AmplifyMetrics/httpRequests``, ``AmplifyMetrics/httpRequestDuration``,
-/// ``AmplifyMetrics/httpRetries``), made on first use per service, operation and status and
+/// The HTTP client's metric objects (`AmplifyMetrics/httpRequests`, `AmplifyMetrics/httpRequestDuration`,
+/// `AmplifyMetrics/httpRetries`), made on first use per service, operation and status and
 /// kept. A client has none when no metrics backend is bootstrapped.
 final class HTTPMetrics: Sendable {
     private struct Key: Hashable {
