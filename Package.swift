@@ -195,6 +195,15 @@ let package = Package(
             ],
             path: "Tests/AmplifyServicePeer"),
         .testTarget(name: "AmplifyServiceLifecycleTests", dependencies: ["AmplifyServicePeer", "AmplifyConcurrency", "AmplifyTestKit"]),
+        .executableTarget(
+            name: "LogSecrecyPeer",
+            dependencies: [
+                "Amplify", "AmplifyAuthCore", "AmplifyConcurrency", "AmplifyEventLoop", "AmplifyTestKit", "AWSCognitoAuthPlugin", "AWSPluginsCore",
+                "LocalAuthPlugin",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/LogSecrecyPeer"),
+        .testTarget(name: "LogSecrecyTests", dependencies: ["LogSecrecyPeer", "AmplifyTestKit"]),
         .executableTarget(name: "HubBridgePeer", dependencies: ["Amplify", "AmplifyEventLoop", "RedisHubBridgePlugin", "AmplifyConcurrency"], path: "Tests/HubBridgePeer"),
         .testTarget(
             name: "RedisHubBridgePluginTests",
