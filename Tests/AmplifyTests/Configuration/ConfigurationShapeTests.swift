@@ -221,4 +221,10 @@ struct ConfigurationShapeTests {
         let error = #expect(throws: ConfigurationError.self) { try AmplifyConfiguration(configurationFile: file) }
         #expect(error?.errorDescription == "\(file.path) is 4194305 bytes; a configuration file is at most 4 MiB.")
     }
+
+    @Test("a NUL character in a value is refused with its JSON path")
+    func nulInValue() throws {
+        let (error, path) = try failure(#"{"auth": {"plugins": {"localAuthPlugin": {"directory": "/srv/a\u0000b"}}}}"#)
+        #expect(error.errorDescription == "`auth.plugins.localAuthPlugin.directory` in \(path) contains a NUL character (\\u0000), which no path, id or URL may hold.")
+    }
 }
