@@ -130,7 +130,10 @@ let package = Package(
         .target(name: "CHubFloorBenchmark", path: "Benchmarks/CHubFloorBenchmark", linkerSettings: [.linkedLibrary("uv")]),
         .executableTarget(
             name: "HubBenchmark",
-            dependencies: ["Amplify", "AmplifyTestKit", "CHubFloorBenchmark"],
+            dependencies: [
+                "Amplify", "AmplifyTestKit", "CHubFloorBenchmark", .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
             path: "Benchmarks/HubBenchmark"
         ),
         .executableTarget(
@@ -144,7 +147,13 @@ let package = Package(
         .executableTarget(
             name: "CognitoBenchmark", dependencies: ["AWSCognitoAuthPlugin", "AWSPluginsCore", "Amplify", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyTestKit"],
             path: "Benchmarks/CognitoBenchmark", exclude: ["peers.py"]),
-        .executableTarget(name: "HTTPBenchmark", dependencies: ["AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit"], path: "Benchmarks/HTTPBenchmark"),
+        .executableTarget(
+            name: "HTTPBenchmark",
+            dependencies: [
+                "AWSPluginsCore", "Amplify", "AmplifyEventLoop", "AmplifyTestKit", .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
+            path: "Benchmarks/HTTPBenchmark"),
 
         // MARK: Tests.
         .testTarget(name: "AmplifyEventLoopTests", dependencies: ["AmplifyEventLoop", "AmplifyTestKit", "AmplifyConcurrency"]),

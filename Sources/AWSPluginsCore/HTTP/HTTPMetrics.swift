@@ -4,8 +4,9 @@ import CoreMetrics
 
 /// The HTTP client's metric objects (`AmplifyMetrics/httpRequests`, `AmplifyMetrics/httpRequestDuration`,
 /// `AmplifyMetrics/httpRetries`), made on first use per service, operation and status and
-/// kept. A client has none when no metrics backend is bootstrapped.
-final class HTTPMetrics: Sendable {
+/// kept. A client has none when no metrics backend is bootstrapped. (Package access:
+/// HTTPBenchmark times one attempt's report.)
+package final class HTTPMetrics: Sendable {
     private struct Key: Hashable {
         let service: String
         let operation: String
@@ -18,7 +19,7 @@ final class HTTPMetrics: Sendable {
     private let retries = Locked<[Key: Counter]>([:])
 
     /// Metrics from `factory`, or `nil` when there is no backend.
-    static func make(_ factory: (any MetricsFactory)?) -> HTTPMetrics? {
+    package static func make(_ factory: (any MetricsFactory)?) -> HTTPMetrics? {
         AmplifyMetrics.activeFactory(factory).map(HTTPMetrics.init)
     }
 
@@ -27,7 +28,7 @@ final class HTTPMetrics: Sendable {
     }
 
     /// One attempt ended with `status` (a status code, or what went wrong) after `nanoseconds`.
-    func attempt(service: String, operation: String, status: String, nanoseconds: Int64) {
+    package func attempt(service: String, operation: String, status: String, nanoseconds: Int64) {
         let key = Key(service: service, operation: operation, status: status)
         let counter = requests.withLock { table in
             if let made = table[key] { return made }
