@@ -62,31 +62,38 @@ struct AnalyticsMetricsTests {
     @Test("flushAfterRunning waits for a flush under way, then flushes: everything recorded before the call has been sent when it returns")
     func flushAfterRunning() async throws {
         let loop = try EventLoop(name: "analytics-metrics")
-        let gate = Locked(false)
-        let engine = try AnalyticsEngine(
-            queue: DurableEventQueue(path: temporaryQueuePath()), sender: GatedSender(gate: gate), loop: loop, dispatch: { _, _ in })
+        let sender = GatedSender()
+        let engine = try AnalyticsEngine(queue: DurableEventQueue(path: temporaryQueuePath()), sender: sender, loop: loop, dispatch: { _, _ in })
         try await engine.recordDurably(BasicAnalyticsEvent(name: "first"))
         let running = Task { await engine.flush() }
-        while !gate.value { try await Task.sleep(for: .milliseconds(1)) }
+        while !sender.started.value { try await Task.sleep(for: .milliseconds(1)) }
+        // Stored while the first flush holds its batch: that flush does not take it.
         try await engine.recordDurably(BasicAnalyticsEvent(name: "second"))
         // A plain flush while one runs returns its own empty summary at once.
         #expect(await engine.flush().sent == 0)
-        let after = await engine.flushAfterRunning()
-        #expect(await running.value.sent + after.sent == 2)
-        #expect(after.waiting == 0)
-        #expect(try await engine.queue.counts().waiting == 0)
+        let after = Task { await engine.flushAfterRunning() }
+        try await Task.sleep(for: .milliseconds(20))
+        sender.open.withLock { $0 = true }
+        #expect(await running.value.sent == 1)
+        let summary = await after.value
+        #expect(summary.sent == 1)
+        #expect(summary.waiting == 0)
+        #expect(sender.names.value == ["first", "second"])
         await engine.close()
         try loop.shutdown()
     }
 }
 
-/// A sender that says it started (`gate`) and takes 100 ms per batch.
-private struct GatedSender: AnalyticsEventSender {
-    let gate: Locked<Bool>
+/// A sender whose first batch waits until the test opens it; it says when that batch arrived.
+private final class GatedSender: AnalyticsEventSender {
+    let started = Locked(false)
+    let open = Locked(false)
+    let names = Locked<[String]>([])
 
     func send(_ batch: [QueuedRecord]) async -> [RecordOutcome] {
-        gate.withLock { $0 = true }
-        try? await Task.sleep(for: .milliseconds(100))
+        started.withLock { $0 = true }
+        while !open.value { try? await Task.sleep(for: .milliseconds(1)) }
+        names.withLock { $0 += batch.map(\.record.name) }
         return batch.map { _ in .accepted }
     }
 }
