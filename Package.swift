@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "LocalStoragePlugin", targets: ["LocalStoragePlugin"]),
         .library(name: "AWSS3StoragePlugin", targets: ["AWSS3StoragePlugin"]),
         .library(name: "AWSKinesisAnalyticsPlugin", targets: ["AWSKinesisAnalyticsPlugin"]),
+        .library(name: "AWSAPIPlugin", targets: ["AWSAPIPlugin"]),
         .library(name: "AmplifyPlugins", targets: ["AmplifyPlugins"]),
         .library(name: "AmplifyTestKit", targets: ["AmplifyTestKit"]),
         .executable(name: "amplify", targets: ["amplify"]),
@@ -52,7 +53,7 @@ let package = Package(
         // What every Auth plugin shares: JWTs, the credential store, the observable session state.
         .target(name: "AmplifyAuthCore", dependencies: ["Amplify", "AmplifyCrypto", "AmplifySQLite", "AmplifyEventLoop", "AmplifyConcurrency"]),
         .target(name: "AmplifyAnalyticsCore", dependencies: ["Amplify", "AmplifyEventLoop", "AmplifySQLite", "AmplifyConcurrency"]),
-        .target(name: "AmplifyTestKit", dependencies: ["Amplify", "AmplifyConcurrency"], exclude: ["Moto/moto_harness.py", "HTTP/http_test_server.py", "AppSync"]),
+        .target(name: "AmplifyTestKit", dependencies: ["Amplify", "AmplifyConcurrency"], exclude: ["Moto/moto_harness.py", "HTTP/http_test_server.py", "AppSync/appsync_server.py", "AppSync/test_appsync_server.py", "AppSync/schema.graphql", "AppSync/README.md"]),
         // MARK: Plugins.
         .target(name: "LocalAuthPlugin", dependencies: ["Amplify", "AmplifyAuthCore", "AmplifyConcurrency", "AmplifyCrypto", "AmplifyEventLoop", "AmplifySQLite"], path: "Plugins/LocalAuthPlugin"),
         .target(
@@ -68,11 +69,14 @@ let package = Package(
             name: "LocalAnalyticsPlugin", dependencies: ["Amplify", "AmplifyAnalyticsCore", "AmplifyEventLoop", "AmplifyConcurrency"],
             path: "Plugins/LocalAnalyticsPlugin"),
         .target(
+            name: "AWSAPIPlugin", dependencies: ["Amplify", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyConcurrency"],
+            path: "Plugins/AWSAPIPlugin"),
+        .target(
             name: "RedisHubBridgePlugin", dependencies: ["Amplify", "AmplifyEventLoop", "CHiredis", "CHiredisShims", "AmplifyConcurrency"],
             path: "Plugins/RedisHubBridgePlugin"),
 
         // Registers every plugin this package ships (the one module that depends on them all).
-        .target(name: "AmplifyPlugins", dependencies: ["Amplify", "LocalAuthPlugin", "AWSCognitoAuthPlugin", "LocalAnalyticsPlugin", "AWSKinesisAnalyticsPlugin", "LocalStoragePlugin", "AWSS3StoragePlugin", "RedisHubBridgePlugin"]),
+        .target(name: "AmplifyPlugins", dependencies: ["Amplify", "LocalAuthPlugin", "AWSCognitoAuthPlugin", "LocalAnalyticsPlugin", "AWSKinesisAnalyticsPlugin", "LocalStoragePlugin", "AWSS3StoragePlugin", "AWSAPIPlugin", "RedisHubBridgePlugin"]),
         .executableTarget(name: "amplify", dependencies: ["AmplifyPlugins", "LocalAuthPlugin", "AWSCognitoAuthPlugin", "AmplifyAuthCore", "AmplifyAnalyticsCore", "Amplify", "AmplifyConcurrency"]),
 
         // MARK: Examples.
@@ -135,6 +139,9 @@ let package = Package(
             dependencies: ["LocalStoragePlugin", "AWSS3StoragePlugin", "AWSPluginsCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyTestKit", "Amplify", "AmplifyConcurrency"]),
         .testTarget(name: "LocalStoragePluginTests", dependencies: ["LocalStoragePlugin", "AmplifyEventLoop", "AmplifyTestKit", "StorageBenchmark", "Amplify", "AmplifyConcurrency"]),
         .testTarget(name: "LocalAnalyticsPluginTests", dependencies: ["LocalAnalyticsPlugin", "AmplifyAnalyticsCore", "AmplifyEventLoop", "Amplify"]),
+        .testTarget(
+            name: "AWSAPIPluginTests",
+            dependencies: ["AWSAPIPlugin", "AWSCognitoAuthPlugin", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit", "Amplify", "AmplifyConcurrency"]),
         .testTarget(name: "AmplifyCLITests", dependencies: ["amplify", "AmplifyTestKit", "Amplify"]),
         .executableTarget(name: "HubBridgePeer", dependencies: ["Amplify", "AmplifyEventLoop", "RedisHubBridgePlugin", "AmplifyConcurrency"], path: "Tests/HubBridgePeer"),
         .testTarget(

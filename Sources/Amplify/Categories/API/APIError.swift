@@ -118,7 +118,9 @@ public final class APIHTTPURLResponse: HTTPURLResponse, @unchecked Sendable {
                 return type + (first["message"]?.stringValue ?? "(no message)")
             }
             let message = json["message"]?.stringValue ?? json["Message"]?.stringValue
-            let type = (json["__type"]?.stringValue ?? json["errorType"]?.stringValue).map { "\($0): " } ?? ""
+            // API Gateway names the error in a header (`x-amzn-ErrorType: Type:url`), JSON 1.1 services in `__type`.
+            let header = value(forHTTPHeaderField: "x-amzn-ErrorType")?.split(separator: ":").first.map(String.init)
+            let type = (json["__type"]?.stringValue ?? json["errorType"]?.stringValue ?? header).map { "\($0): " } ?? ""
             if let message { return type + message }
         }
         guard !body.isEmpty, body.count <= 300, let text = String(data: body, encoding: .utf8),
