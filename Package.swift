@@ -50,6 +50,8 @@ let package = Package(
         .target(name: "AmplifySQLite", dependencies: ["CSQLite"]),
         // What the AWS plugins share: the HTTP client on the loop, SigV4, credentials, JSON and XML protocols.
         .target(name: "AWSPluginsCore", dependencies: ["Amplify", "AmplifyCrypto", "AmplifyEventLoop", "CCurlShims", "AmplifyConcurrency"]),
+        // RFC 6455 on the loop: framing, the upgrade, and libcurl's connect-only stream (for the API plugin's subscriptions).
+        .target(name: "AmplifyWebSocket", dependencies: ["AmplifyEventLoop", "AmplifyCrypto", "CCurlShims"]),
         // What every Auth plugin shares: JWTs, the credential store, the observable session state.
         .target(name: "AmplifyAuthCore", dependencies: ["Amplify", "AmplifyCrypto", "AmplifySQLite", "AmplifyEventLoop", "AmplifyConcurrency"]),
         .target(name: "AmplifyAnalyticsCore", dependencies: ["Amplify", "AmplifyEventLoop", "AmplifySQLite", "AmplifyConcurrency"]),
@@ -69,7 +71,7 @@ let package = Package(
             name: "LocalAnalyticsPlugin", dependencies: ["Amplify", "AmplifyAnalyticsCore", "AmplifyEventLoop", "AmplifyConcurrency"],
             path: "Plugins/LocalAnalyticsPlugin"),
         .target(
-            name: "AWSAPIPlugin", dependencies: ["Amplify", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyConcurrency"],
+            name: "AWSAPIPlugin", dependencies: ["Amplify", "AWSPluginsCore", "AmplifyWebSocket", "AmplifyEventLoop", "AmplifyConcurrency"],
             path: "Plugins/AWSAPIPlugin"),
         .target(
             name: "RedisHubBridgePlugin", dependencies: ["Amplify", "AmplifyEventLoop", "CHiredis", "CHiredisShims", "AmplifyConcurrency"],
@@ -123,6 +125,7 @@ let package = Package(
             name: "AWSPluginsCoreTests", dependencies: ["AWSPluginsCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyTestKit", "HTTPBenchmark", "Amplify", "AmplifyConcurrency"],
             exclude: ["Vectors"]),
         .testTarget(name: "PackageLayoutTests"),
+        .testTarget(name: "AmplifyWebSocketTests", dependencies: ["AmplifyWebSocket", "AmplifyEventLoop", "AmplifyConcurrency"], exclude: ["ws_test_server.py"]),
         .testTarget(name: "AmplifyTests", dependencies: ["Amplify", "AmplifyTestKit", "AmplifyConcurrency", "AmplifyEventLoop"]),
         .testTarget(name: "AmplifyPluginsTests", dependencies: ["AmplifyPlugins"]),
         .testTarget(
