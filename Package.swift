@@ -55,7 +55,7 @@ let package = Package(
         // What every Auth plugin shares: JWTs, the credential store, the observable session state.
         .target(name: "AmplifyAuthCore", dependencies: ["Amplify", "AmplifyCrypto", "AmplifySQLite", "AmplifyEventLoop", "AmplifyConcurrency"]),
         .target(name: "AmplifyAnalyticsCore", dependencies: ["Amplify", "AmplifyEventLoop", "AmplifySQLite", "AmplifyConcurrency"]),
-        .target(name: "AmplifyTestKit", dependencies: ["Amplify", "AmplifyConcurrency"], exclude: ["Moto/moto_harness.py", "HTTP/http_test_server.py", "AppSync/appsync_server.py", "AppSync/test_appsync_server.py", "AppSync/schema.graphql", "AppSync/README.md"]),
+        .target(name: "AmplifyTestKit", dependencies: ["Amplify", "AmplifyConcurrency"], exclude: ["Moto/moto_harness.py", "HTTP/http_test_server.py", "AppSync/appsync_server.py", "AppSync/test_appsync_server.py", "AppSync/schema.graphql", "AppSync/README.md", "WebSocket/ws_test_server.py"]),
         // MARK: Plugins.
         .target(name: "LocalAuthPlugin", dependencies: ["Amplify", "AmplifyAuthCore", "AmplifyConcurrency", "AmplifyCrypto", "AmplifyEventLoop", "AmplifySQLite"], path: "Plugins/LocalAuthPlugin"),
         .target(
@@ -125,7 +125,7 @@ let package = Package(
             name: "AWSPluginsCoreTests", dependencies: ["AWSPluginsCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyTestKit", "HTTPBenchmark", "Amplify", "AmplifyConcurrency"],
             exclude: ["Vectors"]),
         .testTarget(name: "PackageLayoutTests"),
-        .testTarget(name: "AmplifyWebSocketTests", dependencies: ["AmplifyWebSocket", "AmplifyEventLoop", "AmplifyConcurrency"], exclude: ["ws_test_server.py"]),
+        .testTarget(name: "AmplifyWebSocketTests", dependencies: ["AmplifyWebSocket", "AmplifyEventLoop", "AmplifyTestKit", "AmplifyConcurrency"]),
         .testTarget(name: "AmplifyTests", dependencies: ["Amplify", "AmplifyTestKit", "AmplifyConcurrency", "AmplifyEventLoop"]),
         .testTarget(name: "AmplifyPluginsTests", dependencies: ["AmplifyPlugins"]),
         .testTarget(

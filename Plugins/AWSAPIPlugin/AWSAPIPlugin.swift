@@ -195,6 +195,11 @@ public final class AWSAPIPlugin: APICategoryPlugin {
         }
     }
 
+    /// How many real-time sockets are open or opening (one per API and auth mode in use).
+    public func realtimeConnectionCount() async -> Int {
+        await state.value?.realtime.connectionCount() ?? 0
+    }
+
     static func mode(of requested: (any AuthorizationMode)?, endpoint: APIEndpointConfiguration) throws -> AWSAuthorizationType {
         guard let requested else { return endpoint.authorizationType }
         guard let mode = requested as? AWSAuthorizationType else {

@@ -196,7 +196,10 @@ final class CurlStream: @unchecked Sendable {
     private func socketReady(status: Int32, events: LoopPoll.Events) {
         guard !isFinished else { return }
         if status < 0 {
-            finish(WebSocketError(.connectionFailed, "The socket failed (libuv status \(status))."))
+            // An error (a reset): what already arrived is still read first, and curl's read
+            // error says what happened.
+            readAvailable()
+            finish(WebSocketError(.connectionFailed, "The connection failed (libuv status \(status))."))
             return
         }
         if events.contains(.writable) { flush() }

@@ -260,10 +260,11 @@ public final class WebSocketClient: @unchecked Sendable {
 
     private func streamEnded(_ error: WebSocketError?) {
         guard state != .closed else { return }
-        if let error {
+        if decoder.hasPartialFrame || assembler.isInsideMessage {
+            let cause = error.map { " (\($0.message))" } ?? ""
+            fail(WebSocketError(.closedMidFrame, "The connection closed in the middle of a \(decoder.hasPartialFrame ? "frame" : "fragmented message").\(cause)"))
+        } else if let error {
             fail(error)
-        } else if decoder.hasPartialFrame || assembler.isInsideMessage {
-            fail(WebSocketError(.closedMidFrame, "The connection closed in the middle of a \(decoder.hasPartialFrame ? "frame" : "fragmented message")."))
         } else if state == .handshaking || state == .connecting {
             fail(WebSocketError(.handshakeFailed, "The connection closed before the server answered the upgrade."))
         } else {

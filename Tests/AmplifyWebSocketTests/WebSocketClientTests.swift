@@ -1,5 +1,6 @@
 import AmplifyConcurrency
 import AmplifyEventLoop
+import AmplifyTestKit
 import AmplifyWebSocket
 import Foundation
 import Testing
@@ -8,58 +9,11 @@ import Glibc
 #endif
 
 /// The client over real sockets against a peer written with Python's standard library
-/// (`ws_test_server.py`): ws and wss (a self-signed certificate trusted for the test), echo
+/// (`WebSocketTestServer`, `ws_test_server.py` in AmplifyTestKit): ws and wss (a self-signed certificate trusted for the test), echo
 /// with masking and fragmentation both ways, pings, the close handshake, and every way a
 /// server can misbehave, each ending with a clear error and no hang.
 @Suite("WebSocket client")
 struct WebSocketClientTests {
-    /// The test peer on a free port.
-    final class Peer: Sendable {
-        let process: Process
-        let port: Int
-        let certificate: String?
-
-        init(tls: Bool = false) throws {
-            let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("ws_test_server.py")
-            var arguments = ["python3", script.path]
-            var certificate: String?
-            if tls {
-                let folder = NSTemporaryDirectory() + "ws-\(UUID().uuidString)"
-                try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-                let openssl = Process()
-                openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-                openssl.arguments = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", folder + "/key.pem", "-out", folder + "/cert.pem",
-                                     "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]
-                openssl.standardOutput = FileHandle.nullDevice
-                openssl.standardError = FileHandle.nullDevice
-                try openssl.run()
-                openssl.waitUntilExit()
-                arguments += ["--cert", folder + "/cert.pem", "--key", folder + "/key.pem"]
-                certificate = folder + "/cert.pem"
-            }
-            self.certificate = certificate
-            process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = arguments
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            var line = [UInt8]()
-            while let byte = try output.fileHandleForReading.read(upToCount: 1)?.first, byte != UInt8(ascii: "\n") { line.append(byte) }
-            port = Int(String(decoding: line, as: UTF8.self).replacingOccurrences(of: "PORT ", with: "")) ?? 0
-        }
-
-        func url(_ path: String) -> URL {
-            URL(string: "\(certificate == nil ? "ws" : "wss")://127.0.0.1:\(port)\(path)") ?? URL(fileURLWithPath: "/")
-        }
-
-        func stop() {
-            kill(process.processIdentifier, SIGTERM)
-            process.waitUntilExit()
-        }
-    }
-
     /// Runs a client on a loop of its own: `script` is called on the loop thread with each event
     /// (and the client, to act on it); returns every event once `closed` arrives.
     private func run(
@@ -104,10 +58,10 @@ struct WebSocketClientTests {
     @Test("ws and wss: open with the chosen subprotocol, echo text and binary (fragmented when sent), answer the server's ping, close cleanly")
     func echoOverWSAndWSS() async throws {
         for tls in [false, true] {
-            let peer = try Peer(tls: tls)
+            let peer = try WebSocketTestServer(tls: tls)
             defer { peer.stop() }
             let big = [UInt8]((0..<70_000).map { UInt8(truncatingIfNeeded: $0) })
-            let options = WebSocketClient.Options(subprotocols: ["graphql-ws"], trustedCertificatesFile: peer.certificate, outgoingFragmentSize: 16_384)
+            let options = WebSocketClient.Options(subprotocols: ["graphql-ws"], trustedCertificatesFile: peer.certificateFile, outgoingFragmentSize: 16_384)
             let events = try await run(peer.url("/echo"), options: options) { client, event in
                 switch event {
                 case .open: client.send(text: "hello ✓"); client.send(binary: big); client.ping([7])
@@ -121,7 +75,7 @@ struct WebSocketClientTests {
 
     @Test("a fragmented message with a ping between its fragments arrives whole, and the ping is answered")
     func fragmentedFromServer() async throws {
-        let peer = try Peer()
+        let peer = try WebSocketTestServer()
         defer { peer.stop() }
         let events = try await run(peer.url("/fragmented")) { client, event in
             if case .text = event { client.close() }
@@ -135,14 +89,14 @@ struct WebSocketClientTests {
 
     @Test("the server's close frame is answered and ends the connection cleanly with its code and reason")
     func serverCloses() async throws {
-        let peer = try Peer()
+        let peer = try WebSocketTestServer()
         defer { peer.stop() }
         #expect(try await run(peer.url("/close")) { _, _ in } == [.open(subprotocol: nil), .closed(.clean(code: 4000, reason: "bye"))])
     }
 
     @Test("a close in the middle of a frame, a masked frame, a 2 GiB frame and text that is not UTF-8 each end with their error")
     func misbehavingServers() async throws {
-        let peer = try Peer()
+        let peer = try WebSocketTestServer()
         defer { peer.stop() }
         #expect(failure(try await run(peer.url("/midframe")) { _, _ in })?.kind == .closedMidFrame)
         #expect(failure(try await run(peer.url("/masked")) { _, _ in })?.kind == .protocolViolation)
@@ -153,7 +107,7 @@ struct WebSocketClientTests {
 
     @Test("a refused upgrade, a server that never answers, nothing listening, and an untrusted certificate fail in time")
     func failuresToOpen() async throws {
-        let peer = try Peer()
+        let peer = try WebSocketTestServer()
         defer { peer.stop() }
         let refused = failure(try await run(peer.url("/refuse")) { _, _ in })
         #expect(refused?.kind == .handshakeFailed)
@@ -164,7 +118,7 @@ struct WebSocketClientTests {
         #expect(ContinuousClock.now - started < .seconds(3))
         let nobody = failure(try await run(try #require(URL(string: "ws://127.0.0.1:9/"))) { _, _ in })
         #expect(nobody?.kind == .connectionFailed)
-        let secure = try Peer(tls: true)
+        let secure = try WebSocketTestServer(tls: true)
         defer { secure.stop() }
         let untrusted = failure(try await run(secure.url("/echo")) { _, _ in })
         #expect(untrusted?.kind == .connectionFailed)

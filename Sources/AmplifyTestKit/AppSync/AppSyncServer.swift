@@ -172,9 +172,18 @@ public final class AppSyncServer: @unchecked Sendable {
     ///   - body: the test.
     /// - Throws: what ``start(_:)`` or `body` throws.
     public static func with<T>(_ options: Options = Options(), _ body: (AppSyncServer) async throws -> T) async throws -> T {
-        let server = try start(options)
+        let server = try await started(options)
         defer { server.stop() }
         return try await body(server)
+    }
+
+    /// ``start(_:)`` on a thread of its own, so that waiting for the server (about a second) does
+    /// not hold one of the few threads Swift's concurrency runs tests on.
+    /// - Throws: what ``start(_:)`` throws.
+    public static func started(_ options: Options = Options()) async throws -> AppSyncServer {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try start(options) }) }.start()
+        }
     }
 
     /// POSTs to the control endpoint `/control/<name>` with `query` (and `body`) and returns the answer.

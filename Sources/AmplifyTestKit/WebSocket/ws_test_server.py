@@ -1,7 +1,8 @@
 """A WebSocket peer for the client's tests, written with Python's standard library only (its
 own handshake and framing, not the client's): listens on 127.0.0.1 on a free port (TLS with
---cert/--key), prints "PORT <n>", and serves until terminated. The request path picks the
-behaviour:
+--cert/--key), prints "PORT <n>", and serves until terminated. The first segment of the request
+path picks the behaviour (what follows it is ignored, so /midframe/graphql/realtime?... is
+/midframe):
   /echo        echoes text and binary messages (joining fragments), answers pings, echoes close
   /fragmented  sends "héllo wörld" in three fragments with a ping between them, then echoes
   /midframe    sends half a frame, then closes the TCP connection
@@ -81,6 +82,7 @@ def handshake(conn):
 def serve(conn):
     try:
         path, headers = handshake(conn)
+        path = "/" + path.split("?")[0].strip("/").split("/")[0]
         if path == "/refuse":
             conn.sendall(b"HTTP/1.1 403 Forbidden\r\nContent-Length: 9\r\nConnection: close\r\n\r\nForbidden")
             return
@@ -95,7 +97,12 @@ def serve(conn):
         if path == "/midframe":
             whole = frame(0x1, b"x" * 100)
             conn.sendall(whole[:50])
-            conn.shutdown(socket.SHUT_RDWR)
+            # FIN after the half frame; what the client sent is read before closing, so the
+            # kernel closes with FIN rather than a reset that could discard the half frame.
+            conn.shutdown(socket.SHUT_WR)
+            conn.settimeout(2)
+            while conn.recv(4096):
+                pass
             return
         if path == "/masked":
             conn.sendall(frame(0x1, b"masked", mask=b"\x01\x02\x03\x04"))
@@ -131,7 +138,7 @@ def serve(conn):
             if fin:
                 conn.sendall(frame(kind, message))
                 message = b""
-    except (EOFError, OSError, ValueError):
+    except (EOFError, OSError, ValueError, socket.timeout):
         pass
     finally:
         try:
