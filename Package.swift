@@ -36,8 +36,9 @@ let package = Package(
         .target(name: "CAmplifyEventLoopShims"),
         // curl's variadic setopt/getinfo calls, typed.
         .target(name: "CCurlShims", linkerSettings: [.linkedLibrary("curl")]),
-        // hiredis's libuv adapter, compiled in C so Swift code never sees libuv's declarations.
-        .target(name: "CHiredisShims", linkerSettings: [.linkedLibrary("hiredis"), .linkedLibrary("uv")]),
+        // hiredis's event hooks reporting read/write interest to Swift, which drives the socket
+        // with a LoopPoll (no event library, no libuv).
+        .target(name: "CHiredisShims", linkerSettings: [.linkedLibrary("hiredis")]),
 
         // MARK: The runtime.
         // The leaf: locks every module may use without depending on the event loop.

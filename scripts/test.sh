@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite: installs what is missing, runs every test target, then runs the suite
-# again under ThreadSanitizer. Set AMPLIFY_SANITIZERS to choose the sanitizer runs
+# The whole test suite: installs what is missing, builds (warnings are errors), builds the DocC
+# documentation of every public module (warnings are errors), runs every test target, then runs
+# the suite again under ThreadSanitizer. Set AMPLIFY_SANITIZERS to choose the sanitizer runs
 # ("thread", "address", "thread address", or "none").
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,6 +19,9 @@ fi
 if grep -q "error:" "$build_log"; then
     exit 1
 fi
+
+echo "== documentation (DocC, warnings are errors)"
+scripts/docs.sh
 
 echo "== swift test"
 swift test --skip-build

@@ -105,6 +105,16 @@ let floorBytes = Int(c_floor_bytes_per_listener(Int32(memoryListeners)))
 print("ours \(oursBytes)  amplify-style \(amplifyBytes)  NotificationCenter \(centerBytes)  C floor \(floorBytes)")
 
 print("")
+let overloadEvents = quick ? 4_000 : 40_000
+let overloadBound = quick ? 500 : 5_000
+print("Overload: one listener 100 µs per event (over 1000× a dispatch), \(overloadEvents) events of 1 KiB, queue bounded at \(overloadBound):")
+let overload = await Overload.run(events: overloadEvents, bound: overloadBound, listenerNanoseconds: 100_000)
+let unboundedMegabytes = Double(overloadEvents) * 1.2 / 1024
+print(String(format: "delivered %d of %d, peak queued %d, peak resident +%.1f MB (the whole burst queued would be ~%.0f MB), %d dispatches slowed, %.1f s",
+             overload.delivered, overload.events, overload.peakQueued, Double(overload.peakMemoryBytes) / 1_048_576, unboundedMegabytes,
+             overload.overloads, overload.seconds))
+
+print("")
 print("Targets:")
 func verdict(_ ok: Bool) -> String { ok ? "PASS" : "MISS" }
 let tenfold = rows.allSatisfy { $0.ours.deliveriesPerSecond >= 10 * $0.amplify.deliveriesPerSecond }
@@ -115,3 +125,6 @@ print("\(verdict(tenfold)) at least 10× the amplify-style dispatcher at every l
 print("\(verdict(withinThree)) within 3× of the C floor at every listener count")
 print("\(verdict(latencyOK)) p50 and p99 latency within 1.5× of the C floor")
 print("\(verdict(orderOK)) zero reordered or lost deliveries")
+let boundHeld = overload.delivered == overload.events && overload.peakQueued <= overloadBound + 2
+    && Double(overload.peakMemoryBytes) < Double(overloadBound) * 4 * 1.2 * 1024 + 16 * 1_048_576
+print("\(verdict(boundHeld)) a listener 1000× slower than its producer: nothing lost, the queue within its bound, memory near it")

@@ -243,6 +243,7 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
     public func downloadFile(path: any StoragePath, local: URL, options: StorageDownloadFileRequest.Options?) -> StorageDownloadFileTask {
         support.transfer(HubPayload.EventName.Storage.downloadFile) { [self] gate, controller in
             let key = try await key(path)
+            try StoragePluginSupport.checkDownloadDestination(local)
             let operations = try configured().operations
             let temporary = local.deletingLastPathComponent().appendingPathComponent(".\(local.lastPathComponent).\(UUID().uuidString).part").path
             try await gate.check()

@@ -11,7 +11,7 @@ import Foundation
 /// `{"directory": ".amplify/analytics", "fileName": "events.jsonl", "maxFileBytes": 10485760,
 ///   "maxFiles": 5, "autoFlushEventsInterval": 60, "maxQueuedEvents": 100000, "maxAttempts": 5,
 ///   "batchSize": 500}`. `maxFileBytes` is 1 to 1099511627776 (1 TiB), `maxFiles` 0 to 1000; the
-/// queue's numbers have the ranges of ``AnalyticsQueueSettings``.
+/// queue's numbers have the ranges of `AnalyticsQueueSettings`.
 public final class LocalAnalyticsPlugin: AnalyticsEngineProviding {
     /// The plugin's key in the configuration file.
     public static let pluginKey: PluginKey = "localAnalyticsPlugin"

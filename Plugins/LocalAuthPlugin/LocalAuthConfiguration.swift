@@ -19,7 +19,7 @@ import Foundation
 /// Relative paths resolve against the configuration file's folder.
 ///
 /// Every number has a range (``Limits``), checked when the block is read; a value outside it
-/// throws ``ConfigurationValueError`` naming the key and the range:
+/// throws `ConfigurationValueError` naming the key and the range:
 ///
 /// | key | range |
 /// |---|---|

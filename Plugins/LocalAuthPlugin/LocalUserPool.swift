@@ -81,8 +81,27 @@ actor LocalUserPool {
 
     // MARK: Users
 
-    func user(named username: String) async throws -> PoolUser? {
-        try await database.run("SELECT sub, username, confirmed, token_version FROM users WHERE username = ?", [.text(username)])
+    /// The form a username is stored and looked up in: Unicode NFC, so "josé" typed precomposed
+    /// or decomposed is one user.
+    static func canonical(_ username: String) -> String {
+        username.precomposedStringWithCanonicalMapping
+    }
+
+    /// The first scalar that has no place in a username: a control, a text-direction override
+    /// (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C) or an invisible one (U+200B–U+200D,
+    /// U+2060, U+FEFF), which let two names that look alike be two users.
+    static func forbiddenScalar(in username: String) -> Unicode.Scalar? {
+        username.unicodeScalars.first { scalar in
+            switch scalar.value {
+            case 0x00...0x1F, 0x7F...0x9F, 0x061C, 0x200B...0x200F, 0x202A...0x202E, 0x2060...0x2064, 0x2066...0x2069, 0xFEFF: true
+            default: false
+            }
+        }
+    }
+
+    func user(named typed: String) async throws -> PoolUser? {
+        let username = Self.canonical(typed)
+        return try await database.run("SELECT sub, username, confirmed, token_version FROM users WHERE username = ?", [.text(username)])
             .first.map(Self.poolUser)
     }
 
@@ -96,9 +115,15 @@ actor LocalUserPool {
                  tokenVersion: row["token_version"].integer ?? 0)
     }
 
-    func createUser(username: String, password: String, attributes: [AuthUserAttribute]) async throws -> (PoolUser, AuthCodeDeliveryDetails?) {
+    func createUser(username typed: String, password: String, attributes: [AuthUserAttribute]) async throws -> (PoolUser, AuthCodeDeliveryDetails?) {
+        let username = Self.canonical(typed)
         guard !username.isEmpty, !username.contains(where: { $0.isWhitespace || $0.isNewline }) else {
             throw AuthError.validation("username", "The username is empty or contains spaces.", "Choose a username without spaces.")
+        }
+        if let scalar = Self.forbiddenScalar(in: username) {
+            throw AuthError.validation(
+                "username", "The username contains an invisible or text-direction character (U+\(String(scalar.value, radix: 16, uppercase: true))).",
+                "Choose a username of visible characters.")
         }
         try checkPolicy(password)
         let salt = try Digest.randomBytes(16)
@@ -144,7 +169,8 @@ actor LocalUserPool {
     /// that started before the lock was set is refused as locked), and a failure is counted by
     /// one atomic `UPDATE … SET failed_attempts = failed_attempts + 1` that also sets the lock
     /// when the count reaches the limit. A lock that has run out starts a new count.
-    func authenticate(username: String, password: String) async throws -> PoolUser {
+    func authenticate(username typed: String, password: String) async throws -> PoolUser {
+        let username = Self.canonical(typed)
         let incorrect = AuthError.notAuthorized("Incorrect username or password.", "Check the username and password.")
         // A password changed between the read and the check was hashed with the old salt: hash
         // again with the new one (twice at most; a third change in a row is refused as wrong).
@@ -293,7 +319,7 @@ actor LocalUserPool {
     func outbox(username: String? = nil) async throws -> [CodeMessage] {
         let rows = username == nil
             ? try await database.run("SELECT * FROM outbox ORDER BY id")
-            : try await database.run("SELECT * FROM outbox WHERE username = ? ORDER BY id", [.text(username ?? "")])
+            : try await database.run("SELECT * FROM outbox WHERE username = ? ORDER BY id", [.text(username.map(Self.canonical) ?? "")])
         return rows.map {
             CodeMessage(username: $0["username"].text ?? "", destination: $0["destination"].text ?? "",
                         purpose: CodePurpose(rawValue: $0["purpose"].text ?? "") ?? .signUp, code: $0["code"].text ?? "",
@@ -331,9 +357,15 @@ actor LocalUserPool {
         ]
         let refreshToken = Base64URL.encode(try Digest.randomBytes(32))
         let refreshExpiry = refreshExpiry ?? now.addingTimeInterval(configuration.refreshTokenLifetime)
-        try await database.run(
-            "INSERT INTO refresh_tokens (token_mac, sub, expires_at, revoked, token_version) VALUES (?, ?, ?, 0, ?)",
-            [.blob(mac(refreshToken)), .text(user.sub), .real(refreshExpiry.timeIntervalSince1970), .integer(user.tokenVersion)])
+        let tokenMac = mac(refreshToken)
+        try await database.transaction { connection in
+            // A revoked or expired token can never be exchanged again (its row or no row, the
+            // answer is the same), so it goes: the table holds live sessions only.
+            try connection.run("DELETE FROM refresh_tokens WHERE revoked = 1 OR expires_at <= ?", [.real(now.timeIntervalSince1970)])
+            try connection.run(
+                "INSERT INTO refresh_tokens (token_mac, sub, expires_at, revoked, token_version) VALUES (?, ?, ?, 0, ?)",
+                [.blob(tokenMac), .text(user.sub), .real(refreshExpiry.timeIntervalSince1970), .integer(user.tokenVersion)])
+        }
         return IssuedTokens(
             idToken: try JSONWebToken.sign(claims: .object(idClaims), key: signingKey, keyId: keyId),
             accessToken: try JSONWebToken.sign(claims: .object(accessClaims), key: signingKey, keyId: keyId),

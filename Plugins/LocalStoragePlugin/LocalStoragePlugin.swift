@@ -115,6 +115,7 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
     public func downloadFile(path: any StoragePath, local: URL, options: StorageDownloadFileRequest.Options?) -> StorageDownloadFileTask {
         support.transfer(HubPayload.EventName.Storage.downloadFile) { [self] gate, controller in
             let key = try await key(path)
+            try StoragePluginSupport.checkDownloadDestination(local)
             let store = try await store()
             let fileSystem = store.fileSystem
             let temporary = local.deletingLastPathComponent().appendingPathComponent(".\(local.lastPathComponent).\(UUID().uuidString).part").path

@@ -3,13 +3,22 @@ import CHiredis
 import CHiredisShims
 import Foundation
 
-/// One hiredis asynchronous connection, attached to the event loop with hiredis's libuv adapter.
+/// One hiredis asynchronous connection, driven by the event loop through a ``LoopPoll`` on its
+/// socket, as curl is: the C shim reports the read/write interest hiredis wants, the poll waits
+/// for it, and readiness is handed back to `redisAsyncHandleRead` / `redisAsyncHandleWrite`.
 /// Loop thread only. hiredis frees the context itself after a failed connect or a disconnect;
-/// ``close()`` frees it otherwise (its poll handle is closed and freed in its close callback).
+/// ``close()`` frees it otherwise. Either way hiredis's cleanup closes the poll (its handle is
+/// freed in libuv's close callback), and the loop closes a poll still open when it shuts down.
 final class RedisConnection {
     /// Called with `nil` once connected, or with the reason the connection failed or ended.
     var onStateChange: (String?) -> Void = { _ in }
+    /// Set from connect until hiredis's cleanup (or ``close()``): after that the context may be
+    /// freed and is never touched again.
     private var context: UnsafeMutablePointer<redisAsyncContext>?
+    private var poll: LoopPoll?
+    /// The interest hiredis last reported.
+    private var wantRead = false
+    private var wantWrite = false
     private(set) var isConnected = false
     private var closing = false
     private var subscription: ReplyBox?
@@ -24,11 +33,30 @@ final class RedisConnection {
             redisAsyncFree(context)
             return message
         }
-        c_redis_set_data(context, Unmanaged.passUnretained(self).toOpaque())
-        guard c_redis_attach_to_libuv(context, loop.unsafeUVLoop) == REDIS_OK else {
+        let poll: LoopPoll
+        do {
+            poll = try LoopPoll(loop: loop, socket: c_redis_fd(context)) { [weak self] status, events in
+                self?.socketReady(status: status, events: events)
+            }
+        } catch {
+            redisAsyncFree(context)
+            return "hiredis's socket could not be watched on the event loop: \(error)"
+        }
+        let owner = Unmanaged.passUnretained(self).toOpaque()
+        c_redis_set_data(context, owner)
+        let attached = c_redis_attach(context, owner, { owner, wantRead, wantWrite in
+            guard let owner else { return }
+            Unmanaged<RedisConnection>.fromOpaque(owner).takeUnretainedValue().watch(read: wantRead != 0, write: wantWrite != 0)
+        }, { owner in
+            guard let owner else { return }
+            Unmanaged<RedisConnection>.fromOpaque(owner).takeUnretainedValue().cleanedUp()
+        })
+        guard attached == REDIS_OK else {
+            poll.close()
             redisAsyncFree(context)
             return "hiredis could not attach to the event loop"
         }
+        self.poll = poll
         redisAsyncSetConnectCallback(context) { context, status in
             guard let context, let owner = RedisConnection.owner(of: context) else { return }
             owner.connected(status == REDIS_OK, error: c_redis_error_text(context).map { String(cString: $0) })
@@ -47,6 +75,46 @@ final class RedisConnection {
 
     private static func owner(of context: UnsafePointer<redisAsyncContext>) -> RedisConnection? {
         c_redis_get_data(context).map { Unmanaged<RedisConnection>.fromOpaque($0).takeUnretainedValue() }
+    }
+
+    /// hiredis wants to hear about readability and/or writability (from the shim's hooks).
+    private func watch(read: Bool, write: Bool) {
+        wantRead = read
+        wantWrite = write
+        guard let poll else { return }
+        var events: LoopPoll.Events = []
+        if read { events.insert(.readable) }
+        if write { events.insert(.writable) }
+        if events.isEmpty { poll.stop() } else { poll.start(events) }
+    }
+
+    /// hiredis is freeing the context (the socket closes right after): stop watching it.
+    private func cleanedUp() {
+        context = nil
+        isConnected = false
+        poll?.close()
+        poll = nil
+    }
+
+    private func socketReady(status: Int32, events: LoopPoll.Events) {
+        guard let context else { return }
+        guard status == 0 else {
+            // libuv reports a socket error (a refused connect, a reset connection) as a poll
+            // status and stops polling; hand the socket to hiredis, which reads the error and
+            // runs its disconnect path instead of waiting forever.
+            if c_redis_is_connected(context) != 0 {
+                redisAsyncHandleRead(context)
+            } else {
+                redisAsyncHandleWrite(context)
+            }
+            // libuv stopped the poll; if hiredis kept the connection, watch again for what it
+            // still wants (the shim reports only changes, so no new report would restart it).
+            if self.context != nil { watch(read: wantRead, write: wantWrite) }
+            return
+        }
+        if events.contains(.readable) { redisAsyncHandleRead(context) }
+        // A read may have ended the connection, and hiredis's cleanup then cleared `context`.
+        if events.contains(.writable), let context = self.context { redisAsyncHandleWrite(context) }
     }
 
     private func connected(_ success: Bool, error: String?) {

@@ -24,8 +24,8 @@ public struct RedisHubBridgeStatistics: Sendable, Equatable {
 }
 
 /// Forwards selected Hub events to Redis and dispatches what other processes publish there into
-/// the local Hub, through hiredis's asynchronous API attached to the Amplify event loop with
-/// hiredis's libuv adapter (no thread of its own).
+/// the local Hub, through hiredis's asynchronous API driven by the Amplify event loop (a
+/// `LoopPoll` on its socket, no thread of its own).
 ///
 /// It wraps the Hub plugin in use (the default one): listeners keep working unchanged and also
 /// receive remote events, whose `HubPayload.context` is a ``RemoteHubEvent``. A process never

@@ -12,7 +12,7 @@ import Foundation
 /// Ranges (``Limits``), checked when the block is read: `autoFlushEventsInterval` 0 to 86400
 /// seconds, `maxQueuedEvents` 1 to 100000000, `maxAttempts` 1 to 1000, `batchSize` 1 to 10000
 /// (a plugin may lower it to its service's limit). A value outside its range throws
-/// ``ConfigurationValueError`` naming the key and the range.
+/// `ConfigurationValueError` naming the key and the range.
 public struct AnalyticsQueueSettings: Sendable, Equatable {
     /// The accepted range of each numeric setting.
     public enum Limits {

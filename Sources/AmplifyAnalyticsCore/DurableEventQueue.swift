@@ -126,7 +126,7 @@ public actor DurableEventQueue {
 
     /// The id of the newest stored record (0 when the queue is empty): ids only grow, so the
     /// records at or below it are exactly those stored so far.
-    /// - Throws: ``SQLiteError``.
+    /// - Throws: `SQLiteError`.
     public func newestId() async throws -> Int64 {
         try await database.run("SELECT COALESCE(MAX(id), 0) AS newest FROM events").first?["newest"].integer ?? 0
     }

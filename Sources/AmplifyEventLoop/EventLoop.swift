@@ -11,7 +11,8 @@ import Glibc
 /// Work enters the loop from any thread through ``execute(_:)`` (a locked queue plus one
 /// `uv_async_send`; the loop drains the whole queue on every wake-up because libuv coalesces
 /// sends). Timers (``scheduleTimer(after:repeating:_:)``), wake-ups for an application's own queues
-/// (``LoopWakeup/make(on:_:)``), asynchronous file-system calls (``fileSystem``) and an actor executor
+/// (``LoopWakeup/make(on:_:)``), asynchronous file-system calls (``fileSystem``), socket polls
+/// (``LoopPoll``), TCP (``LoopTCPListener``, ``LoopTCPConnection``) and an actor executor
 /// (``executor``) all run on the same thread. ``shutdown()`` runs what was queued, closes every
 /// handle in its close callback, and closes the loop.
 ///
@@ -164,11 +165,6 @@ public final class EventLoop: @unchecked Sendable {
         let stray = strayHandles.load(ordering: .acquiring)
         if stray > 0 { throw EventLoopError.handlesLeftOpen(count: stray) }
     }
-
-    /// The `uv_loop_t *` itself, untyped, for a C library that ships a libuv adapter (hiredis)
-    /// to attach its sockets to this loop. Use it on the loop thread only, and close what the
-    /// library opened in an ``onShutdown(_:)`` hook, so the loop ends with no handle left open.
-    public var unsafeUVLoop: UnsafeMutableRawPointer { UnsafeMutableRawPointer(uvLoop) }
 
     /// Whether ``shutdown()`` has completed and the libuv loop is closed. After a clean shutdown,
     /// `uv_loop_close` returned 0: ``loopClosedCleanly`` says so.

@@ -1,67 +1,86 @@
 #include "CHiredisShims.h"
-#include <hiredis/adapters/libuv.h>
+#include <stdlib.h>
 
-/* hiredis 0.14's libuv adapter ignores a poll callback whose status is an error. libuv reports
-   a socket error (a refused connect, a reset connection) exactly that way, and stops polling, so
-   hiredis would never learn that its connection failed. This callback hands such a socket to
-   hiredis, which reads the error and runs its disconnect path; anything else goes to the
-   adapter's own callback. */
-static void c_redis_poll(uv_poll_t *handle, int status, int events) {
-    redisLibuvEvents *events_state = (redisLibuvEvents *)handle->data;
-    if (status == 0) {
-        redisLibuvPoll(handle, status, events);
-        return;
-    }
-    redisAsyncContext *context = events_state->context;
-    if (context == NULL) return;
-    if (context->c.flags & REDIS_CONNECTED) {
-        redisAsyncHandleRead(context);
-    } else {
-        redisAsyncHandleWrite(context);
-    }
-}
+/* What the event hooks need: whom to tell, and the interest so far. Freed in the cleanup. */
+typedef struct c_redis_events {
+    redisAsyncContext *context;
+    void *owner;
+    int want_read;
+    int want_write;
+    c_redis_interest_callback interest;
+    c_redis_cleanup_callback cleanup;
+} c_redis_events;
 
-/* The adapter's four event functions, starting the poll with the callback above. */
-static void c_redis_update(redisLibuvEvents *state) {
-    if (state->events) {
-        uv_poll_start(&state->handle, state->events, c_redis_poll);
-    } else {
-        uv_poll_stop(&state->handle);
-    }
+static void c_redis_report(c_redis_events *events) {
+    events->interest(events->owner, events->want_read, events->want_write);
 }
 
 static void c_redis_add_read(void *privdata) {
-    redisLibuvEvents *state = (redisLibuvEvents *)privdata;
-    state->events |= UV_READABLE;
-    c_redis_update(state);
+    c_redis_events *events = (c_redis_events *)privdata;
+    if (events->want_read) return;
+    events->want_read = 1;
+    c_redis_report(events);
 }
 
 static void c_redis_del_read(void *privdata) {
-    redisLibuvEvents *state = (redisLibuvEvents *)privdata;
-    state->events &= ~UV_READABLE;
-    c_redis_update(state);
+    c_redis_events *events = (c_redis_events *)privdata;
+    if (!events->want_read) return;
+    events->want_read = 0;
+    c_redis_report(events);
 }
 
 static void c_redis_add_write(void *privdata) {
-    redisLibuvEvents *state = (redisLibuvEvents *)privdata;
-    state->events |= UV_WRITABLE;
-    c_redis_update(state);
+    c_redis_events *events = (c_redis_events *)privdata;
+    if (events->want_write) return;
+    events->want_write = 1;
+    c_redis_report(events);
 }
 
 static void c_redis_del_write(void *privdata) {
-    redisLibuvEvents *state = (redisLibuvEvents *)privdata;
-    state->events &= ~UV_WRITABLE;
-    c_redis_update(state);
+    c_redis_events *events = (c_redis_events *)privdata;
+    if (!events->want_write) return;
+    events->want_write = 0;
+    c_redis_report(events);
 }
 
-int c_redis_attach_to_libuv(redisAsyncContext *context, void *uv_loop) {
-    /* The adapter allocates its state and poll handle (closed and freed by its cleanup). */
-    if (redisLibuvAttach(context, (uv_loop_t *)uv_loop) != REDIS_OK) return REDIS_ERR;
+static void c_redis_cleanup(void *privdata) {
+    c_redis_events *events = (c_redis_events *)privdata;
+    redisAsyncContext *context = events->context;
+    /* No hook may reach the freed state after this (hiredis checks each hook for NULL). */
+    context->ev.addRead = NULL;
+    context->ev.delRead = NULL;
+    context->ev.addWrite = NULL;
+    context->ev.delWrite = NULL;
+    context->ev.cleanup = NULL;
+    context->ev.data = NULL;
+    events->cleanup(events->owner);
+    free(events);
+}
+
+int c_redis_attach(redisAsyncContext *context, void *owner, c_redis_interest_callback interest,
+                   c_redis_cleanup_callback cleanup) {
+    if (context->ev.data != NULL || interest == NULL || cleanup == NULL) return REDIS_ERR;
+    c_redis_events *events = (c_redis_events *)calloc(1, sizeof(*events));
+    if (events == NULL) return REDIS_ERR;
+    events->context = context;
+    events->owner = owner;
+    events->interest = interest;
+    events->cleanup = cleanup;
     context->ev.addRead = c_redis_add_read;
     context->ev.delRead = c_redis_del_read;
     context->ev.addWrite = c_redis_add_write;
     context->ev.delWrite = c_redis_del_write;
+    context->ev.cleanup = c_redis_cleanup;
+    context->ev.data = events;
     return REDIS_OK;
+}
+
+int c_redis_is_connected(const redisAsyncContext *context) {
+    return (context->c.flags & REDIS_CONNECTED) != 0;
+}
+
+int c_redis_fd(const redisAsyncContext *context) {
+    return context->c.fd;
 }
 
 void c_redis_set_data(redisAsyncContext *context, void *data) {

@@ -74,7 +74,7 @@ struct ConfigurationSummary {
     private static func scalarText(_ value: JSONValue) -> String? {
         switch value {
         case .string(let text): text
-        case .number(let number): number.rounded() == number ? String(Int64(number)) : String(number)
+        case .number(let number): Int64(exactly: number).map(String.init) ?? String(number)
         case .boolean(let flag): String(flag)
         default: nil
         }

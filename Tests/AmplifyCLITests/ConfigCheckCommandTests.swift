@@ -125,4 +125,17 @@ struct ConfigCheckCommandTests {
         #expect(run.exitCode == 0)
         #expect(run.stdout.hasPrefix("Configuration: \(sample("embedded.json")) (Gen 1 amplifyconfiguration.json)"))
     }
+
+    @Test("numbers beyond Int64 in a block are summarised and refused with their range, not a crash")
+    func hugeNumbers() throws {
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("amplifyconfiguration.json")
+        try Data(#"{"auth": {"plugins": {"localAuthPlugin": {"accessTokenLifetimeSeconds": 1e20, "passwordHashCost": 9223372036854775807}}}}"#.utf8).write(to: file)
+        let run = try Tool.run(["config", "check", "--config", file.path])
+        #expect(run.exitCode == 1)
+        #expect(run.stdout.contains("accessTokenLifetimeSeconds: 1e+20"))
+        #expect(run.stderr.contains("error: `auth.plugins.localAuthPlugin."))
+    }
 }

@@ -38,6 +38,33 @@ struct StorageBehaviourTests {
         try await fixture.close()
     }
 
+    @Test("downloadFile refuses a folder or a FIFO as its destination and leaves it as it was (it would replace it whole)", arguments: StorageBackend.allCases)
+    func downloadFileRefusesSpecialDestinations(_ backend: StorageBackend) async throws {
+        let fixture = try StorageFixture(backend, chunkSize: 64 << 10)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("behaviour-special-\(UUID().uuidString)")
+        let inner = folder.appendingPathComponent("kept")
+        try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data("keep me".utf8).write(to: inner.appendingPathComponent("file.txt"))
+        let fifo = folder.appendingPathComponent("pipe")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        _ = try await fixture.plugin.uploadData(path: .fromString("public/special.bin"), data: Data("payload".utf8), options: nil).value
+        for (destination, what) in [(inner, "a folder"), (fifo, "a FIFO (named pipe)")] {
+            do {
+                try await fixture.plugin.downloadFile(path: .fromString("public/special.bin"), local: destination, options: nil).value
+                Issue.record("downloadFile wrote over \(what)")
+            } catch let error as StorageError {
+                guard case .localFileNotFound(let description, _, _) = error else { Issue.record("\(error)"); continue }
+                #expect(description == "\(destination.path) is \(what); a download replaces its destination with a regular file, so it is not written there.")
+            }
+        }
+        #expect(try String(contentsOf: inner.appendingPathComponent("file.txt"), encoding: .utf8) == "keep me")
+        var info = stat()
+        #expect(lstat(fifo.path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted() == ["kept", "pipe"])
+        try await fixture.close()
+    }
+
     @Test("progress rises monotonically and ends at the total, up and down", arguments: StorageBackend.allCases)
     func progress(_ backend: StorageBackend) async throws {
         let fixture = try StorageFixture(backend, chunkSize: 4096)

@@ -10,7 +10,7 @@ import Foundation
 /// skew. Tokens with `alg: none`, HS256 (key confusion) or any other algorithm, an unknown key,
 /// a tampered payload or another key's signature are refused.
 ///
-/// Hostile input is refused cheaply: a token over 16 KiB (``JSONWebToken/maximumLength``) before
+/// Hostile input is refused cheaply: a token over 16 KiB (`JSONWebToken/maximumLength`) before
 /// any other work, invalid UTF-8 in the header or claims, any `crit` header (no extension is
 /// understood), and `exp` / `nbf` / `iat` that are not finite numbers from 0 to the year 9999.
 /// JWKS keys are used only if their exponent is odd and at least 3 (65537 in practice; `e = 1`
@@ -68,6 +68,10 @@ public actor CognitoTokenVerifier {
     /// A verifier for tokens of `issuer` (`https://cognito-idp.<region>.amazonaws.com/<poolId>`,
     /// or a stand-in's) signed by the keys at `jwksURL`, issued to one of `clientIds`.
     /// - Parameters:
+    ///   - issuer: the `iss` every token must carry.
+    ///   - jwksURL: where the pool publishes its signing keys.
+    ///   - clientIds: the app clients a token may be issued to (`aud` or `client_id`).
+    ///   - http: the HTTP client the keys are fetched with.
     ///   - leeway: clock skew allowed for `exp` and `nbf` (default 60 s).
     ///   - refetchInterval: the least time between two JWKS fetches (default 60 s).
     ///   - initialRetryDelay: how long after a failed fetch the next may start (default 1 s);
@@ -228,7 +232,7 @@ public enum CognitoTokenError: Error, Sendable, Equatable, CustomStringConvertib
     case missingClaim(String)
     /// The JWKS could not be fetched or read.
     case keysUnavailable(String)
-    /// The token is longer than ``JSONWebToken/maximumLength`` (16 KiB); its length in bytes.
+    /// The token is longer than `JSONWebToken/maximumLength` (16 KiB); its length in bytes.
     case tooLarge(Int)
     /// The header has `crit` (critical extensions); none is understood, so none is accepted.
     case criticalHeader

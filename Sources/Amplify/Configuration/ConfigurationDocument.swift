@@ -23,6 +23,12 @@ enum ConfigurationDocument {
         let named = file?.lastPathComponent
         let kind: ConfigurationFileReader.Kind = requireGen2 || named == "amplify_outputs.json" ? .gen2 : .gen1
         let json = try ConfigurationFileReader.parse(bytes, file: file, kind: kind)
+        if let path = firstStringWithNUL(json) {
+            let name = file?.path ?? "the configuration data"
+            throw kind.error(
+                "`\(path)` in \(name) contains a NUL character (\\u0000), which no path, id or URL may hold.",
+                "Remove the \\u0000 escape from the value.")
+        }
         let format = ConfigurationFormat.recognise(json, named: requireGen2 ? "amplify_outputs.json" : named)
         let name = file?.path ?? (requireGen2 ? "amplify_outputs data" : "the configuration data")
         let translation: Translation
@@ -40,6 +46,26 @@ enum ConfigurationDocument {
         } catch let error as ConfigurationError where format.isGen2 {
             guard case .invalidAmplifyConfigurationFile = error else { throw error }
             throw ConfigurationError.invalidAmplifyOutputsFile(error.errorDescription, error.recoverySuggestion, error)
+        }
+    }
+
+    /// The JSON path of the first string (value or key) holding U+0000, which C APIs would cut short.
+    private static func firstStringWithNUL(_ value: JSONValue, at path: String = "") -> String? {
+        switch value {
+        case .string(let text): return text.utf8.contains(0) ? (path.isEmpty ? "(top level)" : path) : nil
+        case .array(let items):
+            for (index, item) in items.enumerated() {
+                if let found = firstStringWithNUL(item, at: "\(path)[\(index)]") { return found }
+            }
+            return nil
+        case .object(let members):
+            for key in members.keys.sorted() {
+                let child = path.isEmpty ? key : "\(path).\(key)"
+                if key.utf8.contains(0) { return child }
+                if let member = members[key], let found = firstStringWithNUL(member, at: child) { return found }
+            }
+            return nil
+        default: return nil
         }
     }
 

@@ -83,15 +83,40 @@ enum ConfigurationFileReader {
         if body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
             throw kind.error("\(name) is empty.", "Write a JSON object with one block per category.")
         }
+        // As amplify-swift: a Gen 1 file whose bytes cannot be decoded (not UTF-8, not JSON) is
+        // `unableToDecode`; a Gen 2 file's is `invalidAmplifyOutputsFile`.
+        let undecodable = { (description: String, suggestion: String, underlying: (any Error)?) -> ConfigurationError in
+            kind == .gen2 ? kind.error(description, suggestion, underlying) : .unableToDecode(description, suggestion, underlying)
+        }
+        if let offset = firstInvalidUTF8(body) {
+            let (line, column) = lineAndColumn(of: offset + (bytes.count - body.count), in: bytes)
+            throw undecodable(
+                "\(name) is not UTF-8 text: invalid byte at line \(line), column \(column).",
+                "Save the file as UTF-8 (the Amplify tooling writes UTF-8).", nil)
+        }
         do {
             return try JSONValue(parsing: Array(body))
         } catch {
             let offset = error.offset + (bytes.count - body.count)
             let (line, column) = lineAndColumn(of: offset, in: bytes)
-            throw kind.error(
+            throw undecodable(
                 "\(name) is not valid JSON: \(error.reason) (line \(line), column \(column)).",
                 "Fix the JSON syntax at that position (a JSON linter such as `python3 -m json.tool` shows it too).",
                 error)
+        }
+    }
+
+    /// The offset of the first byte that does not belong to a well-formed UTF-8 sequence.
+    static func firstInvalidUTF8(_ bytes: ArraySlice<UInt8>) -> Int? {
+        var decoder = UTF8()
+        var iterator = bytes.makeIterator()
+        var offset = 0
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar): offset += UTF8.width(scalar)
+            case .emptyInput: return nil
+            case .error: return offset
+            }
         }
     }
 

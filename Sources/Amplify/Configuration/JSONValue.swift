@@ -1,7 +1,12 @@
+import Foundation
+
 /// A JSON value: what each plugin receives as its configuration.
 ///
 /// Mirrors amplify-swift's `JSONValue`: `Codable`, `Equatable`, buildable from literals, with
-/// accessors (`stringValue`, `intValue`, `value(at: "A.B")`, subscripts).
+/// accessors (`stringValue`, `intValue`, `value(at: "A.B")`, subscripts, and members by name:
+/// `json.auth?.plugins`). One difference: an `Int` subscript past an array's end is `nil` here,
+/// where amplify-swift traps.
+@dynamicMemberLookup
 public enum JSONValue: Sendable, Hashable {
     /// `[...]`
     case array([JSONValue])
@@ -74,20 +79,41 @@ extension JSONValue {
     /// The member named `key`, if this is an object that has it.
     public subscript(key: String) -> JSONValue? { asObject?[key] }
 
-    /// The element at `index`, if this is an array that long.
+    /// The element at `index` of an array (`nil` past its end), or, as in amplify-swift, the
+    /// member named `"\(index)"` of an object.
     public subscript(index: Int) -> JSONValue? {
-        guard let array = asArray, array.indices.contains(index) else { return nil }
-        return array[index]
+        // Spelled out: a bare `nil` beside a `JSONValue` would be read as the literal `.null`.
+        switch self {
+        case .array(let array): array.indices.contains(index) ? .some(array[index]) : .none
+        case .object(let object): object[String(index)]
+        default: .none
+        }
+    }
+
+    /// The member named `member`, if this is an object that has it: `json.auth?.plugins`.
+    public subscript(dynamicMember member: String) -> JSONValue? {
+        self[member]
     }
 
     /// The value at a dotted path of object keys (`"CognitoUserPool.Default.PoolId"`), if every
     /// step exists.
     public func value(at keyPath: String) -> JSONValue? {
+        value(at: keyPath, separatedBy: ".")
+    }
+
+    /// The value at a path of object keys joined by `separator` (`"a/b"` with `"/"`), if every
+    /// step exists.
+    public func value<Separator: StringProtocol>(at keyPath: String, separatedBy separator: Separator) -> JSONValue? {
         var current: JSONValue? = self
-        for key in keyPath.split(separator: ".", omittingEmptySubsequences: false) {
-            current = current?[String(key)]
+        for key in keyPath.components(separatedBy: separator) {
+            current = current?[key]
         }
         return current
+    }
+
+    /// The value at `keyPath`, or `defaultValue` when some step is missing.
+    public func value(at keyPath: String, withDefault defaultValue: JSONValue) -> JSONValue {
+        value(at: keyPath) ?? defaultValue
     }
 
     /// A short name of the value's JSON type, for error messages ("an object", "a string", ...).

@@ -8,6 +8,8 @@
 extension JSONValue {
     /// The whole number at `keyPath` if it lies in `range`, or `nil` if the key is absent or `null`.
     /// - Parameters:
+    ///   - keyPath: the dotted path inside the plugin's block.
+    ///   - range: the values accepted.
     ///   - unit: what the number counts, for the message ("seconds", "bytes"); `nil` for a bare count.
     /// - Throws: ``ConfigurationValueError`` naming `keyPath` and the range when the value is not
     ///   a number, not whole, or outside `range`.
@@ -25,6 +27,8 @@ extension JSONValue {
 
     /// The number at `keyPath` if it lies in `range`, or `nil` if the key is absent or `null`.
     /// - Parameters:
+    ///   - keyPath: the dotted path inside the plugin's block.
+    ///   - range: the values accepted.
     ///   - unit: what the number measures, for the message ("seconds", "milliseconds").
     /// - Throws: ``ConfigurationValueError`` naming `keyPath` and the range when the value is not
     ///   a finite number inside `range`.

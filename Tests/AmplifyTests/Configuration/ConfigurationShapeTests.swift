@@ -223,4 +223,23 @@ struct ConfigurationShapeTests {
         let error = #expect(throws: ConfigurationError.self) { try AmplifyConfiguration(configurationFile: file) }
         #expect(error?.errorDescription == "\(file.path) is 4194305 bytes; a configuration file is at most 4 MiB.")
     }
+
+    @Test("a NUL character in a value is refused with its JSON path")
+    func nulInValue() throws {
+        let (error, path) = try failure(#"{"auth": {"plugins": {"localAuthPlugin": {"directory": "/srv/a\u0000b"}}}}"#)
+        #expect(error.errorDescription == "`auth.plugins.localAuthPlugin.directory` in \(path) contains a NUL character (\\u0000), which no path, id or URL may hold.")
+    }
+
+    @Test("bytes that are not UTF-8, and a Gen 1 file that is not JSON, are unableToDecode as in amplify-swift")
+    func undecodable() throws {
+        let folder = try TemporaryFolder()
+        defer { folder.cleanUp() }
+        let latin1 = folder.url.appendingPathComponent("amplifyconfiguration.json")
+        try Data([0x7B, 0x22, 0x61, 0xE9, 0x22, 0x3A, 0x31, 0x7D]).write(to: latin1)
+        let error = #expect(throws: ConfigurationError.self) { try AmplifyConfiguration(configurationFile: latin1) }
+        guard case .unableToDecode(let description, _, _) = error else { Issue.record("\(String(describing: error))"); return }
+        #expect(description == "\(latin1.path) is not UTF-8 text: invalid byte at line 1, column 4.")
+        let (syntax, _) = try failure("{\"auth\": }")
+        guard case .unableToDecode = syntax else { Issue.record("\(syntax)"); return }
+    }
 }

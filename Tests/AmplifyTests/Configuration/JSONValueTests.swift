@@ -48,4 +48,17 @@ struct JSONValueTests {
             try sample.requiredObject("Scopes")
         }
     }
+
+    @Test("members by name, an Int subscript on an object, custom separators and defaults read as amplify-swift's do")
+    func amplifySwiftAccessors() {
+        let json: JSONValue = ["auth": ["plugins": ["awsCognitoAuthPlugin": ["Default": "x"]]], "0": "zero", "list": [1, 2]]
+        #expect(json.auth?.plugins?.awsCognitoAuthPlugin?.Default == "x")
+        #expect(json.missing == nil)
+        #expect(json[0] == "zero")
+        #expect(json.list?[1] == 2)
+        #expect(json.list?[5] == nil)
+        #expect(json.value(at: "auth/plugins/awsCognitoAuthPlugin", separatedBy: "/")?.Default == "x")
+        #expect(json.value(at: "auth.nothing", withDefault: "fallback") == "fallback")
+        #expect(json.value(at: "list", withDefault: nil) == [1, 2])
+    }
 }

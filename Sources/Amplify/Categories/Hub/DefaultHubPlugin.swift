@@ -11,9 +11,17 @@ import Synchronization
 /// order. A dispatch takes one lock (the queue's) and signals the loop's wake-up when the queue
 /// was empty; the loop swaps the whole queue out and calls each listener of the event's channel.
 ///
+/// The queue is bounded (``queueLimit``, 1,048,576 events by default) and loses nothing when it
+/// is full: a dispatch from another thread waits for room for up to ``overloadWait`` (then queues
+/// anyway and reports); ``dispatchWaitingForRoom(to:payload:)`` suspends until there is room; a
+/// dispatch from the loop thread itself (inside a listener) never waits, since the loop would then
+/// wait for itself. Every overload is counted (``overloadCount``) and reported once per episode at
+/// the `error` level, naming the listener the loop was in (where it was registered).
+///
 /// Configuration block (optional), under `hub.plugins.defaultHubPlugin`:
-/// `{"slowListenerThresholdMilliseconds": 50}` — a listener call that holds the loop longer is
-/// reported once through the Logging category.
+/// `{"slowListenerThresholdMilliseconds": 50, "maxQueuedEvents": 1048576, "overloadWaitMilliseconds": 1000}`
+/// — a listener call that holds the loop longer than the threshold is reported once through the
+/// Logging category.
 public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
     // @unchecked Sendable: `builtInListeners`, `customListeners`, `spare` and `closedOnLoop` are
     // touched only on the loop thread; `inbox` and `registry` are behind their `Locked`s;
@@ -65,7 +73,37 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
         var entries: [Entry] = []
         var wakeupPending = false
         var closed = false
+        /// Producers waiting for room, released by the next drain (or the close).
+        var waiters: [Waiter] = []
+        /// Whether the current overload episode was reported (cleared when the queue empties).
+        var overloadReported = false
     }
+
+    /// A producer waiting for room: a task suspended in ``dispatchWaitingForRoom(to:payload:)``, or
+    /// a thread blocked in ``dispatch(to:payload:)`` for at most ``overloadWait``.
+    private enum Waiter: Sendable {
+        case task(CheckedContinuation<Void, Never>)
+        case thread(DispatchSemaphore)
+
+        func release() {
+            switch self {
+            case .task(let continuation): continuation.resume()
+            case .thread(let semaphore): semaphore.signal()
+            }
+        }
+    }
+
+    /// The most queue entries whose storage a drain keeps for the next one.
+    static let retainedBatchCapacity = 4096
+
+    /// The default ``queueLimit``.
+    public static let defaultQueueLimit = 1 << 20
+    /// The accepted `maxQueuedEvents`.
+    public static let queueLimitRange: ClosedRange<Int> = 1...(1 << 30)
+    /// The default ``overloadWait``.
+    public static let defaultOverloadWait: Duration = .seconds(1)
+    /// The accepted `overloadWaitMilliseconds` (0: a full queue never blocks a producer).
+    public static let overloadWaitRange: ClosedRange<Double> = 0...60_000
 
     /// The loop listeners run on (`nil` if the plugin could not start).
     public let loop: EventLoop?
@@ -83,6 +121,10 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
     @exclusivity(unchecked) private var closedOnLoop = false
     /// The most entries one drain found waiting (written by the loop, read by anyone).
     private let peakDepth = Atomic<Int>(0)
+    private let limit = Atomic<Int>(DefaultHubPlugin.defaultQueueLimit)
+    private let overloadWaitNanoseconds = Atomic<Int>(1_000_000_000)
+    private let overloads = Atomic<Int>(0)
+    private let lastReport = Locked<String?>(nil)
 
     private static var emptyBuiltInTables: [ContiguousArray<HubListenerBox>] {
         [ContiguousArray<HubListenerBox>](repeating: [], count: HubChannel.builtInCount)
@@ -96,11 +138,18 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
         var started: (EventLoop, LoopWakeup)?
         let relay = DrainRelay()
         self.relay = relay
-        do {
-            let loop = try loop ?? AmplifyRuntime.shared.eventLoop()
-            started = (loop, try LoopWakeup.make(on: loop) { relay.drain() })
-        } catch {
-            Amplify.Logging.logger(forCategory: "Hub").error("The Hub could not start on the event loop: \(error)")
+        // The shared loop can be shutting down under a first use that raced `Amplify.reset()`;
+        // the runtime then starts a new one, so that case is tried again before it counts.
+        for attempt in 1...3 where started == nil {
+            do {
+                let chosen = try loop ?? AmplifyRuntime.shared.eventLoop()
+                started = (chosen, try LoopWakeup.make(on: chosen) { relay.drain() })
+            } catch EventLoopError.shutDown where loop == nil && attempt < 3 {
+                continue
+            } catch {
+                Amplify.Logging.logger(forCategory: "Hub").error("The Hub could not start on the event loop: \(error)")
+                break
+            }
         }
         self.loop = started?.0
         wakeup = started?.1
@@ -129,14 +178,47 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
     /// The accepted `slowListenerThresholdMilliseconds`: one microsecond to one hour.
     public static let slowListenerThresholdRange: ClosedRange<Double> = 0.001...3_600_000
 
-    /// Reads `slowListenerThresholdMilliseconds` from the plugin's block.
-    /// - Throws: ``ConfigurationValueError`` naming the key and ``slowListenerThresholdRange``
-    ///   if it is not a number in that range.
+    /// How many events the queue holds before a dispatch counts as an overload (and, from
+    /// another thread, waits for room). Memory holds at most this many waiting events plus the
+    /// batch being delivered.
+    public var queueLimit: Int {
+        get { limit.load(ordering: .relaxed) }
+        set { limit.store(min(max(newValue, Self.queueLimitRange.lowerBound), Self.queueLimitRange.upperBound), ordering: .relaxed) }
+    }
+
+    /// How long a synchronous dispatch from another thread waits for room in a full queue before
+    /// it queues anyway and reports.
+    public var overloadWait: Duration {
+        get { .nanoseconds(overloadWaitNanoseconds.load(ordering: .relaxed)) }
+        set {
+            let (seconds, attoseconds) = newValue.components
+            let nanoseconds = Int(clamping: seconds).multipliedReportingOverflow(by: 1_000_000_000)
+            overloadWaitNanoseconds.store(
+                nanoseconds.overflow ? Int.max : max(0, nanoseconds.partialValue &+ Int(attoseconds / 1_000_000_000)), ordering: .relaxed)
+        }
+    }
+
+    /// How many dispatches found the queue full.
+    public var overloadCount: Int { overloads.load(ordering: .relaxed) }
+
+    /// The last overload report (also logged at `error`), `nil` before the first.
+    public var lastOverloadReport: String? { lastReport.value }
+
+    /// Reads `slowListenerThresholdMilliseconds`, `maxQueuedEvents` and
+    /// `overloadWaitMilliseconds` from the plugin's block.
+    /// - Throws: ``ConfigurationValueError`` naming the key and its range (``slowListenerThresholdRange``,
+    ///   ``queueLimitRange``, ``overloadWaitRange``) if a value is not a number in it.
     public func configure(using configuration: Any?) throws {
         guard let json = configuration as? JSONValue else { return }
         if let milliseconds = try json.boundedNumber(
             "slowListenerThresholdMilliseconds", in: Self.slowListenerThresholdRange, unit: "milliseconds") {
             slowListenerThreshold = .nanoseconds(Int64((milliseconds * 1_000_000).rounded()))
+        }
+        if let maximum = try json.boundedInt("maxQueuedEvents", in: Self.queueLimitRange, unit: "events") {
+            queueLimit = maximum
+        }
+        if let milliseconds = try json.boundedNumber("overloadWaitMilliseconds", in: Self.overloadWaitRange, unit: "milliseconds") {
+            overloadWait = .nanoseconds(Int64((milliseconds * 1_000_000).rounded()))
         }
     }
 
@@ -152,15 +234,90 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
 
     // MARK: Any thread
 
-    /// See ``HubCategoryBehavior/dispatch(to:payload:)``.
+    /// See ``HubCategoryBehavior/dispatch(to:payload:)``. When the queue is full, a call from
+    /// another thread waits up to ``overloadWait`` for room, then queues anyway; a call on the loop
+    /// thread queues at once. Either way the overload is counted and reported.
     public func dispatch(to channel: HubChannel, payload: HubPayload) {
+        enqueueEvent(channel, payload)
+    }
+
+    /// Queues `payload` for `channel`, first suspending while the queue is full (until a drain
+    /// makes room or the Hub closes); on the loop thread it does not wait. Use it from producers
+    /// that can be slowed down, so a burst never outgrows ``queueLimit``.
+    public func dispatchWaitingForRoom(to channel: HubChannel, payload: HubPayload) async {
+        while true {
+            let full: Bool = inbox.withLock { $0.entries.count >= limit.load(ordering: .relaxed) && !$0.closed }
+            guard full, !(loop?.inEventLoop ?? true) else { break }
+            noteOverload()
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let queued = inbox.withLock { inbox -> Bool in
+                    guard inbox.entries.count >= limit.load(ordering: .relaxed), !inbox.closed else { return false }
+                    inbox.waiters.append(.task(continuation))
+                    return true
+                }
+                if !queued { continuation.resume() }
+            }
+        }
         enqueue(Entry(channel, payload))
     }
 
     /// Queues an event; `false` if the plugin is closed (the category then replaces it).
+    @discardableResult
     @inline(__always)
-    func enqueueEvent(_ channel: HubChannel, _ payload: consuming HubPayload) -> Bool {
-        enqueue(Entry(channel, payload))
+    func enqueueEvent(_ channel: HubChannel, _ payload: HubPayload) -> Bool {
+        let entry = Entry(channel, payload)
+        let outcome = inbox.withLock { inbox -> Int in
+            if inbox.closed { return 0 }
+            if inbox.entries.count >= limit.load(ordering: .relaxed) { return 3 }
+            inbox.entries.append(entry)
+            if inbox.wakeupPending { return 1 }
+            inbox.wakeupPending = true
+            return 2
+        }
+        switch outcome {
+        case 0: return false
+        case 1: return true
+        case 2:
+            wakeup?.signal()
+            return true
+        default:
+            return enqueueOverloaded(entry)
+        }
+    }
+
+    /// The queue was full: wait (off the loop, for a bounded time) for room, then queue anyway.
+    private func enqueueOverloaded(_ entry: Entry) -> Bool {
+        noteOverload()
+        let wait = overloadWaitNanoseconds.load(ordering: .relaxed)
+        if wait > 0, !(loop?.inEventLoop ?? true) {
+            let semaphore = DispatchSemaphore(value: 0)
+            let waiting = inbox.withLock { inbox -> Bool in
+                guard inbox.entries.count >= limit.load(ordering: .relaxed), !inbox.closed else { return false }
+                inbox.waiters.append(.thread(semaphore))
+                return true
+            }
+            if waiting, semaphore.wait(timeout: .now() + .nanoseconds(wait)) == .timedOut {
+                report("a dispatch waited \(wait / 1_000_000) ms for room and queued anyway")
+            }
+        }
+        return enqueue(entry)
+    }
+
+    /// Counts an overload and reports the first of an episode, naming the listener the loop is in.
+    private func noteOverload() {
+        overloads.wrappingAdd(1, ordering: .relaxed)
+        let first = inbox.withLock { inbox -> Bool in
+            defer { inbox.overloadReported = true }
+            return !inbox.overloadReported
+        }
+        if first { report("its queue reached \(limit.load(ordering: .relaxed)) events") }
+    }
+
+    private func report(_ what: String) {
+        let culprit = monitor.currentSite() ?? "its listeners as a whole"
+        let message = "The Hub is overloaded: \(what); the loop is behind, delivering to \(culprit). Nothing is dropped; producers are slowed. Move heavy work out of listeners (Amplify.Hub.events(on:) or a Task), or raise maxQueuedEvents."
+        lastReport.withLock { $0 = message }
+        Amplify.Logging.logger(forCategory: "Hub").error(message)
     }
 
     /// See ``HubCategoryBehavior/listen(to:isIncluded:file:line:listener:)``.
@@ -220,7 +377,7 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
             channel, eventName: nil, filter: filter, file: "HubEventStream", line: 0, finish: { continuation.finish() }
         ) { payload in
             if case .dropped = continuation.yield(payload), drops.record() {
-                Amplify.Logging.logger(forCategory: "Hub").warn(
+                Amplify.Logging.logger(forCategory: "Hub").error(
                     "A Hub event stream on channel '\(channel.name)' dropped a payload: its consumer is behind and its buffering policy is \(bufferingPolicy).")
             }
         }
@@ -263,10 +420,14 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
 
     fileprivate func drain() {
         var batch = spare
+        var waiters: [Waiter] = []
         inbox.withLock { inbox in
             swap(&inbox.entries, &batch)
             inbox.wakeupPending = false
+            if !inbox.waiters.isEmpty { swap(&inbox.waiters, &waiters) }
+            if batch.isEmpty { inbox.overloadReported = false }
         }
+        for waiter in waiters { waiter.release() }
         if batch.count > peakDepth.load(ordering: .relaxed) { peakDepth.store(batch.count, ordering: .relaxed) }
         batch.withUnsafeBufferPointer { entries in
             for index in entries.indices {
@@ -283,8 +444,15 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
             }
         }
         monitor.leave()
-        batch.removeAll(keepingCapacity: true)
-        spare = batch
+        // Keep the batch's storage for the next drain while it is being used; once a burst that
+        // grew it is over (a drain uses under an eighth of it), let it go, so the Hub does not
+        // hold a burst's peak memory until reset.
+        if batch.capacity > Self.retainedBatchCapacity, batch.count < batch.capacity / 8 {
+            spare = []
+        } else {
+            batch.removeAll(keepingCapacity: true)
+            spare = batch
+        }
     }
 
     @inline(__always)
@@ -353,7 +521,12 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
     }
 
     private func finishOnLoop() {
-        inbox.withLock { $0.closed = true }
+        let waiters = inbox.withLock { inbox -> [Waiter] in
+            inbox.closed = true
+            defer { inbox.waiters.removeAll() }
+            return inbox.waiters
+        }
+        for waiter in waiters { waiter.release() }
         closedOnLoop = true
         // Entries queued after the close entry: deliver events (listeners are still here), and
         // release anyone waiting.

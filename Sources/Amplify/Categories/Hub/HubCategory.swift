@@ -100,6 +100,17 @@ public final class HubCategory: Sendable {
         plugin.dispatch(to: channel, payload: payload)
     }
 
+    /// Queues `payload` for `channel`'s listeners, first suspending while the default Hub's queue
+    /// is full (see ``DefaultHubPlugin/queueLimit``): the dispatch for producers that can be
+    /// slowed down. Another Hub plugin gets a plain ``dispatch(to:payload:)``.
+    public func dispatchWaitingForRoom(to channel: HubChannel, payload: HubPayload) async {
+        if let hub = slot.withLock({ $0.defaultPlugin }), !hub.isClosed {
+            await hub.dispatchWaitingForRoom(to: channel, payload: payload)
+        } else {
+            dispatch(to: channel, payload: payload)
+        }
+    }
+
     /// Calls `listener` (on the loop thread) with each payload on `channel` that passes `filter`
     /// (all payloads when `nil`), dispatched after this returns.
     /// - Returns: a token for ``removeListener(_:)``.

@@ -92,6 +92,16 @@ final class SlowListenerMonitor: Sendable {
         }
     }
 
+    /// Where the listener the loop is in now was registered (`file:line` and channel), or `nil`
+    /// between listener calls. Safe from any thread.
+    func currentSite() -> String? {
+        let serial = current.load(ordering: .relaxed)
+        guard serial != 0 else { return nil }
+        return watch.withLock { watch in
+            watch.sites[serial].map { "the listener on channel '\($0.channel.name)' registered at \($0.file):\($0.line)" }
+        }
+    }
+
     func unregister(serial: Int) {
         _ = watch.withLock { $0.sites.removeValue(forKey: serial) }
     }

@@ -1,4 +1,9 @@
 import AmplifyConcurrency
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// What a Storage plugin needs around its own transfer code: reporting each call's outcome on
 /// the Hub, running a transfer as a ``StorageTransferTask`` driven by a ``StorageTransferGate``,
@@ -21,6 +26,29 @@ public struct StoragePluginSupport: Sendable {
         } catch {
             throw StorageError.authError("This path is built from the identity id, and nobody is signed in.", "Sign in first, or use a string path.", error)
         }
+    }
+
+    /// Checks that `local` may be replaced by a downloaded file: absent, a regular file or a
+    /// symbolic link. A folder, a device (`/dev/null`), a FIFO or a socket is refused, since a
+    /// download replaces its destination whole (a temporary file renamed over it).
+    /// - Throws: `StorageError.localFileNotFound` saying what is there and what to do instead.
+    public static func checkDownloadDestination(_ local: URL) throws {
+        var info = stat()
+        guard lstat(local.path, &info) == 0 else { return }
+        let type = info.st_mode & S_IFMT
+        let what: String
+        switch type {
+        case S_IFREG, S_IFLNK: return
+        case S_IFDIR: what = "a folder"
+        case S_IFCHR: what = "a character device"
+        case S_IFBLK: what = "a block device"
+        case S_IFIFO: what = "a FIFO (named pipe)"
+        case S_IFSOCK: what = "a socket"
+        default: what = "not a regular file"
+        }
+        throw StorageError.localFileNotFound(
+            "\(local.path) is \(what); a download replaces its destination with a regular file, so it is not written there.",
+            "Pass the path of a file to write, or use downloadData (from the shell: `amplify storage get KEY -` writes to standard output).")
     }
 
     /// Dispatches `event` (`Storage.uploadData`, …) on the `.storage` channel with the value or

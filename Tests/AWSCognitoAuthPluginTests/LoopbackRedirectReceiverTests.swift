@@ -1,3 +1,4 @@
+import AWSCognitoAuthPlugin
 import AmplifyEventLoop
 import Foundation
 import Testing
