@@ -166,4 +166,22 @@ struct CognitoUserPoolTests {
             try await pool.close()
         }
     }
+
+    @Test("a subscription with the user's token: the socket and the start are authorized by it, and the user's mutations arrive")
+    func userPoolSubscription() async throws {
+        try await MotoServer.with { moto in
+            let pool = try await Pool(moto: moto)
+            try await AppSyncServer.with(pool.serverOptions(moto)) { server in
+                let fixture = try APIFixture(server: server, mode: .amazonCognitoUserPools, apiKey: nil, userPoolToken: pool.tokenSource)
+                let subscription = SubscriptionCollector(fixture.plugin.subscribe(request: GraphQLRequest(
+                    document: Documents.onCreate, variables: ["name": "mine"], responseType: Todo.self, decodePath: "onCreateTodo")))
+                #expect(await subscription.connected())
+                try await fixture.create("mine")
+                #expect(await subscription.wait { $0.values.count == 1 })
+                subscription.cancel()
+                try await fixture.close()
+            }
+            try await pool.close()
+        }
+    }
 }
