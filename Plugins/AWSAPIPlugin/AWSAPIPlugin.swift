@@ -11,7 +11,7 @@ import Foundation
 /// Every auth mode, per API and per request: `API_KEY`, `AWS_IAM` (SigV4 with credentials from
 /// the chain, the Auth plugin's identity pool first), `AMAZON_COGNITO_USER_POOLS` (the signed-in
 /// user's access token from `Amplify.Auth`, refreshed and tried once more after a 401),
-/// `OPENID_CONNECT` and `AWS_LAMBDA` (tokens from the ``APIAuthProviderFactory``), `NONE`.
+/// `OPENID_CONNECT` and `AWS_LAMBDA` (tokens from the `APIAuthProviderFactory`), `NONE`.
 /// Requests go through the HTTP client on the Amplify event loop; subscriptions share one
 /// WebSocket per API and auth mode, driven by the same loop.
 ///
@@ -155,12 +155,12 @@ public final class AWSAPIPlugin: APICategoryPlugin {
 
     // MARK: GraphQL
 
-    /// Runs a query. - Throws: ``APIError`` (see `APICategoryGraphQLBehavior`).
+    /// Runs a query. - Throws: `APIError` (see `APICategoryGraphQLBehavior`).
     public func query<R: Decodable & Sendable>(request: GraphQLRequest<R>) async throws -> GraphQLResponse<R> {
         try await graphQL(request, operation: .query, event: HubPayload.EventName.API.query)
     }
 
-    /// Runs a mutation. - Throws: ``APIError`` (see `APICategoryGraphQLBehavior`).
+    /// Runs a mutation. - Throws: `APIError` (see `APICategoryGraphQLBehavior`).
     public func mutate<R: Decodable & Sendable>(request: GraphQLRequest<R>) async throws -> GraphQLResponse<R> {
         try await graphQL(request, operation: .mutation, event: HubPayload.EventName.API.mutate)
     }
@@ -211,17 +211,17 @@ public final class AWSAPIPlugin: APICategoryPlugin {
 
     // MARK: REST
 
-    /// `GET`. - Throws: ``APIError``.
+    /// `GET`. - Throws: `APIError`.
     public func get(request: RESTRequest) async throws -> Data { try await rest("GET", request, event: HubPayload.EventName.API.get) }
-    /// `PUT`. - Throws: ``APIError``.
+    /// `PUT`. - Throws: `APIError`.
     public func put(request: RESTRequest) async throws -> Data { try await rest("PUT", request, event: HubPayload.EventName.API.put) }
-    /// `POST`. - Throws: ``APIError``.
+    /// `POST`. - Throws: `APIError`.
     public func post(request: RESTRequest) async throws -> Data { try await rest("POST", request, event: HubPayload.EventName.API.post) }
-    /// `DELETE`. - Throws: ``APIError``.
+    /// `DELETE`. - Throws: `APIError`.
     public func delete(request: RESTRequest) async throws -> Data { try await rest("DELETE", request, event: HubPayload.EventName.API.delete) }
-    /// `HEAD`. - Throws: ``APIError``.
+    /// `HEAD`. - Throws: `APIError`.
     public func head(request: RESTRequest) async throws -> Data { try await rest("HEAD", request, event: HubPayload.EventName.API.head) }
-    /// `PATCH`. - Throws: ``APIError``.
+    /// `PATCH`. - Throws: `APIError`.
     public func patch(request: RESTRequest) async throws -> Data { try await rest("PATCH", request, event: HubPayload.EventName.API.patch) }
 
     private func rest(_ method: String, _ request: RESTRequest, event: String) async throws -> Data {
@@ -252,7 +252,7 @@ public final class AWSAPIPlugin: APICategoryPlugin {
     // MARK: Interceptors
 
     /// Adds `interceptor` to the API named `apiName`; it runs on every later request to it, before signing.
-    /// - Throws: ``APIError/invalidConfiguration(_:_:_:)`` when the plugin is not configured or has no such API.
+    /// - Throws: `APIError.invalidConfiguration` when the plugin is not configured or has no such API.
     public func add(interceptor: any URLRequestInterceptor, for apiName: String) throws {
         let current = try configured()
         guard current.configuration.endpoints[apiName] != nil else {
@@ -266,7 +266,7 @@ public final class AWSAPIPlugin: APICategoryPlugin {
 
 /// The URL of a REST request: the endpoint, the path below it, the query parameters.
 enum RESTURL {
-    /// - Throws: ``APIError/invalidURL(_:_:_:)`` when they do not make a URL.
+    /// - Throws: `APIError.invalidURL` when they do not make a URL.
     static func make(endpoint: URL, path: String?, query: [String: String]?) throws -> URL {
         guard var components = URLComponents(url: endpoint, resolvingAgainstBaseURL: false) else {
             throw APIError.invalidURL("The endpoint \(endpoint) is not a valid URL.", "Check the API's endpoint in the configuration.")

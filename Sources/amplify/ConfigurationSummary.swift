@@ -51,7 +51,7 @@ struct ConfigurationSummary {
     /// One fact per API of an `awsAPIPlugin` block: its name, and its type and default auth mode.
     static func apiFacts(_ block: JSONValue) -> [(String, String)] {
         (block.asObject ?? [:]).sorted { $0.key < $1.key }.map { name, api in
-            (name, [api["endpointType"]?.stringValue ?? "?", api["authorizationType"]?.stringValue].compactMap { $0 }.joined(separator: ", "))
+            (name, (api["endpointType"]?.stringValue ?? "?") + (api["authorizationType"]?.stringValue.map { " (\($0))" } ?? ""))
         }
     }
 

@@ -16,7 +16,7 @@ struct APIHTTPExchange: Sendable {
     let trustedCertificatesFile: String?
 
     /// The response (any status).
-    /// - Throws: ``APIError`` for an authorization that cannot be made, an interceptor's error,
+    /// - Throws: `APIError` for an authorization that cannot be made, an interceptor's error,
     ///   or a network failure.
     func send(
         endpoint: APIEndpointConfiguration, method: String, url: URL, headers: [(name: String, value: String)], body: [UInt8],

@@ -6,7 +6,7 @@ import Foundation
 /// the raw text.
 enum GraphQLResponseDecoder {
     /// The response for `body`.
-    /// - Throws: ``APIError/operationError(_:_:_:)`` when the body is not a JSON object.
+    /// - Throws: `APIError.operationError` when the body is not a JSON object.
     static func decode<R: Decodable & Sendable>(_ body: [UInt8], as type: R.Type, decodePath: String?) throws -> GraphQLResponse<R> {
         let json: JSONValue
         do {

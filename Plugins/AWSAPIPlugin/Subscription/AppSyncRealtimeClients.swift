@@ -23,7 +23,7 @@ final class AppSyncRealtimeClients: Sendable {
 
     /// Starts `request` on the connection for `endpoint` and `mode`; the sequence reports
     /// `connecting`, then `connected` once the server acknowledged it, then its data.
-    /// - Throws: ``APIError`` when the variables cannot be encoded or there is no real-time URL.
+    /// - Throws: `APIError` when the variables cannot be encoded or there is no real-time URL.
     func subscribe<R: Decodable & Sendable>(
         _ request: GraphQLRequest<R>, endpoint: APIEndpointConfiguration, mode: AWSAuthorizationType
     ) throws -> AmplifyAsyncThrowingSequence<GraphQLSubscriptionEvent<R>> {

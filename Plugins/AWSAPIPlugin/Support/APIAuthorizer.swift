@@ -52,7 +52,7 @@ struct PreparedAuthorization: Sendable {
     let service: String
 
     /// Gets what `mode` needs for `endpoint`.
-    /// - Throws: ``APIError`` saying what is missing (no API key, nobody signed in, no token
+    /// - Throws: `APIError` saying what is missing (no API key, nobody signed in, no token
     ///   provider, no credentials).
     static func prepare(
         mode: AWSAuthorizationType, endpoint: APIEndpointConfiguration, sources: APIAuthSources, forceRefresh: Bool = false

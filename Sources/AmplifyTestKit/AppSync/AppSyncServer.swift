@@ -11,7 +11,7 @@ import Glibc
 ///
 /// ``start(_:)`` makes sure the test-tools venv exists, starts the server on a free port, waits
 /// for its `READY <port>` line and returns; ``stop()`` (or `deinit`) ends it by its PID, and
-/// ``with(_:_:)`` stops it also when the test throws. ``control(_:_:)`` drives its control
+/// ``with(_:_:)`` stops it also when the test throws. ``control(_:_:body:)`` drives its control
 /// endpoints (drop every WebSocket, stall, stop `ka`, fail the next requests, reset).
 ///
 /// Calls block the calling thread briefly; use them from tests, not from a loop.
