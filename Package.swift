@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "LocalStoragePlugin", targets: ["LocalStoragePlugin"]),
         .library(name: "AWSS3StoragePlugin", targets: ["AWSS3StoragePlugin"]),
         .library(name: "AWSKinesisAnalyticsPlugin", targets: ["AWSKinesisAnalyticsPlugin"]),
+        .library(name: "AWSAPIPlugin", targets: ["AWSAPIPlugin"]),
         .library(name: "AmplifyPlugins", targets: ["AmplifyPlugins"]),
         .library(name: "AmplifyTestKit", targets: ["AmplifyTestKit"]),
         .library(name: "AmplifyServiceLifecycle", targets: ["AmplifyServiceLifecycle"]),
@@ -64,6 +65,8 @@ let package = Package(
         .target(
             name: "AWSPluginsCore",
             dependencies: ["Amplify", "AmplifyCrypto", "AmplifyEventLoop", "CCurlShims", "AmplifyConcurrency", .product(name: "CoreMetrics", package: "swift-metrics")]),
+        // RFC 6455 on the loop: framing, the upgrade, and libcurl's connect-only stream (for the API plugin's subscriptions).
+        .target(name: "AmplifyWebSocket", dependencies: ["AmplifyEventLoop", "AmplifyCrypto", "CCurlShims"]),
         // What every Auth plugin shares: JWTs, the credential store, the observable session state.
         .target(
             name: "AmplifyAuthCore",
@@ -71,7 +74,7 @@ let package = Package(
         .target(
             name: "AmplifyAnalyticsCore",
             dependencies: ["Amplify", "AmplifyEventLoop", "AmplifySQLite", "AmplifyConcurrency", .product(name: "CoreMetrics", package: "swift-metrics")]),
-        .target(name: "AmplifyTestKit", dependencies: ["Amplify", "AmplifyConcurrency", .product(name: "Logging", package: "swift-log")], exclude: ["Moto/moto_harness.py", "HTTP/http_test_server.py", "AppSync"]),
+        .target(name: "AmplifyTestKit", dependencies: ["Amplify", "AmplifyConcurrency", .product(name: "Logging", package: "swift-log")], exclude: ["Moto/moto_harness.py", "HTTP/http_test_server.py", "AppSync/appsync_server.py", "AppSync/test_appsync_server.py", "AppSync/schema.graphql", "AppSync/README.md", "WebSocket/ws_test_server.py"]),
         // MARK: Plugins.
         .target(name: "LocalAuthPlugin", dependencies: ["Amplify", "AmplifyAuthCore", "AmplifyConcurrency", "AmplifyCrypto", "AmplifyEventLoop", "AmplifySQLite"], path: "Plugins/LocalAuthPlugin"),
         .target(
@@ -87,11 +90,14 @@ let package = Package(
             name: "LocalAnalyticsPlugin", dependencies: ["Amplify", "AmplifyAnalyticsCore", "AmplifyEventLoop", "AmplifyConcurrency"],
             path: "Plugins/LocalAnalyticsPlugin"),
         .target(
+            name: "AWSAPIPlugin", dependencies: ["Amplify", "AWSPluginsCore", "AmplifyWebSocket", "AmplifyEventLoop", "AmplifyConcurrency"],
+            path: "Plugins/AWSAPIPlugin"),
+        .target(
             name: "RedisHubBridgePlugin", dependencies: ["Amplify", "AmplifyEventLoop", "CHiredis", "CHiredisShims", "AmplifyConcurrency"],
             path: "Plugins/RedisHubBridgePlugin"),
 
         // Registers every plugin this package ships (the one module that depends on them all).
-        .target(name: "AmplifyPlugins", dependencies: ["Amplify", "LocalAuthPlugin", "AWSCognitoAuthPlugin", "LocalAnalyticsPlugin", "AWSKinesisAnalyticsPlugin", "LocalStoragePlugin", "AWSS3StoragePlugin", "RedisHubBridgePlugin"]),
+        .target(name: "AmplifyPlugins", dependencies: ["Amplify", "LocalAuthPlugin", "AWSCognitoAuthPlugin", "LocalAnalyticsPlugin", "AWSKinesisAnalyticsPlugin", "LocalStoragePlugin", "AWSS3StoragePlugin", "AWSAPIPlugin", "RedisHubBridgePlugin"]),
         // AmplifyService: Amplify under swift-service-lifecycle's graceful shutdown.
         .target(name: "AmplifyServiceLifecycle", dependencies: ["Amplify", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]),
         .executableTarget(
@@ -167,6 +173,7 @@ let package = Package(
             ],
             exclude: ["Vectors"]),
         .testTarget(name: "PackageLayoutTests"),
+        .testTarget(name: "AmplifyWebSocketTests", dependencies: ["AmplifyWebSocket", "AmplifyEventLoop", "AmplifyTestKit", "AmplifyConcurrency"]),
         .testTarget(
             name: "AmplifyTests",
             dependencies: [
@@ -195,6 +202,9 @@ let package = Package(
             dependencies: ["LocalStoragePlugin", "AWSS3StoragePlugin", "AWSPluginsCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyTestKit", "Amplify", "AmplifyConcurrency"]),
         .testTarget(name: "LocalStoragePluginTests", dependencies: ["LocalStoragePlugin", "AmplifyEventLoop", "AmplifyTestKit", "StorageBenchmark", "Amplify", "AmplifyConcurrency"]),
         .testTarget(name: "LocalAnalyticsPluginTests", dependencies: ["LocalAnalyticsPlugin", "AmplifyAnalyticsCore", "AmplifyEventLoop", "Amplify"]),
+        .testTarget(
+            name: "AWSAPIPluginTests",
+            dependencies: ["AWSAPIPlugin", "AWSCognitoAuthPlugin", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit", "Amplify", "AmplifyConcurrency"]),
         .testTarget(name: "AmplifyCLITests", dependencies: ["amplify", "AmplifyTestKit", "Amplify"]),
         .executableTarget(
             name: "AmplifyServicePeer",

@@ -44,6 +44,7 @@ extension PluginHoldingCategory {
 extension AuthCategory: PluginHoldingCategory {}
 extension AnalyticsCategory: PluginHoldingCategory {}
 extension StorageCategory: PluginHoldingCategory {}
+extension APICategory: PluginHoldingCategory {}
 
 /// The Hub holds one plugin, started on first use; configuration may replace it.
 extension HubCategory: ConfigurableCategory {
