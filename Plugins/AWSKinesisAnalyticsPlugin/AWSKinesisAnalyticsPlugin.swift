@@ -51,7 +51,7 @@ public final class AWSKinesisAnalyticsPlugin: AnalyticsEngineProviding {
         let http = try HTTPClient(loop: loop)
         let client = AWSJSONClient(
             http: http, endpoint: endpoint, region: settings.region, signingName: service.0,
-            credentials: credentials ?? AuthPluginCredentialsProvider.defaultChain())
+            credentials: credentials ?? AuthPluginCredentialsProvider.defaultChain(), options: settings.http)
         let engine = try AnalyticsEngine(
             queue: settings.queue.openQueue(), sender: KinesisSender(client: client, configuration: settings),
             batchSize: settings.queue.batchSize,

@@ -75,10 +75,40 @@ public actor AuthSessionKeeper {
     /// Whether the last session ended by expiring (cleared by the next ``start(_:)``).
     public var hasExpired: Bool { expired }
 
-    /// Makes `session` the signed-in one: saves it and arms the refresh timer.
+    /// Makes `session` the signed-in one, replacing whatever was there: saves it and arms the
+    /// refresh timer. A sign-in uses ``begin(_:)`` instead, which never replaces another user.
     /// - Throws: `SQLiteError` if the store cannot save it (the session is not started).
     public func start(_ new: StoredSession) async throws {
         try await store?.save(new, for: pluginKey)
+        adopt(new)
+    }
+
+    /// Makes `new` the signed-in session if nobody holds the process-wide session: not this
+    /// keeper, and not the credential store (another process, or another keeper on the same
+    /// store). The store is checked and written in one transaction, and the keeper is an actor,
+    /// so of sign-ins racing for the session exactly one wins.
+    ///
+    /// The others are refused and `new` is not kept anywhere: the caller still holds its tokens
+    /// and must revoke its refresh token, so that it never outlives the refusal.
+    /// - Throws: `AuthError.invalidState(_:_:_:)` saying who signed in meanwhile, or `SQLiteError`
+    ///   if the store cannot be read or written.
+    public func begin(_ new: StoredSession) async throws {
+        if let session { throw Self.meanwhile(session.username, instead: new.username) }
+        if let store, let conflict = try await store.save(new, for: pluginKey, ifRefreshTokenIs: nil) {
+            throw Self.meanwhile(conflict.found?.username ?? "another user", instead: new.username)
+        }
+        // Checked again after the store's answer: a keeper without a store has no transaction.
+        if let session { throw Self.meanwhile(session.username, instead: new.username) }
+        adopt(new)
+    }
+
+    private static func meanwhile(_ holder: String, instead refused: String) -> AuthError {
+        AuthError.invalidState(
+            "'\(holder)' signed in meanwhile (in another task or process on the same credential store), so this sign-in of '\(refused)' was undone and its refresh token revoked.",
+            "Sign out first; one process-wide session holds one user at a time.")
+    }
+
+    private func adopt(_ new: StoredSession) {
         session = new
         expired = false
         schedule(for: new)
@@ -131,7 +161,12 @@ public actor AuthSessionKeeper {
         // A sign-out (or another sign-in) while the exchange was under way wins.
         guard let now = session else { throw notSignedIn() }
         guard now.refreshToken == current.refreshToken else { return now }
-        try await start(renewed)
+        // The store keeps the renewed session only if it still holds this one: another
+        // process's sign-in or sign-out since then is not overwritten.
+        _ = try await store?.save(renewed, for: pluginKey, ifRefreshTokenIs: current.refreshToken)
+        guard let after = session else { throw notSignedIn() }
+        guard after.refreshToken == current.refreshToken else { return after }
+        adopt(renewed)
         return renewed
     }
 

@@ -5,14 +5,24 @@ extension RetryPolicy {
     /// a current date) until a 2xx answer, a failure this policy does not retry, or the last
     /// attempt. Each attempt is named `service` / `operation` in the HTTP metrics; each retry
     /// is counted (`amplify_http_retries_total`) and logged at debug level in category "AWS",
-    /// and each answer at debug level with the service's request id.
+    /// and each answer at debug level with the service's request id. An attempt that produced
+    /// no answer — the connection failed, broke mid-answer, or ran out of its connect timeout,
+    /// low-speed limit or deadline — is a connection failure, which the policy retries; the
+    /// ``HTTPClientError`` finally thrown says how many attempts were made.
     ///
+    /// - Parameters:
+    ///   - label: names the call in the log.
+    ///   - http: the client that sends.
+    ///   - makeRequest: builds each attempt's request.
+    ///   - parseError: reads a non-2xx answer's error.
+    ///   - transportFailed: told of each attempt that ended without an answer (a download
+    ///     keeps what arrived before it broke off).
     /// - Returns: the 2xx answer.
     /// - Throws: `parseError`'s error for the last error answer, ``HTTPClientError`` when no
     ///   answer came, or what `makeRequest` throws.
     func send(
         _ label: String, service: String, operation: String, with http: HTTPClient, _ makeRequest: () async throws -> HTTPRequest,
-        parseError: (HTTPResponse) -> AWSPluginsError
+        parseError: (HTTPResponse) -> AWSPluginsError, transportFailed: (HTTPClientError) -> Void = { _ in }
     ) async throws -> HTTPResponse {
         let log = Amplify.Logging.logger(forCategory: "AWS")
         var attempt = 1
@@ -31,9 +41,14 @@ extension RetryPolicy {
                 let parsed = parseError(response)
                 failure = .response(status: response.status, code: parsed.code)
                 error = parsed
-            } catch let transport as HTTPClientError where transport.kind == .connection || transport.kind == .timeout {
+            } catch var transport as HTTPClientError where transport.kind == .connection || transport.kind == .timeout {
+                transportFailed(transport)
+                transport.attempts = attempt
                 failure = .connection
                 error = transport
+            } catch var other as HTTPClientError {
+                other.attempts = attempt
+                throw other
             }
             guard attempt < maxAttempts, isRetryable(failure) else { throw error }
             let delay = delay(beforeRetry: attempt)
