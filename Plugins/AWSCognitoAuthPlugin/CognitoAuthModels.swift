@@ -84,3 +84,8 @@ public struct AWSAuthSignInOptions: Sendable {
         self.authFlowType = authFlowType
     }
 }
+
+extension AWSAuthCognitoSession: AuthUserPoolTokensSession {
+    /// The access token of ``userPoolTokensResult``.
+    public var userPoolAccessToken: Result<String, AuthError> { userPoolTokensResult.map(\.accessToken) }
+}

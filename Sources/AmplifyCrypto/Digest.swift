@@ -1,6 +1,6 @@
 import COpenSSL
 
-/// SHA-256, HMAC-SHA256, secure random bytes and constant-time comparison, on OpenSSL.
+/// SHA-256 (and SHA-1 for the WebSocket handshake), HMAC-SHA256, secure random bytes and constant-time comparison, on OpenSSL.
 public enum Digest {
     /// The SHA-256 digest of `data` (32 bytes).
     public static func sha256<Bytes: Collection<UInt8>>(_ data: Bytes) -> [UInt8] {
@@ -8,6 +8,17 @@ public enum Digest {
         let input = Array(data)
         input.withUnsafeBufferPointer { buffer in
             _ = SHA256(buffer.baseAddress, buffer.count, &output)
+        }
+        return output
+    }
+
+    /// The SHA-1 digest of `data` (20 bytes). Only for protocols that require it (the
+    /// WebSocket handshake's `Sec-WebSocket-Accept`); never for security.
+    public static func sha1<Bytes: Collection<UInt8>>(_ data: Bytes) -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: 20)
+        let input = Array(data)
+        input.withUnsafeBufferPointer { buffer in
+            _ = SHA1(buffer.baseAddress, buffer.count, &output)
         }
         return output
     }

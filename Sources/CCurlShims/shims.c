@@ -9,6 +9,7 @@ CURLcode c_curl_easy_setopt_read_function(CURL *easy, curl_read_callback callbac
 CURLcode c_curl_easy_setopt_xferinfo_function(CURL *easy, curl_xferinfo_callback callback) { return curl_easy_setopt(easy, CURLOPT_XFERINFOFUNCTION, callback); }
 CURLcode c_curl_easy_getinfo_long(CURL *easy, CURLINFO info, long *value) { return curl_easy_getinfo(easy, info, value); }
 CURLcode c_curl_easy_getinfo_pointer(CURL *easy, CURLINFO info, void **value) { return curl_easy_getinfo(easy, info, value); }
+CURLcode c_curl_easy_getinfo_socket(CURL *easy, CURLINFO info, curl_socket_t *value) { return curl_easy_getinfo(easy, info, value); }
 
 CURLMcode c_curl_multi_setopt_pointer(CURLM *multi, CURLMoption option, void *value) { return curl_multi_setopt(multi, option, value); }
 CURLMcode c_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value) { return curl_multi_setopt(multi, option, value); }

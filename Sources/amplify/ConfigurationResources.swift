@@ -69,7 +69,7 @@ struct ConfigurationResource: Equatable {
             default: break
             }
         }
-        let apis = configuration.otherCategories["api"]?.value(at: "plugins.awsAPIPlugin")?.asObject ?? [:]
+        let apis = configuration[.api]?.plugins["awsAPIPlugin"]?.asObject ?? [:]
         for name in apis.keys.sorted() {
             guard let api = apis[name] else { continue }
             let type = api["endpointType"]?.stringValue ?? "GraphQL"

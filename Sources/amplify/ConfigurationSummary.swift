@@ -39,7 +39,7 @@ struct ConfigurationSummary {
         categories = CategoryType.configurationOrder.compactMap { category in
             guard let block = configuration[category] else { return nil }
             let plugins = block.plugins.keys.sorted().map { key in
-                PluginFacts(key: key, facts: Self.facts(of: block.plugins[key] ?? [:]))
+                PluginFacts(key: key, facts: category == .api && key == "awsAPIPlugin" ? Self.apiFacts(block.plugins[key] ?? [:]) : Self.facts(of: block.plugins[key] ?? [:]))
             }
             return (category, plugins)
         }
@@ -47,6 +47,13 @@ struct ConfigurationSummary {
     }
 
     var pluginCount: Int { categories.reduce(0) { $0 + $1.1.count } }
+
+    /// One fact per API of an `awsAPIPlugin` block: its name, and its type and default auth mode.
+    static func apiFacts(_ block: JSONValue) -> [(String, String)] {
+        (block.asObject ?? [:]).sorted { $0.key < $1.key }.map { name, api in
+            (name, (api["endpointType"]?.stringValue ?? "?") + (api["authorizationType"]?.stringValue.map { " (\($0))" } ?? ""))
+        }
+    }
 
     static func facts(of block: JSONValue) -> [(String, String)] {
         var facts: [(String, String)] = []

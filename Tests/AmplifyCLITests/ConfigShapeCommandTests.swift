@@ -32,13 +32,13 @@ struct ConfigShapeCommandTests {
         return Check(exitCode: run.exitCode, document: document, stderr: run.stderr)
     }
 
-    @Test("a full Gen 1 iOS file: Cognito and S3 configure, Pinpoint warns, api/geo/predictions are not handled, every resource is named")
+    @Test("a full Gen 1 iOS file: Cognito, S3 and both APIs configure, Pinpoint warns, geo/predictions are not handled, every resource is named")
     func gen1Full() throws {
         let result = try check("gen1-ios-full.json")
         #expect(result.exitCode == 0)
-        #expect(result.plugins == ["auth.awsCognitoAuthPlugin", "analytics.awsPinpointAnalyticsPlugin", "storage.awsS3StoragePlugin"])
+        #expect(result.plugins == ["auth.awsCognitoAuthPlugin", "analytics.awsPinpointAnalyticsPlugin", "storage.awsS3StoragePlugin", "api.awsAPIPlugin"])
         #expect(result.warnings == ["analytics.plugins.awsPinpointAnalyticsPlugin"])
-        #expect(result.skipped == ["api", "geo", "predictions"])
+        #expect(result.skipped == ["geo", "predictions"])
         #expect(result.resources == [
             "user pool us-east-1_NotesPool", "identity pool us-east-1:4a5b6c7d-1111-2222-3333-444455556666",
             "hosted UI notesapp-dev.auth.us-east-1.amazoncognito.com", "Pinpoint app (retired, not used) abcdef0123456789abcdef0123456789",
@@ -65,17 +65,17 @@ struct ConfigShapeCommandTests {
         #expect(guest.resources.contains("GraphQL API https://zyxwvutsrqponmlkjihgfedcba.appsync-api.us-east-2.amazonaws.com/graphql"))
     }
 
-    @Test("the Amplify JS files configure Cognito and S3 and name their APIs")
+    @Test("the Amplify JS files configure Cognito, S3 and their APIs, and name the APIs")
     func amplifyJS() throws {
         let flat = try check("aws-exports.json")
         #expect(flat.exitCode == 0)
         #expect(flat.format == "Amplify JS configuration (aws-exports shape)")
-        #expect(flat.plugins == ["auth.awsCognitoAuthPlugin", "analytics.awsPinpointAnalyticsPlugin", "storage.awsS3StoragePlugin"])
+        #expect(flat.plugins == ["auth.awsCognitoAuthPlugin", "analytics.awsPinpointAnalyticsPlugin", "storage.awsS3StoragePlugin", "api.awsAPIPlugin"])
         #expect(flat.resources.contains("GraphQL API https://jsflatapi0123456789abcdefg.appsync-api.us-west-2.amazonaws.com/graphql"))
         #expect(flat.resources.contains("REST API https://orders1234.execute-api.us-west-2.amazonaws.com/dev"))
         let resources = try check("js-v6-resources.json")
         #expect(resources.exitCode == 0)
-        #expect(resources.plugins == ["auth.awsCognitoAuthPlugin", "storage.awsS3StoragePlugin"])
+        #expect(resources.plugins == ["auth.awsCognitoAuthPlugin", "storage.awsS3StoragePlugin", "api.awsAPIPlugin"])
         #expect(resources.resources.filter { $0.hasPrefix("bucket ") } == ["bucket jssix-archive", "bucket jssix-media"])
     }
 

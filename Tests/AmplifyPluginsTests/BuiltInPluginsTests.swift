@@ -9,6 +9,7 @@ struct BuiltInPluginsTests {
         #expect(Amplify.registry.keys(for: .logging).contains("consoleLoggingPlugin"))
         #expect(Amplify.registry.keys(for: .hub).contains("defaultHubPlugin"))
         #expect(Amplify.registry.keys(for: .auth).contains("localAuthPlugin"))
+        #expect(Amplify.registry.keys(for: .api) == ["awsAPIPlugin"])
         let logging = try #require(Amplify.registry.factory(for: "consoleLoggingPlugin"))
         #expect(try logging.make() is ConsoleLoggingPlugin)
         Amplify.registerBuiltInPlugins()

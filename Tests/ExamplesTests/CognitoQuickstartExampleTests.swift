@@ -5,7 +5,7 @@ import Testing
 
 @Suite("Examples/CognitoQuickstart")
 struct CognitoQuickstartExampleTests {
-    @Test("a program that adds only the Cognito plugin configures from a file that also names Pinpoint analytics, an API and geo, and signs in")
+    @Test("a program that adds only the Cognito plugin configures from a file that also names Pinpoint analytics, an API (an unused plugin key: only Cognito was added) and geo, and signs in")
     func tutorialProgramSignsIn() async throws {
         try await MotoServer.with { moto in
             let seeded = try moto.seed(["userPool": ["name": "tutorial", "users": [["username": "alice", "password": "Secr3t!pass"]]]])
@@ -32,9 +32,9 @@ struct CognitoQuickstartExampleTests {
                 environment: ProcessInfo.processInfo.environment.merging(["AMPLIFY_CONFIG": file.path]) { $1 }, input: "Secr3t!pass\n")
             #expect(run.exitCode == 0, "\(run.stderr)")
             #expect(run.stdout == """
-                skipped api
                 skipped geo
                 skipped analytics.plugins.awsPinpointAnalyticsPlugin
+                skipped api.plugins.awsAPIPlugin
                 signed in: true
                 current user: alice
 

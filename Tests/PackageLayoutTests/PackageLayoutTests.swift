@@ -15,7 +15,7 @@ struct PackageLayoutTests {
         "AmplifyConcurrency": 1,
         "AmplifyEventLoop": 2, "AmplifyCrypto": 2, "AmplifySQLite": 2,
         "Amplify": 3,
-        "AWSPluginsCore": 4, "AmplifyAuthCore": 4, "AmplifyAnalyticsCore": 4, "AmplifyTestKit": 4, "AmplifyServiceLifecycle": 4,
+        "AWSPluginsCore": 4, "AmplifyAuthCore": 4, "AmplifyAnalyticsCore": 4, "AmplifyTestKit": 4, "AmplifyServiceLifecycle": 4, "AmplifyWebSocket": 4,
         "AmplifyPlugins": 6,
     ]
     static let pluginLayer = 5

@@ -38,10 +38,19 @@ public struct HTTPRequest: Sendable {
     /// is created (or truncated) when the transfer starts; only a 2xx answer's body is written to
     /// it; any other answer's body stays in ``HTTPResponse/body`` so its error can be read.
     public var responseFile: String?
+    /// A PEM file of the certificate authorities to trust instead of the system's (a private CA,
+    /// or a test server's self-signed certificate); `nil` for the system's.
+    public var trustedCertificatesFile: String?
     /// Called on the loop thread with (bytes sent, bytes to send) as the upload progresses.
     public var uploadProgress: (@Sendable (Int64, Int64) -> Void)?
     /// Called on the loop thread with (bytes received, bytes expected) as the download progresses.
     public var downloadProgress: (@Sendable (Int64, Int64) -> Void)?
+    /// The service metrics and logs name the request by (`cognito-idp`, `s3`); `http` when
+    /// `nil`.
+    public var service: String?
+    /// The operation metrics and logs name the request by (`InitiateAuth`, `PutObject`); the
+    /// method when `nil`.
+    public var operation: String?
 
     /// A request.
     public init(

@@ -108,6 +108,9 @@ final class Transfer {
             }
             c_curl_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, me)
         }
+        if let file = request.trustedCertificatesFile {
+            c_curl_easy_setopt_string(easy, CURLOPT_CAINFO, file)
+        }
         if let timeout = request.timeout {
             c_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, max(1, Int(timeout.saturatingMilliseconds)))
         }

@@ -77,7 +77,8 @@ public struct AWSJSONClient: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let payload = Array(try encoder.encode(body))
-        let response = try await retryPolicy.send(target, with: http) {
+        let operation = target.split(separator: ".").last.map(String.init) ?? target
+        let response = try await retryPolicy.send(target, service: signingName, operation: operation, with: http) {
             try await signedRequest(target: target, payload: payload, signed: signed)
         } parseError: { response in
             AWSJSONError.parse(status: response.status, body: Data(response.body), errorTypeHeader: response.header("x-amzn-ErrorType"))

@@ -25,6 +25,20 @@ public struct AWSRESTRequest: Sendable {
     /// `HTTPRequest.responseFileOffset`). Set by the client; 0 for a new request.
     var responseFileOffset: Int64 = 0
 
+    /// The S3 operation this request is (`PutObject`, `UploadPart`, `ListObjectsV2`, ...), from
+    /// its method and query: what metrics and logs call it.
+    public var operationName: String {
+        let names = Set(query.map(\.name))
+        switch method.uppercased() {
+        case "GET": return names.contains("list-type") ? "ListObjectsV2" : names.contains("uploadId") ? "ListParts" : "GetObject"
+        case "HEAD": return "HeadObject"
+        case "PUT": return names.contains("partNumber") ? "UploadPart" : "PutObject"
+        case "POST": return names.contains("uploads") ? "CreateMultipartUpload" : names.contains("uploadId") ? "CompleteMultipartUpload" : "PostObject"
+        case "DELETE": return names.contains("uploadId") ? "AbortMultipartUpload" : "DeleteObject"
+        default: return method.uppercased()
+        }
+    }
+
     /// A request.
     public init(
         method: String, path: String, query: [(name: String, value: String)] = [],
@@ -117,7 +131,7 @@ public struct AWSRESTClient: Sendable {
     ///   were made), or the credentials provider's error.
     public func send(_ request: AWSRESTRequest) async throws -> HTTPResponse {
         var download = DownloadContinuation(toFile: request.responseFile != nil)
-        let response = try await retryPolicy.send("\(request.method) \(request.path)", with: http) {
+        let response = try await retryPolicy.send("\(request.method) \(request.path)", service: signingName, operation: request.operationName, with: http) {
             try await signed(download.continuing(request))
         } parseError: { response in
             AWSXMLError.parse(status: response.status, body: Data(response.body))

@@ -4,7 +4,7 @@ import Foundation
 ///
 /// Load one with ``init(configurationFile:)`` (or let `Amplify.configure()` find the file),
 /// build one in code, or decode one with `JSONDecoder`. Blocks for categories this package does
-/// not implement (`api`, `geo`, ...) are kept in ``otherCategories`` and skipped by `configure`.
+/// not implement (`geo`, `predictions`, ...) are kept in ``otherCategories`` and skipped by `configure`.
 public struct AmplifyConfiguration: Codable, Sendable, Equatable {
     /// The blocks of the categories this package implements, by category.
     public var categories: [CategoryType: CategoryConfiguration]
@@ -28,6 +28,11 @@ public struct AmplifyConfiguration: Codable, Sendable, Equatable {
     public var analytics: AnalyticsCategoryConfiguration? {
         get { categories[.analytics] }
         set { categories[.analytics] = newValue }
+    }
+    /// The API block.
+    public var api: APICategoryConfiguration? {
+        get { categories[.api] }
+        set { categories[.api] = newValue }
     }
     /// The Auth block.
     public var auth: AuthCategoryConfiguration? {
@@ -53,6 +58,7 @@ public struct AmplifyConfiguration: Codable, Sendable, Equatable {
     /// A configuration with the given blocks.
     public init(
         analytics: AnalyticsCategoryConfiguration? = nil,
+        api: APICategoryConfiguration? = nil,
         auth: AuthCategoryConfiguration? = nil,
         hub: HubCategoryConfiguration? = nil,
         logging: LoggingCategoryConfiguration? = nil,
@@ -64,6 +70,7 @@ public struct AmplifyConfiguration: Codable, Sendable, Equatable {
         self.otherCategories = otherCategories
         self.baseDirectory = baseDirectory
         self.analytics = analytics
+        self.api = api
         self.auth = auth
         self.hub = hub
         self.logging = logging

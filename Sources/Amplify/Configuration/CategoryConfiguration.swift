@@ -19,3 +19,5 @@ public typealias StorageCategoryConfiguration = CategoryConfiguration
 public typealias HubCategoryConfiguration = CategoryConfiguration
 /// The Logging category's block (amplify-swift's name).
 public typealias LoggingCategoryConfiguration = CategoryConfiguration
+/// The API category's block (amplify-swift's name).
+public typealias APICategoryConfiguration = CategoryConfiguration

@@ -19,6 +19,8 @@ public enum Amplify {
     public static let Analytics = AnalyticsCategory()
     /// Objects in a bucket or a local folder.
     public static let Storage = StorageCategory()
+    /// GraphQL (AppSync, with real-time subscriptions) and REST (API Gateway).
+    public static let API = APICategory()
     /// Publish and subscribe between categories and application code. Works before `configure`.
     public static let Hub = HubCategory()
     /// Loggers. Works before `configure`.
@@ -28,7 +30,7 @@ public enum Amplify {
 
     /// Every category `configure` configures, in configuration order: Logging, Hub, Auth, then
     /// the rest. Adding a category is one entry here and its ``ConfigurableCategory`` conformance.
-    static let configurableCategories: [any ConfigurableCategory] = [Logging, Hub, Auth, Analytics, Storage]
+    static let configurableCategories: [any ConfigurableCategory] = [Logging, Hub, Auth, Analytics, Storage, API]
 
     struct CoreState {
         var isConfigured = false
@@ -95,7 +97,7 @@ public enum Amplify {
         }
         throw PluginError.mismatchedPlugin(
             "\(type(of: plugin)) ('\(plugin.key)') implements no category plugin protocol this package supports.",
-            "Conform it to AuthCategoryPlugin, AnalyticsCategoryPlugin, StorageCategoryPlugin, HubCategoryPlugin or LoggingCategoryPlugin.")
+            "Conform it to AuthCategoryPlugin, AnalyticsCategoryPlugin, StorageCategoryPlugin, APICategoryPlugin, HubCategoryPlugin or LoggingCategoryPlugin.")
     }
 
     // MARK: Configuration
@@ -106,7 +108,7 @@ public enum Amplify {
     ///
     /// Each plugin the configuration names is taken from those added with ``add(plugin:)`` or
     /// made by its factory in ``registry``. Categories are configured in the order Logging, Hub,
-    /// Auth, Analytics, Storage; then every built-in Hub channel receives `Amplify.configured`.
+    /// Auth, Analytics, Storage, API; then every built-in Hub channel receives `Amplify.configured`.
     /// If anything fails, plugins made from factories are removed again and Amplify stays
     /// unconfigured, so a corrected file can be tried.
     ///
@@ -179,6 +181,7 @@ public enum Amplify {
         for plugin in Auth.plugins.takeAll() { await plugin.reset() }
         for plugin in Analytics.plugins.takeAll() { await plugin.reset() }
         for plugin in Storage.plugins.takeAll() { await plugin.reset() }
+        for plugin in API.plugins.takeAll() { await plugin.reset() }
         if let hub = Hub.takePlugin() { await hub.reset() }
         await Logging.reset()
         do {

@@ -44,6 +44,7 @@ extension PluginHoldingCategory {
 extension AuthCategory: PluginHoldingCategory {}
 extension AnalyticsCategory: PluginHoldingCategory {}
 extension StorageCategory: PluginHoldingCategory {}
+extension APICategory: PluginHoldingCategory {}
 
 /// The Hub holds one plugin, started on first use; configuration may replace it.
 extension HubCategory: ConfigurableCategory {
@@ -63,7 +64,7 @@ extension HubCategory: ConfigurableCategory {
     func setMissingPluginAdvice(_ advice: (description: String, suggestion: String)?) {}
 }
 
-/// Logging holds one plugin, the console one until configuration replaces it.
+/// Logging holds one plugin, the swift-log one until configuration replaces it.
 extension LoggingCategory: ConfigurableCategory {
     var configurablePlugins: [PluginKey: any Plugin] {
         let current = plugin

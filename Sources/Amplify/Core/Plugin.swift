@@ -1,7 +1,7 @@
 /// The string that names a plugin in the configuration file (`"awsCognitoAuthPlugin"`).
 public typealias PluginKey = String
 
-/// The categories Amplify knows. This package implements Analytics, Auth, Hub, Logging and
+/// The categories Amplify knows. This package implements Analytics, API, Auth, Hub, Logging and
 /// Storage; blocks for the others in a configuration file are skipped with a log message.
 public enum CategoryType: String, CaseIterable, Sendable, Codable {
     /// One case per Amplify category (its key in the configuration file).

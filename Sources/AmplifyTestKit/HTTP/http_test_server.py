@@ -8,6 +8,7 @@ sent with its full headers and only N bytes of its body, then the connection is 
 `/__control/log` lists the requests forwarded (method, path, Range, If-Match, status)."""
 import base64
 import hashlib
+import hmac
 import http.client
 import json
 import re
@@ -17,7 +18,7 @@ import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlparse
+from urllib.parse import parse_qs, parse_qsl, quote, unquote, urlparse
 
 
 COUNTS = {}
@@ -123,6 +124,9 @@ class Handler(BaseHTTPRequestHandler):
             return
         if url.path == "/json":
             self.handle_json()
+            return
+        if url.path.startswith("/execute-api/"):
+            self.handle_execute_api(url)
             return
         if url.path.startswith("/rest/"):
             self.handle_rest(url.path, query)
@@ -249,6 +253,80 @@ class Handler(BaseHTTPRequestHandler):
             answer(200, {"count": COUNTS.get(body.get("of", ""), 0)})
         else:
             answer(400, {"__type": "UnknownOperationException", "message": target})
+
+    # The keys the API Gateway stand-in accepts: access key id -> secret access key.
+    EXECUTE_API_KEYS = {"AKIDEXECUTEAPI": "execute-api-secret"}
+
+    def handle_execute_api(self, url):
+        """An API Gateway stand-in for IAM-authorized REST APIs (stage URL /execute-api/<stage>):
+        recomputes the SigV4 signature (service execute-api, region us-east-1) over the request as
+        received, with the standard library (an implementation of its own, not the client's), and
+        answers 403 as API Gateway does when it differs; otherwise the /echo description, with
+        "signedHeaders". A path ending in /status/<code> answers that status after the check."""
+        raw_path = self.path.split("?", 1)[0]
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        def deny(message, error_type="InvalidSignatureException"):
+            payload = json.dumps({"message": message}).encode()
+            self.send_response(403)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.send_header("x-amzn-ErrorType", error_type)
+            self.end_headers()
+            self.wfile.write(payload)
+        authorization = self.headers.get("Authorization", "")
+        parts = dict(item.strip().split("=", 1) for item in authorization[len("AWS4-HMAC-SHA256 "):].split(",") if "=" in item) \
+            if authorization.startswith("AWS4-HMAC-SHA256 ") else {}
+        if not parts:
+            deny("Missing Authentication Token", "MissingAuthenticationTokenException")
+            return
+        scope = parts.get("Credential", "").split("/")
+        secret = self.EXECUTE_API_KEYS.get(scope[0]) if len(scope) == 5 else None
+        if secret is None:
+            deny("The security token included in the request is invalid.", "UnrecognizedClientException")
+            return
+        if scope[3] != "execute-api" or scope[2] != "us-east-1":
+            deny("Credential should be scoped to correct service: 'execute-api'.")
+            return
+        signed = parts.get("SignedHeaders", "").split(";")
+        if "host" not in signed:
+            deny("'Host' or ':authority' must be a 'SignedHeader' in the AWS Authorization.")
+            return
+        segments = []
+        for segment in raw_path.split("/"):
+            if segment in ("", "."):
+                continue
+            if segment == "..":
+                segments = segments[:-1]
+                continue
+            segments.append(segment)
+        normalized = "/" + "/".join(segments) + ("/" if raw_path.endswith("/") and segments else "")
+        canonical_uri = quote(normalized, safe="/~")
+        pairs = sorted((quote(unquote(k), safe="-_.~"), quote(unquote(v), safe="-_.~"))
+                       for k, v in parse_qsl(url.query, keep_blank_values=True))
+        canonical_query = "&".join(f"{k}={v}" for k, v in pairs)
+        lowered = {}
+        for name, value in self.headers.items():
+            lowered.setdefault(name.lower(), []).append(" ".join(value.split()))
+        canonical_headers = "".join(f"{name}:{','.join(lowered.get(name, []))}\n" for name in signed)
+        canonical = "\n".join([self.command, canonical_uri, canonical_query, canonical_headers, ";".join(signed),
+                               hashlib.sha256(body).hexdigest()])
+        amz_date = self.headers.get("X-Amz-Date", "")
+        string_to_sign = "\n".join(["AWS4-HMAC-SHA256", amz_date, "/".join(scope[1:]), hashlib.sha256(canonical.encode()).hexdigest()])
+        key = ("AWS4" + secret).encode()
+        for part in scope[1:]:
+            key = hmac.new(key, part.encode(), hashlib.sha256).digest()
+        expected = hmac.new(key, string_to_sign.encode(), hashlib.sha256).hexdigest()
+        if not hmac.compare_digest(expected, parts.get("Signature", "")):
+            deny("The request signature we calculated does not match the signature you provided. Check your AWS "
+                 "Secret Access Key and signing method. Consult the service documentation for details.")
+            return
+        status = int(raw_path.rsplit("/", 1)[1]) if "/status/" in raw_path else 200
+        answer = json.dumps({
+            "method": self.command, "path": raw_path, "query": url.query,
+            "headers": {k.lower(): v for k, v in self.headers.items()}, "signedHeaders": signed,
+            "body": body.decode("utf-8", "replace"),
+        }).encode()
+        self.reply(status, answer, "application/json")
 
     def handle_stored(self, name):
         """PUT stores the body under name; GET serves it (counting GETs); GET name?count says how many."""

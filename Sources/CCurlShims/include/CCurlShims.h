@@ -14,6 +14,7 @@ CURLcode c_curl_easy_setopt_read_function(CURL *easy, curl_read_callback callbac
 CURLcode c_curl_easy_setopt_xferinfo_function(CURL *easy, curl_xferinfo_callback callback);
 CURLcode c_curl_easy_getinfo_long(CURL *easy, CURLINFO info, long *value);
 CURLcode c_curl_easy_getinfo_pointer(CURL *easy, CURLINFO info, void **value);
+CURLcode c_curl_easy_getinfo_socket(CURL *easy, CURLINFO info, curl_socket_t *value);
 
 CURLMcode c_curl_multi_setopt_pointer(CURLM *multi, CURLMoption option, void *value);
 CURLMcode c_curl_multi_setopt_long(CURLM *multi, CURLMoption option, long value);

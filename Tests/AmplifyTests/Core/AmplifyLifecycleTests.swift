@@ -10,7 +10,7 @@ struct AmplifyLifecycleTests {
     private func fresh() async {
         await Amplify.reset()
         // Only the keys these tests register: other suites register the built-in ones meanwhile.
-        for key in ["testAuthPlugin", "testAnalyticsPlugin", "testStoragePlugin", "awsCognitoAuthPlugin", "awsS3StoragePlugin"] {
+        for key in ["testAuthPlugin", "testAnalyticsPlugin", "testStoragePlugin", "testAPIPlugin", "awsCognitoAuthPlugin", "awsS3StoragePlugin"] {
             Amplify.registry.unregister(key)
         }
         configureRecords.withLock { $0.removeAll() }
@@ -64,6 +64,63 @@ struct AmplifyLifecycleTests {
         await Amplify.Hub.flush()
         for recorder in recorders { #expect(recorder.eventNames == ["Amplify.configured"]) }
         #expect(try await Amplify.Auth.signIn(username: "a", password: "b").isSignedIn)
+        await Amplify.reset()
+    }
+
+    @Test("Logging starts with the swift-log plugin; a consoleLoggingPlugin block swaps in the console plugin; reset goes back to swift-log")
+    func loggingPluginChoice() async throws {
+        await fresh()
+        #expect(Amplify.Logging.plugin is SwiftLogLoggingPlugin)
+        #expect(Amplify.Logging.plugin.key == "swiftLogLoggingPlugin")
+        try Amplify.configure(AmplifyConfiguration(logging: CategoryConfiguration(plugins: ["consoleLoggingPlugin": ["logLevel": "info"]])))
+        #expect(Amplify.Logging.plugin is ConsoleLoggingPlugin)
+        #expect(Amplify.configurationFindings.isEmpty)
+        await Amplify.reset()
+        #expect(Amplify.Logging.plugin is SwiftLogLoggingPlugin)
+        try Amplify.configure(AmplifyConfiguration(logging: CategoryConfiguration(plugins: ["swiftLogLoggingPlugin": ["categoryLogLevel": ["Auth": "verbose"]]])))
+        #expect((Amplify.Logging.plugin as? SwiftLogLoggingPlugin)?.logLevel(forCategory: "Auth") == .verbose)
+        await Amplify.reset()
+    }
+
+    @Test("an API plugin is routed to Amplify.API, configured after Storage with its block, reached by calls, and reset by Amplify.reset")
+    func apiCategory() async throws {
+        await fresh()
+        let plugin = TestAPIPlugin()
+        try Amplify.add(plugin: plugin)
+        try Amplify.add(plugin: TestStoragePlugin())
+        let early = await error(APIError.self) { _ = try await Amplify.API.query(request: GraphQLRequest(document: "{ a }", responseType: JSONValue.self)) }
+        guard case .invalidConfiguration(let description, _, _)? = early else { Issue.record("\(String(describing: early))"); return }
+        #expect(description == "Amplify.API was used before Amplify.configure().")
+        try Amplify.configure(AmplifyConfiguration(
+            api: CategoryConfiguration(plugins: ["testAPIPlugin": ["notes": ["endpoint": "https://a/graphql"], "admin": ["endpoint": "https://b"]]]),
+            storage: CategoryConfiguration(plugins: ["testStoragePlugin": ["bucket": "b"]])))
+        #expect(configureRecords.value.map(\.key) == ["testStoragePlugin", "testAPIPlugin"])
+        #expect(try await Amplify.API.query(request: GraphQLRequest(document: "{ a }", responseType: JSONValue.self)).get() == ["admin", "notes"])
+        #expect(try await Amplify.API.get(request: RESTRequest(path: "/x")) == Data("/x".utf8))
+        #expect(try Amplify.API.getPlugin(for: "testAPIPlugin") === plugin)
+        var states: [SubscriptionConnectionState] = []
+        for try await event in Amplify.API.subscribe(request: GraphQLRequest(document: "subscription { a }", responseType: JSONValue.self)) {
+            if case .connection(let state) = event { states.append(state) }
+        }
+        #expect(states == [.connecting])
+        await Amplify.reset()
+        #expect(plugin.resets.value == 1)
+        #expect(throws: PluginError.self) { try Amplify.API.getPlugin(for: "testAPIPlugin") }
+    }
+
+    @Test("a bad value in an API's block is named by its full path, API name included")
+    func apiBlockErrorPath() async throws {
+        await fresh()
+        try Amplify.add(plugin: TestAPIPlugin())
+        let thrown = await error(PluginError.self) {
+            try Amplify.configure(AmplifyConfiguration(api: CategoryConfiguration(plugins: ["testAPIPlugin": ["my api": ["region": "us-east-1"]]])))
+        }
+        guard case .pluginConfigurationError(let description, _, _) = thrown else { Issue.record("\(String(describing: thrown))"); return }
+        #expect(description == "`api.plugins.testAPIPlugin.my api.endpoint` in the configuration is missing; expected an http or https URL.")
+        #expect(!Amplify.isConfigured)
+        let sequence = Amplify.API.subscribe(request: GraphQLRequest(document: "subscription { a }", responseType: JSONValue.self))
+        let failed = await error(APIError.self) { for try await _ in sequence {} }
+        #expect(failed?.errorDescription == "Amplify.API was used before Amplify.configure().")
         await Amplify.reset()
     }
 

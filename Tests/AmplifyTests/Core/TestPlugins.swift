@@ -115,3 +115,42 @@ private func recordConfiguration(key: String, block: JSONValue?) {
         logLevel: Amplify.Logging.logLevel)
     configureRecords.withLock { $0.append(record) }
 }
+
+/// Records how it was configured; answers every query with the API names of its block; fails
+/// with the key path `<first api>.endpoint` when that API has no endpoint.
+final class TestAPIPlugin: APICategoryPlugin {
+    let key: PluginKey = "testAPIPlugin"
+    let resets = Locked(0)
+    private let names = Locked<[String]>([])
+
+    func configure(using configuration: Any?) throws {
+        let block = configuration as? JSONValue
+        let apis = block?.asObject ?? [:]
+        for name in apis.keys.sorted() where apis[name]?["endpoint"] == nil {
+            throw ConfigurationValueError(keyPath: "\(name).endpoint", expected: "an http or https URL", found: nil)
+        }
+        names.withLock { $0 = apis.keys.sorted() }
+        recordConfiguration(key: key, block: block)
+    }
+
+    func reset() async { resets.withLock { $0 += 1 } }
+
+    func query<R: Decodable & Sendable>(request: GraphQLRequest<R>) async throws -> GraphQLResponse<R> {
+        guard let value = JSONValue.array(names.value.map(JSONValue.string)) as? R else { return .failure(.unknown("not JSONValue", "")) }
+        return .success(value)
+    }
+    func mutate<R: Decodable & Sendable>(request: GraphQLRequest<R>) async throws -> GraphQLResponse<R> { try await query(request: request) }
+    func subscribe<R: Decodable & Sendable>(request: GraphQLRequest<R>) -> AmplifyAsyncThrowingSequence<GraphQLSubscriptionEvent<R>> {
+        let sequence = AmplifyAsyncThrowingSequence<GraphQLSubscriptionEvent<R>>()
+        sequence.send(.connection(.connecting))
+        sequence.finish()
+        return sequence
+    }
+    func get(request: RESTRequest) async throws -> Data { Data((request.path ?? "").utf8) }
+    func put(request: RESTRequest) async throws -> Data { try await get(request: request) }
+    func post(request: RESTRequest) async throws -> Data { try await get(request: request) }
+    func delete(request: RESTRequest) async throws -> Data { try await get(request: request) }
+    func head(request: RESTRequest) async throws -> Data { Data() }
+    func patch(request: RESTRequest) async throws -> Data { try await get(request: request) }
+    func add(interceptor: any URLRequestInterceptor, for apiName: String) throws {}
+}

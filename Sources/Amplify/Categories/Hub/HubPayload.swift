@@ -91,6 +91,31 @@ public struct HubPayload: Sendable {
             public static let progress = "Storage.progress"
         }
 
+        /// API events: one per call carrying its result or error (context: an
+        /// ``APIOperationContext`` naming the API), and `subscribe` for every connection state of
+        /// a subscription and its end.
+        public enum API {
+            /// Outcome of `query` (data: the ``GraphQLResponse`` or the ``APIError``).
+            public static let query = "API.query"
+            /// Outcome of `mutate` (data: the ``GraphQLResponse`` or the ``APIError``).
+            public static let mutate = "API.mutate"
+            /// A subscription's connection state changed (data: the ``SubscriptionConnectionState``)
+            /// or it ended with an error (data: the ``APIError``).
+            public static let subscribe = "API.subscribe"
+            /// Outcome of `get` (data: the body's size in bytes, or the ``APIError``).
+            public static let get = "API.get"
+            /// Outcome of `put`.
+            public static let put = "API.put"
+            /// Outcome of `post`.
+            public static let post = "API.post"
+            /// Outcome of `patch`.
+            public static let patch = "API.patch"
+            /// Outcome of `delete`.
+            public static let delete = "API.delete"
+            /// Outcome of `head`.
+            public static let head = "API.head"
+        }
+
         /// Analytics events.
         public enum Analytics {
             /// Outcome of `identifyUser`.

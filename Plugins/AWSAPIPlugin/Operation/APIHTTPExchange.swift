@@ -1,0 +1,70 @@
+import AWSPluginsCore
+import Amplify
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Sends one HTTP request of the plugin: runs the API's interceptors, authorizes (signs) the
+/// result, sends it with the HTTP client on the loop, and for `AMAZON_COGNITO_USER_POOLS` tries
+/// once more with refreshed tokens after a 401.
+struct APIHTTPExchange: Sendable {
+    let http: HTTPClient
+    let sources: APIAuthSources
+    let interceptors: @Sendable (String) -> [any URLRequestInterceptor]
+    let timeout: Duration
+    let trustedCertificatesFile: String?
+
+    /// The response (any status).
+    /// - Throws: `APIError` for an authorization that cannot be made, an interceptor's error,
+    ///   or a network failure.
+    func send(
+        endpoint: APIEndpointConfiguration, method: String, url: URL, headers: [(name: String, value: String)], body: [UInt8],
+        mode: AWSAuthorizationType
+    ) async throws -> HTTPResponse {
+        var response = try await attempt(endpoint: endpoint, method: method, url: url, headers: headers, body: body, mode: mode, forceRefresh: false)
+        if response.status == 401, mode == .amazonCognitoUserPools {
+            response = try await attempt(endpoint: endpoint, method: method, url: url, headers: headers, body: body, mode: mode, forceRefresh: true)
+        }
+        return response
+    }
+
+    private func attempt(
+        endpoint: APIEndpointConfiguration, method: String, url: URL, headers: [(name: String, value: String)], body: [UInt8],
+        mode: AWSAuthorizationType, forceRefresh: Bool
+    ) async throws -> HTTPResponse {
+        let authorization = try await PreparedAuthorization.prepare(mode: mode, endpoint: endpoint, sources: sources, forceRefresh: forceRefresh)
+        var urlRequest = URLRequest(url: url)
+        urlRequest.httpMethod = method
+        for (name, value) in headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+        if !body.isEmpty { urlRequest.httpBody = Data(body) }
+        for interceptor in interceptors(endpoint.name) {
+            do {
+                urlRequest = try await interceptor.intercept(urlRequest)
+            } catch let error as APIError {
+                throw error
+            } catch {
+                throw APIError.operationError("An interceptor of the API '\(endpoint.name)' (\(type(of: interceptor))) failed: \(error)", "See the interceptor's error.", error)
+            }
+        }
+        guard let finalURL = urlRequest.url, let components = URLComponents(url: finalURL, resolvingAgainstBaseURL: false) else {
+            throw APIError.invalidURL("The request to '\(endpoint.name)' has no URL after its interceptors ran.", "Check the interceptors.")
+        }
+        let finalBody = urlRequest.httpBody.map { [UInt8]($0) } ?? []
+        var signable = SignableRequest(
+            method: urlRequest.httpMethod ?? method,
+            path: components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath,
+            query: (components.queryItems ?? []).map { ($0.name, $0.value ?? "") },
+            headers: [("host", finalURL.hostHeader)] + (urlRequest.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+        authorization.authorize(&signable, body: finalBody)
+        var request = HTTPRequest(
+            method: signable.method, url: finalURL, headers: signable.headers.filter { $0.name.lowercased() != "host" } + [("Host", finalURL.hostHeader)],
+            body: finalBody.isEmpty ? .empty : .bytes(finalBody), timeout: timeout)
+        request.trustedCertificatesFile = trustedCertificatesFile
+        do {
+            return try await http.send(request)
+        } catch let error as HTTPClientError {
+            throw APIError.networkError("The request to the API '\(endpoint.name)' (\(finalURL.absoluteString)) failed: \(error.message)", nil, error)
+        }
+    }
+}

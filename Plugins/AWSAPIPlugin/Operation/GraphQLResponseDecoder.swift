@@ -1,0 +1,90 @@
+import Amplify
+import Foundation
+
+/// Turns a GraphQL response body into a `GraphQLResponse`: data (at the request's decode path)
+/// decoded to the response type, errors with partial data, or a transformation error that keeps
+/// the raw text.
+enum GraphQLResponseDecoder {
+    /// The response for `body`.
+    /// - Throws: `APIError.operationError` when the body is not a JSON object.
+    static func decode<R: Decodable & Sendable>(_ body: [UInt8], as type: R.Type, decodePath: String?) throws -> GraphQLResponse<R> {
+        let json: JSONValue
+        do {
+            json = try JSONDecoder().decode(JSONValue.self, from: Data(body))
+        } catch {
+            throw APIError.operationError(
+                "The GraphQL endpoint answered with something that is not JSON: \(snippet(body)).",
+                "Check that the endpoint is an AppSync GraphQL API (…/graphql).", error)
+        }
+        guard let object = json.asObject, object["data"] != nil || object["errors"] != nil else {
+            throw APIError.operationError(
+                "The GraphQL endpoint answered with JSON that has neither `data` nor `errors`: \(snippet(body)).",
+                "Check that the endpoint is an AppSync GraphQL API (…/graphql).")
+        }
+        let errors = object["errors"]?.asArray.map { $0.map { GraphQLError(json: $0.asObject ?? ["message": $0]) } }
+        let raw = String(decoding: body, as: UTF8.self)
+        // (JSONValue is ExpressibleByNilLiteral: compare with .null, never map it to `nil`.)
+        guard let data = object["data"], data != .null else {
+            return .failure(.error(errors ?? []))
+        }
+        let decoded: Result<R, APIError> = decodeData(data, as: type, decodePath: decodePath)
+        switch (decoded, errors) {
+        case (.success(let value), nil), (.success(let value), .some([])):
+            return .success(value)
+        case (.success(let value), .some(let errors)):
+            return .failure(.partial(value, errors))
+        case (.failure, .some(let errors)) where !errors.isEmpty:
+            // The errors say why the data is incomplete; they are worth more than a decoding error.
+            return .failure(.error(errors))
+        case (.failure(let error), _):
+            return .failure(.transformationError(raw, error))
+        }
+    }
+
+    private static func decodeData<R: Decodable & Sendable>(_ data: JSONValue, as type: R.Type, decodePath: String?) -> Result<R, APIError> {
+        var value = data
+        if let decodePath, !decodePath.isEmpty {
+            for part in decodePath.split(separator: ".", omittingEmptySubsequences: true) {
+                let next = Int(part).flatMap { value[$0] } ?? value[String(part)]
+                guard let next else {
+                    return .failure(.operationError(
+                        "The response's data has nothing at the decode path `\(decodePath)` (no `\(part)`).",
+                        "Check the request's decodePath against the fields the document selects."))
+                }
+                value = next
+            }
+        }
+        if let value = value as? R { return .success(value) }
+        do {
+            let bytes = try JSONEncoder().encode(value)
+            if R.self == String.self, let text = String(decoding: bytes, as: UTF8.self) as? R { return .success(text) }
+            return .success(try JSONDecoder().decode(R.self, from: bytes))
+        } catch {
+            return .failure(.operationError(
+                "The response's data\(decodePath.map { " at `\($0)`" } ?? "") does not decode to \(R.self): \(describe(error))",
+                "Make \(R.self) match the fields the document selects (optional where the schema allows null).", error))
+        }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return "\(error)" }
+        func where_(_ context: DecodingError.Context) -> String {
+            let path = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+            return path.isEmpty ? "" : " at `\(path)`"
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "no `\(key.stringValue)`\(where_(context))"
+        case .valueNotFound(_, let context): return "null\(where_(context)) where a value is required"
+        case .typeMismatch(let type, let context): return "\(type) expected\(where_(context))"
+        case .dataCorrupted(let context): return "\(context.debugDescription)\(where_(context))"
+        @unknown default: return "\(error)"
+        }
+    }
+
+    /// The first 120 characters of `body`, printable.
+    static func snippet(_ body: [UInt8]) -> String {
+        if body.isEmpty { return "an empty body" }
+        let text = String(decoding: body.prefix(120), as: UTF8.self).map { $0.isNewline ? " " : String($0) }.joined()
+        return "\"\(text)\(body.count > 120 ? "…" : "")\""
+    }
+}

@@ -1,0 +1,24 @@
+import Amplify
+
+/// Dispatches the plugin's outcomes on the Hub's `.api` channel.
+struct APIHubReporter: Sendable {
+    let hub: (any HubCategoryBehavior)?
+
+    func dispatch(_ event: String, context: APIOperationContext, data: any Sendable) {
+        let payload = HubPayload(eventName: event, context: context, data: data)
+        if let hub { hub.dispatch(to: .api, payload: payload) } else { Amplify.Hub.dispatch(to: .api, payload: payload) }
+    }
+
+    /// Runs `body` and dispatches its value or error under `event`, then returns or rethrows it.
+    /// - Throws: what `body` throws.
+    func reporting<T: Sendable>(_ event: String, context: @autoclosure () -> APIOperationContext, _ body: () async throws -> T) async throws -> T {
+        do {
+            let value = try await body()
+            dispatch(event, context: context(), data: value)
+            return value
+        } catch {
+            dispatch(event, context: context(), data: error as? any AmplifyError ?? APIError.unknown("\(error)", "", error))
+            throw error
+        }
+    }
+}

@@ -1,0 +1,7 @@
+/// An API plugin: the backend behind `Amplify.API`.
+public protocol APICategoryPlugin: Plugin, APICategoryBehavior {}
+
+extension APICategoryPlugin {
+    /// Always `.api`.
+    public var categoryType: CategoryType { .api }
+}

@@ -1,0 +1,283 @@
+import Amplify
+import AmplifyConcurrency
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The tests' AppSync stand-in (`appsync_server.py`: GraphQL over HTTP and AppSync's real-time
+/// protocol on one port of 127.0.0.1, every auth mode checked for real) in a process of the
+/// test's own.
+///
+/// ``start(_:)`` makes sure the test-tools venv exists, starts the server on a free port, waits
+/// for its `READY <port>` line and returns; ``stop()`` (or `deinit`) ends it by its PID, and
+/// ``with(_:_:)`` stops it also when the test throws. ``control(_:_:body:)`` drives its control
+/// endpoints (drop every WebSocket, stall, stop `ka`, fail the next requests, reset).
+///
+/// Calls block the calling thread briefly; use them from tests, not from a loop.
+public final class AppSyncServer: @unchecked Sendable {
+    // @unchecked Sendable: the process is set up in init and then only touched under `lock`.
+
+    /// How to start the server: which credentials it accepts for each auth mode.
+    public struct Options: Sendable {
+        /// Accepted API keys (`API_KEY`).
+        public var apiKeys: [String]
+        /// Accepted IAM keys (`AWS_IAM`), as (access key id, secret access key, session token).
+        public var iamKeys: [(accessKeyId: String, secretAccessKey: String, sessionToken: String?)]
+        /// The user pool whose tokens are accepted (`AMAZON_COGNITO_USER_POOLS`): moto's JWKS URL,
+        /// the issuer its tokens carry, and the app client ids.
+        public var userPool: (jwksURL: String, issuer: String, clientIds: [String])?
+        /// Accepted `OPENID_CONNECT` tokens.
+        public var oidcTokens: [String]
+        /// Accepted `AWS_LAMBDA` tokens.
+        public var lambdaTokens: [String]
+        /// The mode for fields without auth directives (the first configured, by default).
+        public var defaultAuth: String?
+        /// Serve https and wss with a self-signed certificate for 127.0.0.1 (see ``AppSyncServer/certificateFile``).
+        public var tls: Bool
+        /// Seconds between `ka` messages (60).
+        public var keepAliveInterval: Double?
+        /// The `connectionTimeoutMs` of `connection_ack` (300 000).
+        public var connectionTimeoutMs: Int?
+        /// Subscriptions allowed per connection (100).
+        public var maxSubscriptions: Int?
+
+        /// Options; by default only the API key `da2-test` is accepted.
+        /// - Parameters:
+        ///   - apiKeys: accepted API keys.
+        ///   - iamKeys: accepted IAM keys.
+        ///   - userPool: the user pool whose tokens are accepted.
+        ///   - oidcTokens: accepted OIDC tokens.
+        ///   - lambdaTokens: accepted Lambda tokens.
+        ///   - defaultAuth: the mode for fields without auth directives.
+        ///   - tls: serve https and wss.
+        ///   - keepAliveInterval: seconds between `ka` messages.
+        ///   - connectionTimeoutMs: the `connectionTimeoutMs` of `connection_ack`.
+        ///   - maxSubscriptions: subscriptions allowed per connection.
+        public init(
+            apiKeys: [String] = ["da2-test"], iamKeys: [(accessKeyId: String, secretAccessKey: String, sessionToken: String?)] = [],
+            userPool: (jwksURL: String, issuer: String, clientIds: [String])? = nil, oidcTokens: [String] = [], lambdaTokens: [String] = [],
+            defaultAuth: String? = nil, tls: Bool = false, keepAliveInterval: Double? = nil, connectionTimeoutMs: Int? = nil, maxSubscriptions: Int? = nil
+        ) {
+            self.apiKeys = apiKeys
+            self.iamKeys = iamKeys
+            self.userPool = userPool
+            self.oidcTokens = oidcTokens
+            self.lambdaTokens = lambdaTokens
+            self.defaultAuth = defaultAuth
+            self.tls = tls
+            self.keepAliveInterval = keepAliveInterval
+            self.connectionTimeoutMs = connectionTimeoutMs
+            self.maxSubscriptions = maxSubscriptions
+        }
+
+        var arguments: [String] {
+            var arguments: [String] = []
+            for key in apiKeys { arguments += ["--api-key", key] }
+            for key in iamKeys {
+                arguments += ["--iam-access-key", key.accessKeyId, "--iam-secret-key", key.secretAccessKey]
+                if let token = key.sessionToken { arguments += ["--iam-session-token", token] }
+            }
+            if let userPool {
+                arguments += ["--jwks-url", userPool.jwksURL, "--user-pool-issuer", userPool.issuer]
+                for client in userPool.clientIds { arguments += ["--user-pool-client-id", client] }
+            }
+            for token in oidcTokens { arguments += ["--oidc-token", token] }
+            for token in lambdaTokens { arguments += ["--lambda-token", token] }
+            if let defaultAuth { arguments += ["--default-auth", defaultAuth] }
+            if let keepAliveInterval { arguments += ["--ka-interval", String(keepAliveInterval)] }
+            if let connectionTimeoutMs { arguments += ["--connection-timeout-ms", String(connectionTimeoutMs)] }
+            if let maxSubscriptions { arguments += ["--max-subscriptions", String(maxSubscriptions)] }
+            return arguments
+        }
+    }
+
+    private let lock = Locked(())
+    private let process: Process
+    private let input: FileHandle
+    private var stopped = false
+    private let folder: URL
+
+    /// The server's port on 127.0.0.1.
+    public let port: Int
+    /// Whether it serves https and wss.
+    public let tls: Bool
+    /// The PEM certificate it serves with TLS (trust it as the only authority), `nil` without TLS.
+    public let certificateFile: String?
+
+    private init(process: Process, input: FileHandle, port: Int, tls: Bool, folder: URL) {
+        self.process = process
+        self.input = input
+        self.port = port
+        self.tls = tls
+        self.folder = folder
+        certificateFile = tls ? folder.appendingPathComponent("cert.pem").path : nil
+    }
+
+    deinit { stop() }
+
+    /// `http(s)://127.0.0.1:<port>/graphql`, the GraphQL endpoint.
+    public var graphQLEndpoint: URL { URL(string: "\(tls ? "https" : "http")://127.0.0.1:\(port)/graphql") ?? URL(fileURLWithPath: "/") }
+
+    /// `ws(s)://127.0.0.1:<port>/graphql/realtime`, the real-time endpoint Amplify derives for it.
+    public var realtimeEndpoint: URL { URL(string: "\(tls ? "wss" : "ws")://127.0.0.1:\(port)/graphql/realtime") ?? URL(fileURLWithPath: "/") }
+
+    /// Starts a server and waits for its `READY` line.
+    /// - Throws: ``AppSyncServerError`` when the venv cannot be made, the certificate cannot be
+    ///   made, or the server does not start.
+    public static func start(_ options: Options = Options()) throws -> AppSyncServer {
+        let python = try MotoServer.pythonExecutable()
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("appsync-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        var arguments = [MotoServer.packageRoot.appendingPathComponent("Sources/AmplifyTestKit/AppSync/appsync_server.py").path,
+                         "--port", "0", "--exit-with-stdin"] + options.arguments
+        if options.tls {
+            let cert = folder.appendingPathComponent("cert.pem").path
+            let key = folder.appendingPathComponent("key.pem").path
+            let openssl = Process()
+            openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            openssl.arguments = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1",
+                                 "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]
+            openssl.standardOutput = FileHandle.nullDevice
+            openssl.standardError = FileHandle.nullDevice
+            try openssl.run()
+            openssl.waitUntilExit()
+            guard openssl.terminationStatus == 0 else { throw AppSyncServerError("openssl could not make a certificate (exit \(openssl.terminationStatus))") }
+            arguments += ["--tls-cert", cert, "--tls-key", key]
+        }
+        let process = Process()
+        process.executableURL = python
+        process.arguments = arguments
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = ProcessInfo.processInfo.environment["AMPLIFY_APPSYNC_LOG"].flatMap { path in
+            _ = FileManager.default.createFile(atPath: path, contents: nil)
+            return FileHandle(forWritingAtPath: path)
+        } ?? FileHandle.nullDevice
+        try process.run()
+        let lines = LineReader(output.fileHandleForReading)
+        guard let line = lines.nextLine(), line.hasPrefix("READY "), let port = Int(line.dropFirst(6)) else {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            throw AppSyncServerError("appsync_server.py did not start (set AMPLIFY_APPSYNC_LOG=/path/to/file to see its output)")
+        }
+        return AppSyncServer(process: process, input: input.fileHandleForWriting, port: port, tls: options.tls, folder: folder)
+    }
+
+    /// Starts a server, runs `body` with it, and stops it, whether `body` returns or throws.
+    /// - Parameters:
+    ///   - options: what the server accepts.
+    ///   - body: the test.
+    /// - Throws: what ``start(_:)`` or `body` throws.
+    public static func with<T>(_ options: Options = Options(), _ body: (AppSyncServer) async throws -> T) async throws -> T {
+        let server = try await started(options)
+        defer { server.stop() }
+        return try await body(server)
+    }
+
+    /// ``start(_:)`` on a thread of its own, so that waiting for the server (about a second) does
+    /// not hold one of the few threads Swift's concurrency runs tests on.
+    /// - Throws: what ``start(_:)`` throws.
+    public static func started(_ options: Options = Options()) async throws -> AppSyncServer {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try start(options) }) }.start()
+        }
+    }
+
+    /// POSTs to the control endpoint `/control/<name>` with `query` (and `body`) and returns the answer.
+    /// - Parameters:
+    ///   - name: `reset`, `drop`, `close`, `stall`, `stop-ka`, `start-ka`, `fail`, `iam-credentials`.
+    ///   - query: its parameters (`["seconds": "2"]`).
+    ///   - body: a JSON body (`iam-credentials`).
+    /// - Throws: ``AppSyncServerError`` when the server does not answer 200.
+    @discardableResult
+    public func control(_ name: String, _ query: [String: String] = [:], body: JSONValue? = nil) throws -> JSONValue {
+        let queryText = query.isEmpty ? "" : "?" + query.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0.value)" }.joined(separator: "&")
+        return try plainHTTP(method: "POST", target: "/control/\(name)\(queryText)", body: body.flatMap { try? JSONEncoder().encode($0) } ?? Data())
+    }
+
+    /// `GET /control/state`: `connections`, `subscriptions`, `todos`, `graphqlRequests`, `kaStopped`.
+    /// - Throws: ``AppSyncServerError`` when the server does not answer.
+    public func state() throws -> JSONValue {
+        try plainHTTP(method: "GET", target: "/control/state", body: Data())
+    }
+
+    /// Ends the server by its PID and waits for it (once; later calls do nothing).
+    public func stop() {
+        lock.withLock { _ in
+            guard !stopped else { return }
+            stopped = true
+            kill(process.processIdentifier, SIGTERM)
+            process.waitUntilExit()
+            try? input.close()
+            try? FileManager.default.removeItem(at: folder)
+        }
+    }
+
+    /// One HTTP/1.1 exchange with the server over a plain socket (with TLS, through the curl tool).
+    private func plainHTTP(method: String, target: String, body: Data) throws -> JSONValue {
+        if tls { return try curlHTTP(method: method, target: target, body: body) }
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw AppSyncServerError("socket() failed: \(errno)") }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { throw AppSyncServerError("cannot connect to the AppSync stand-in on port \(port)") }
+        let request = Data("\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8) + body
+        try request.withUnsafeBytes { raw in
+            var sent = 0
+            while sent < raw.count {
+                let count = send(socket, raw.baseAddress?.advanced(by: sent), raw.count - sent, 0)
+                guard count > 0 else { throw AppSyncServerError("send failed") }
+                sent += count
+            }
+        }
+        var answer = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = recv(socket, &buffer, buffer.count, 0)
+            if count <= 0 { break }
+            answer.append(contentsOf: buffer[0..<count])
+        }
+        return try Self.parse(answer)
+    }
+
+    /// The same exchange through the curl tool, trusting the server's certificate.
+    private func curlHTTP(method: String, target: String, body: Data) throws -> JSONValue {
+        let curl = Process()
+        curl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        curl.arguments = ["curl", "-sS", "-i", "--cacert", certificateFile ?? "", "-X", method, "-H", "Content-Type: application/json",
+                          "--data-binary", String(decoding: body, as: UTF8.self), "https://127.0.0.1:\(port)\(target)"]
+        let output = Pipe()
+        curl.standardOutput = output
+        curl.standardError = FileHandle.nullDevice
+        try curl.run()
+        let answer = output.fileHandleForReading.readDataToEndOfFile()
+        curl.waitUntilExit()
+        return try Self.parse(answer)
+    }
+
+    private static func parse(_ answer: Data) throws -> JSONValue {
+        let text = String(decoding: answer, as: UTF8.self)
+        guard let headerEnd = text.range(of: "\r\n\r\n") else { throw AppSyncServerError("no HTTP answer: \(text.prefix(200))") }
+        let status = text.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } ?? 0
+        let bodyText = String(text[headerEnd.upperBound...])
+        guard status == 200 else { throw AppSyncServerError("HTTP \(status): \(bodyText.prefix(300))") }
+        return (try? JSONDecoder().decode(JSONValue.self, from: Data(bodyText.utf8))) ?? .null
+    }
+}
+
+/// What went wrong starting or driving the AppSync stand-in.
+public struct AppSyncServerError: Error, CustomStringConvertible {
+    /// What went wrong.
+    public let description: String
+
+    init(_ description: String) { self.description = description }
+}
