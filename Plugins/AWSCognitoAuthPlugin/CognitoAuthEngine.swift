@@ -186,12 +186,25 @@ public actor CognitoAuthEngine: AuthAccountEngine {
         return try await handle(answer, username: username)
     }
 
+    /// Makes a new sign-in's `session` the process-wide one, unless another sign-in won it
+    /// meanwhile (this actor is re-entered across every call to Cognito, and other processes
+    /// share the credential store): then the new refresh token is revoked at once, so it never
+    /// outlives the refusal, and the keeper's `AuthError.invalidState` is thrown.
+    private func claim(_ session: StoredSession) async throws {
+        do {
+            try await keeper.begin(session)
+        } catch {
+            try? await service.revokeToken(refreshToken: session.refreshToken)
+            throw error
+        }
+    }
+
     /// Turns an InitiateAuth / RespondToAuthChallenge answer into a finished sign-in or the next step.
     private func handle(_ answer: JSONValue, username: String) async throws -> (AuthSignInResult, SignedInUser?) {
         if answer["AuthenticationResult"] != nil {
             pending = nil
             let session = try Self.session(from: answer, username: username, keepingRefreshToken: nil)
-            try await keeper.start(session)
+            try await claim(session)
             return (AuthSignInResult(nextStep: .done), SignedInUser(username: session.username, userId: session.userId))
         }
         guard let name = answer["ChallengeName"]?.stringValue else {
@@ -263,7 +276,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
             "RefreshToken": answer["refresh_token"] ?? .null, "ExpiresIn": answer["expires_in"] ?? 3600,
         ]]
         let session = try Self.session(from: result, username: "", keepingRefreshToken: nil)
-        try await keeper.start(session)
+        try await claim(session)
         return (AuthSignInResult(nextStep: .done), SignedInUser(username: session.username, userId: session.userId))
     }
 

@@ -162,6 +162,41 @@ struct RecordedExchangeTests {
         try await replay.close()
     }
 
+    @Test("Two processes on one credential store: the second user's sign-in is refused (invalidState, the first signed in meanwhile), its refresh token revoked with RevokeToken, and the store keeps the first")
+    func secondSignInIsRefusedAndRevoked() async throws {
+        let replay = try await Replay("sign_in_race.json")
+        // A second plugin on the same credential store and stand-in stands for a second process.
+        let second = AWSCognitoAuthPlugin(hub: replay.hub, loop: replay.loop, environment: [:])
+        try second.configure(using: [
+            "CognitoUserPool": ["Default": [
+                "PoolId": "us-east-1_Fixture1", "AppClientId": "fixtureclient", "AppClientSecret": "fixturesecret",
+                "Region": "us-east-1", "Endpoint": .string(replay.server.url("/replay").absoluteString),
+            ]],
+            "Auth": ["Default": ["authenticationFlowType": "USER_PASSWORD_AUTH"]],
+            "credentialStore": .string(replay.folder + "/credentials.sqlite"),
+        ] as JSONValue)
+        _ = try await second.fetchAuthSession(options: nil)
+        #expect(try await replay.plugin.signIn(username: "bo", password: "Passw0rd!x", options: nil).isSignedIn)
+        do {
+            _ = try await second.signIn(username: "al", password: "Passw0rd!y", options: nil)
+            Issue.record("the second process's sign-in succeeded")
+        } catch AuthError.invalidState(let description, _, _) {
+            #expect(description.contains("'bo' signed in meanwhile"), "\(description)")
+        }
+        let http = try HTTPClient(loop: replay.loop)
+        let log = try JSONValue(parsing: try await http.send(HTTPRequest(url: replay.server.url("/stored/replay-log"))).body)
+        await http.shutdown()
+        let calls = (log.asArray ?? []).map { "\($0["target"]?.stringValue ?? "?") \($0["matched"]?.booleanValue == true)" }
+        #expect(calls == [
+            "AWSCognitoIdentityProviderService.InitiateAuth true", "AWSCognitoIdentityProviderService.InitiateAuth true",
+            "AWSCognitoIdentityProviderService.RevokeToken true",
+        ])
+        #expect(try await replay.plugin.getCurrentUser().username == "bo")
+        #expect(await replay.eventNames().filter { $0 == HubPayload.EventName.Auth.signedIn }.count == 1)
+        await second.reset()
+        try await replay.close()
+    }
+
     @Test("CUSTOM_AUTH: the custom challenge is the next step, confirmSignIn sends ANSWER with the session and SECRET_HASH, and signs in")
     func customChallenge() async throws {
         let replay = try await Replay("custom_auth.json", flow: "CUSTOM_AUTH")

@@ -392,13 +392,19 @@ class Handler(BaseHTTPRequestHandler):
     def handle_replay(self):
         """Recorded AWS JSON exchanges: the fixture list stored as "fixtures" (PUT /stored/fixtures)
         is answered in order. Each request must name the fixture's target and carry every field of
-        its "request" (a subset match); a mismatch answers 400 MismatchException saying what differed."""
+        its "request" (a subset match); a mismatch answers 400 MismatchException saying what differed.
+        GET /stored/replay-log lists each call's target and whether it matched."""
         raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
         body = json.loads(raw or b"{}")
         fixtures = json.loads(STORED.get("fixtures", b"[]"))
         index = COUNTS.get("replay", 0)
         COUNTS["replay"] = index + 1
         def answer(status, value):
+            # GET /stored/replay-log: each call's target and whether it matched its recording.
+            with LOCK:
+                log = json.loads(STORED.get("replay-log", b"[]"))
+                log.append({"target": self.headers.get("X-Amz-Target", ""), "matched": value.get("__type") != "MismatchException"})
+                STORED["replay-log"] = json.dumps(log).encode()
             self.reply(status, json.dumps(value).encode(), "application/x-amz-json-1.1")
         if index >= len(fixtures):
             answer(400, {"__type": "MismatchException", "message": "no fixture left for call %d" % (index + 1)})
