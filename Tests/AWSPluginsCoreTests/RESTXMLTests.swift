@@ -65,6 +65,10 @@ struct RESTXMLTests {
             "<?x?><a/>", "<?xml version=\"1.0\"?>\n<?x?><Error/>", "<Error><?pi data?></Error>",
             "<!DOCTYPE a [<!NOTATION n SYSTEM \"x\">]><a/>", "<!DOCTYPE a [<!ENTITY e SYSTEM \"x\" NDATA n>]><a/>",
             "<?xml version=\"1.0\"?><!DOCTYPE Error><Error><Code>x</Code></Error>",
+            // Instructions whose target starts with "xml" are not the declaration (a 300 s run found the first).
+            "<?xmlRules?>/Me", "<?xml-stylesheet?><a/>", "<?xml?><a/>",
+            // A declaration left open, whose first `?>` belongs to an instruction after it.
+            "<?xml vssoa><Ke<?CIi?>n",
         ]
         for text in hostile {
             #expect {

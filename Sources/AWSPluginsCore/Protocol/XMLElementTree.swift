@@ -77,8 +77,17 @@ extension XMLElementTree {
         var start = 0
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
         while start < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[start]) { start += 1 }
-        // The XML declaration, if the document starts with one, ends at its first `?>`.
-        if bytes[start...].starts(with: Array("<?xml".utf8)), let end = find(Array("?>".utf8), in: bytes, from: start) {
+        // The XML declaration, if the document starts with one (`<?xml` and a space: `<?xmlRules?>`
+        // is an instruction), ends at its first `?>`.
+        let declaration = Array("<?xml".utf8)
+        if bytes[start...].starts(with: declaration), start + declaration.count < bytes.count,
+           [0x20, 0x09, 0x0A, 0x0D].contains(bytes[start + declaration.count]),
+           let end = find(Array("?>".utf8), in: bytes, from: start) {
+            // Its attributes hold no `<` or `>`: one that does was left open, and the `?>` found
+            // belongs to something after it.
+            guard !bytes[(start + declaration.count)..<end].contains(where: { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") }) else {
+                return "holds a processing instruction"
+            }
             start = end + 2
         }
         if find(Array("<?".utf8), in: bytes, from: start) != nil { return "holds a processing instruction" }
