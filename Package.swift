@@ -116,6 +116,9 @@ let package = Package(
         .executableTarget(
             name: "CognitoBenchmark", dependencies: ["AWSCognitoAuthPlugin", "AWSPluginsCore", "Amplify", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyTestKit"],
             path: "Benchmarks/CognitoBenchmark", exclude: ["peers.py"]),
+        .executableTarget(
+            name: "APIBenchmark", dependencies: ["AWSAPIPlugin", "AWSPluginsCore", "Amplify", "AmplifyConcurrency", "AmplifyEventLoop", "AmplifyTestKit"],
+            path: "Benchmarks/APIBenchmark", exclude: ["peer.py"]),
         .executableTarget(name: "HTTPBenchmark", dependencies: ["AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit"], path: "Benchmarks/HTTPBenchmark"),
 
         // MARK: Tests.

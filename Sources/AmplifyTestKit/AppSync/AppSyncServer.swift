@@ -141,8 +141,10 @@ public final class AppSyncServer: @unchecked Sendable {
             openssl.standardOutput = FileHandle.nullDevice
             openssl.standardError = FileHandle.nullDevice
             try openssl.run()
-            openssl.waitUntilExit()
-            guard openssl.terminationStatus == 0 else { throw AppSyncServerError("openssl could not make a certificate (exit \(openssl.terminationStatus))") }
+            ChildProcessStop.waitForExit(openssl)
+            guard FileManager.default.fileExists(atPath: cert), FileManager.default.fileExists(atPath: key) else {
+                throw AppSyncServerError("openssl could not make a certificate")
+            }
             arguments += ["--tls-cert", cert, "--tls-key", key]
         }
         let process = Process()
@@ -159,8 +161,7 @@ public final class AppSyncServer: @unchecked Sendable {
         try process.run()
         let lines = LineReader(output.fileHandleForReading)
         guard let line = lines.nextLine(), line.hasPrefix("READY "), let port = Int(line.dropFirst(6)) else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            ChildProcessStop.stop(process, signal: SIGKILL)
             throw AppSyncServerError("appsync_server.py did not start (set AMPLIFY_APPSYNC_LOG=/path/to/file to see its output)")
         }
         return AppSyncServer(process: process, input: input.fileHandleForWriting, port: port, tls: options.tls, folder: folder)
@@ -204,13 +205,13 @@ public final class AppSyncServer: @unchecked Sendable {
         try plainHTTP(method: "GET", target: "/control/state", body: Data())
     }
 
-    /// Ends the server by its PID and waits for it (once; later calls do nothing).
+    /// Ends the server by its PID (SIGTERM, then SIGKILL if it is still there after 5 s) and waits
+    /// until it is gone (once; later calls do nothing).
     public func stop() {
         lock.withLock { _ in
             guard !stopped else { return }
             stopped = true
-            kill(process.processIdentifier, SIGTERM)
-            process.waitUntilExit()
+            ChildProcessStop.stop(process)
             try? input.close()
             try? FileManager.default.removeItem(at: folder)
         }
@@ -260,7 +261,7 @@ public final class AppSyncServer: @unchecked Sendable {
         curl.standardError = FileHandle.nullDevice
         try curl.run()
         let answer = output.fileHandleForReading.readDataToEndOfFile()
-        curl.waitUntilExit()
+        ChildProcessStop.waitForExit(curl)
         return try Self.parse(answer)
     }
 

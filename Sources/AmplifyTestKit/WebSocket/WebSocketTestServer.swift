@@ -32,8 +32,8 @@ public final class WebSocketTestServer: @unchecked Sendable {
             openssl.standardOutput = FileHandle.nullDevice
             openssl.standardError = FileHandle.nullDevice
             try openssl.run()
-            openssl.waitUntilExit()
-            guard openssl.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
+            ChildProcessStop.waitForExit(openssl)
+            guard FileManager.default.fileExists(atPath: folder + "/cert.pem") else { throw CocoaError(.fileWriteUnknown) }
             arguments += ["--cert", folder + "/cert.pem", "--key", folder + "/key.pem"]
             certificate = folder + "/cert.pem"
         }
@@ -48,8 +48,7 @@ public final class WebSocketTestServer: @unchecked Sendable {
         var line = [UInt8]()
         while let byte = try output.fileHandleForReading.read(upToCount: 1)?.first, byte != UInt8(ascii: "\n") { line.append(byte) }
         guard let port = Int(String(decoding: line, as: UTF8.self).replacingOccurrences(of: "PORT ", with: "")) else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            ChildProcessStop.stop(process, signal: SIGKILL)
             throw CocoaError(.fileReadCorruptFile)
         }
         self.port = port
@@ -67,7 +66,6 @@ public final class WebSocketTestServer: @unchecked Sendable {
 
     /// Ends the server by its PID and waits for it.
     public func stop() {
-        kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
+        ChildProcessStop.stop(process)
     }
 }
