@@ -27,7 +27,7 @@ struct AmplifyServiceShutdownTests {
                 let data = handle.availableData
                 if !data.isEmpty { output.withLock { $0 += String(decoding: data, as: UTF8.self) } }
             }
-            try process.run()
+            try process.runSerialized()
         }
 
         var lines: [String] { output.value.split(separator: "\n").map(String.init) }
