@@ -161,6 +161,13 @@ let package = Package(
             ],
             path: "Benchmarks/HTTPBenchmark"),
 
+        // MARK: Fuzzing (scripts/fuzz.sh builds it with -sanitize=fuzzer,address; a plain build is a
+        // replay tool: AmplifyFuzz <target> <files>).
+        .executableTarget(
+            name: "AmplifyFuzz",
+            dependencies: ["Amplify", "AmplifyAuthCore", "AmplifyCrypto", "AWSPluginsCore", "AWSCognitoAuthPlugin", "AWSS3StoragePlugin", "RedisHubBridgePlugin"],
+            path: "Fuzz/AmplifyFuzz"),
+
         // MARK: Tests.
         .testTarget(name: "AmplifyEventLoopTests", dependencies: ["AmplifyEventLoop", "AmplifyTestKit", "AmplifyConcurrency"]),
         .testTarget(name: "AmplifyCryptoTests", dependencies: ["AmplifyCrypto"]),
@@ -227,6 +234,7 @@ let package = Package(
         .testTarget(
             name: "RedisHubBridgePluginTests",
             dependencies: ["RedisHubBridgePlugin", "AmplifyTestKit", "AmplifyEventLoop", "HubBridgePeer", "Amplify", "AmplifyConcurrency"]),
+        .testTarget(name: "AmplifyFuzzTests", dependencies: ["AmplifyFuzz"]),
         .testTarget(
             name: "ExamplesTests", dependencies: ["CustomPlugin", "SessionManager", "HubBridgeExample", "TokenGate", "CognitoQuickstart", "Amplify", "AmplifyTestKit"]),
     ]

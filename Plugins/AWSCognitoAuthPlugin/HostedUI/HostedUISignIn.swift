@@ -9,7 +9,7 @@ import Foundation
 /// sign-in URL goes to `presentURL` (print it, or open a browser), the browser comes back to a
 /// loopback listener (RFC 8252) at the configured `SignInRedirectURI`, and the code is exchanged
 /// at the domain's `/oauth2/token` for the user pool tokens.
-struct HostedUISignIn {
+package struct HostedUISignIn {
     let oauth: CognitoAuthConfiguration.OAuth
     let clientSecret: String?
     let http: HTTPClient
@@ -106,7 +106,7 @@ struct HostedUISignIn {
     /// The authorization code of a redirect target, after checking its state (the listener
     /// already did; checked again here so the code never relies on it). An `error=` redirect
     /// counts only with the right state; its texts are made printable before they reach a message.
-    static func code(from target: String, expectedState: String) throws -> String {
+    package static func code(from target: String, expectedState: String) throws -> String {
         // Form-encoded: `+` is a space.
         let query = target.split(separator: "?", maxSplits: 1).dropFirst().first.map { $0.replacingOccurrences(of: "+", with: "%20") } ?? ""
         let items = URLComponents(string: "http://127.0.0.1/?" + query)?.queryItems ?? []
@@ -128,7 +128,7 @@ struct HostedUISignIn {
     /// `text` safe to print on a terminal: control characters (C0, DEL, C1 such as CSI), format
     /// characters (bidi overrides, zero-width joiners) and line or paragraph separators become
     /// `\u{…}` escapes, and it is cut to `limit` characters.
-    static func printable(_ text: String, limit: Int = 200) -> String {
+    package static func printable(_ text: String, limit: Int = 200) -> String {
         var shown = ""
         for scalar in text.unicodeScalars.prefix(limit) {
             switch scalar.properties.generalCategory {

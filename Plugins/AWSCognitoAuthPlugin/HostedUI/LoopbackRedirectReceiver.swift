@@ -209,32 +209,54 @@ package final class LoopbackRedirectReceiver: @unchecked Sendable {
     }
 
     fileprivate func received(_ request: [UInt8], on connection: Connection) {
-        // "GET /callback?code=… HTTP/1.1"
-        let line = request.prefix { $0 != UInt8(ascii: "\r") }
-        let parts = String(decoding: line, as: UTF8.self).split(separator: " ")
-        guard parts.count == 3, parts[2].hasPrefix("HTTP/") else {
+        switch Self.decide(request, path: path, expectedState: expectedState) {
+        case .badRequest:
             connection.respond(status: "400 Bad Request", body: "Bad request.")
-            return
-        }
-        let target = String(parts[1])
-        let requestPath = target.split(separator: "?", maxSplits: 1).first.map(String.init) ?? target
-        guard parts[0] == "GET", requestPath == path else {
+        case .notFound:
             connection.respond(status: "404 Not Found", body: "Not found.")
-            return
-        }
-        guard carriesExpectedState(target) else {
+        case .forged:
             // A forged or stale redirect (an error= one too): refused, and the real one is still
             // awaited.
             connection.respond(status: "400 Bad Request", body: "This redirect does not belong to the sign-in under way; it was ignored.")
-            return
+        case .redirect(let target):
+            connection.respond(status: "200 OK", body: page, contentType: "text/html; charset=utf-8")
+            deliver(target)
         }
-        connection.respond(status: "200 OK", body: page, contentType: "text/html; charset=utf-8")
-        deliver(target)
+    }
+
+    /// What the listener does with a request head.
+    package enum Decision: Equatable, Sendable {
+        /// Not an HTTP request line: 400.
+        case badRequest
+        /// Not `GET` of the redirect path: 404.
+        case notFound
+        /// The redirect path without the expected `state` (none, two, or another): 400, ignored.
+        case forged
+        /// The redirect: its request target is delivered.
+        case redirect(String)
+    }
+
+    /// Reads a complete request head (`GET /callback?code=… HTTP/1.1` and headers): the whole of
+    /// the listener's parsing of outside input, pure so that it can be tested and fuzzed alone.
+    /// - Parameters:
+    ///   - request: the head's bytes, up to and including its blank line.
+    ///   - path: the redirect's path.
+    ///   - expectedState: the `state` a redirect must carry (`nil`: any).
+    /// - Returns: what to answer.
+    package static func decide(_ request: [UInt8], path: String, expectedState: String?) -> Decision {
+        let line = request.prefix { $0 != UInt8(ascii: "\r") }
+        let parts = String(decoding: line, as: UTF8.self).split(separator: " ")
+        guard parts.count == 3, parts[2].hasPrefix("HTTP/") else { return .badRequest }
+        let target = String(parts[1])
+        let requestPath = target.split(separator: "?", maxSplits: 1).first.map(String.init) ?? target
+        guard parts[0] == "GET", requestPath == path else { return .notFound }
+        guard carriesState(target, expectedState) else { return .forged }
+        return .redirect(target)
     }
 
     /// Whether `target`'s `state` is the expected one (compared in constant time), or no state
     /// is expected.
-    private func carriesExpectedState(_ target: String) -> Bool {
+    private static func carriesState(_ target: String, _ expectedState: String?) -> Bool {
         guard let expectedState else { return true }
         let items = URLComponents(string: "http://127.0.0.1" + target)?.queryItems ?? []
         let states = items.filter { $0.name == "state" }
@@ -256,16 +278,52 @@ package final class LoopbackRedirectReceiver: @unchecked Sendable {
     }
 }
 
+/// Collects a request head as its bytes arrive in chunks: complete at its blank line (CRLF
+/// CRLF), refused past 16 KiB.
+package struct RequestHeadScanner: Sendable {
+    /// The longest head accepted.
+    package static let limit = 16 * 1024
+    /// The bytes so far.
+    package private(set) var buffer: [UInt8] = []
+
+    /// What the scanner has after a chunk.
+    package enum State: Equatable, Sendable {
+        /// No blank line yet.
+        case incomplete
+        /// The head ended (the buffer holds it and anything after it in the same chunk).
+        case complete
+        /// Over ``RequestHeadScanner/limit`` without a blank line.
+        case tooLarge
+    }
+
+    /// An empty scanner.
+    package init() {}
+
+    /// Adds a chunk.
+    /// - Parameter bytes: the chunk.
+    /// - Returns: whether the head is complete, still coming, or too large.
+    package mutating func append(_ bytes: [UInt8]) -> State {
+        // Look for the blank line only where it can newly end: from 3 bytes before this chunk.
+        let searchFrom = max(0, buffer.count - 3)
+        buffer.append(contentsOf: bytes)
+        if buffer.count > Self.limit { return .tooLarge }
+        guard buffer.count >= 4 else { return .incomplete }
+        let ends = (searchFrom...(buffer.count - 4)).contains { start in
+            buffer[start] == 13 && buffer[start + 1] == 10 && buffer[start + 2] == 13 && buffer[start + 3] == 10
+        }
+        return ends ? .complete : .incomplete
+    }
+}
+
 /// One accepted connection: reads a request head, writes one answer, closes. Loop thread only.
 private final class Connection {
-    static let limit = 16 * 1024
     weak var owner: LoopbackRedirectReceiver?
     let tcp: LoopTCPConnection
     /// Its place in the order of accepts (the oldest is closed first at the cap).
     let serial: Int
     /// When it is closed if its request head has not arrived.
     let deadline: ContinuousClock.Instant
-    private var buffer: [UInt8] = []
+    private var scanner = RequestHeadScanner()
     private var answered = false
     private var open = true
 
@@ -293,19 +351,13 @@ private final class Connection {
 
     private func append(_ bytes: [UInt8]) {
         guard !answered else { return }
-        // Look for the blank line only where it can newly end: from 3 bytes before this chunk.
-        let searchFrom = max(0, buffer.count - 3)
-        buffer.append(contentsOf: bytes)
-        if buffer.count > Self.limit {
-            close()
-            return
+        switch scanner.append(bytes) {
+        case .incomplete: return
+        case .tooLarge: close()
+        case .complete:
+            answered = true
+            owner?.received(scanner.buffer, on: self)
         }
-        let headEnds = buffer.count >= 4 && (searchFrom...(buffer.count - 4)).contains { start in
-            buffer[start] == 13 && buffer[start + 1] == 10 && buffer[start + 2] == 13 && buffer[start + 3] == 10
-        }
-        guard headEnds else { return }
-        answered = true
-        owner?.received(buffer, on: self)
     }
 
     /// Writes a complete answer, then closes.
