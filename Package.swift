@@ -22,7 +22,14 @@ let package = Package(
         .library(name: "AWSAPIPlugin", targets: ["AWSAPIPlugin"]),
         .library(name: "AmplifyPlugins", targets: ["AmplifyPlugins"]),
         .library(name: "AmplifyTestKit", targets: ["AmplifyTestKit"]),
+        .library(name: "AmplifyServiceLifecycle", targets: ["AmplifyServiceLifecycle"]),
         .executable(name: "amplify", targets: ["amplify"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.11.0"),
+        .package(url: "https://github.com/apple/swift-metrics.git", from: "2.7.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
     ],
     targets: [
         // MARK: C libraries from Debian, wrapped as system libraries.
@@ -44,19 +51,30 @@ let package = Package(
         // The leaf: locks every module may use without depending on the event loop.
         .target(name: "AmplifyConcurrency"),
         .target(name: "AmplifyEventLoop", dependencies: ["AmplifyConcurrency", "CLibUV", "CAmplifyEventLoopShims"]),
-        .target(name: "Amplify", dependencies: ["AmplifyEventLoop", "AmplifyConcurrency"]),
+        .target(
+            name: "Amplify",
+            dependencies: [
+                "AmplifyEventLoop", "AmplifyConcurrency", .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]),
         // OpenSSL's hashes, scrypt, random and ES256, for the plugins.
         .target(name: "AmplifyCrypto", dependencies: ["COpenSSL", "AmplifyConcurrency"]),
         // SQLite on a serial queue of its own, for the plugins' stores.
         .target(name: "AmplifySQLite", dependencies: ["CSQLite"]),
         // What the AWS plugins share: the HTTP client on the loop, SigV4, credentials, JSON and XML protocols.
-        .target(name: "AWSPluginsCore", dependencies: ["Amplify", "AmplifyCrypto", "AmplifyEventLoop", "CCurlShims", "AmplifyConcurrency"]),
+        .target(
+            name: "AWSPluginsCore",
+            dependencies: ["Amplify", "AmplifyCrypto", "AmplifyEventLoop", "CCurlShims", "AmplifyConcurrency", .product(name: "CoreMetrics", package: "swift-metrics")]),
         // RFC 6455 on the loop: framing, the upgrade, and libcurl's connect-only stream (for the API plugin's subscriptions).
         .target(name: "AmplifyWebSocket", dependencies: ["AmplifyEventLoop", "AmplifyCrypto", "CCurlShims"]),
         // What every Auth plugin shares: JWTs, the credential store, the observable session state.
-        .target(name: "AmplifyAuthCore", dependencies: ["Amplify", "AmplifyCrypto", "AmplifySQLite", "AmplifyEventLoop", "AmplifyConcurrency"]),
-        .target(name: "AmplifyAnalyticsCore", dependencies: ["Amplify", "AmplifyEventLoop", "AmplifySQLite", "AmplifyConcurrency"]),
-        .target(name: "AmplifyTestKit", dependencies: ["Amplify", "AmplifyConcurrency"], exclude: ["Moto/moto_harness.py", "HTTP/http_test_server.py", "AppSync/appsync_server.py", "AppSync/test_appsync_server.py", "AppSync/schema.graphql", "AppSync/README.md", "WebSocket/ws_test_server.py"]),
+        .target(
+            name: "AmplifyAuthCore",
+            dependencies: ["Amplify", "AmplifyCrypto", "AmplifySQLite", "AmplifyEventLoop", "AmplifyConcurrency", .product(name: "CoreMetrics", package: "swift-metrics")]),
+        .target(
+            name: "AmplifyAnalyticsCore",
+            dependencies: ["Amplify", "AmplifyEventLoop", "AmplifySQLite", "AmplifyConcurrency", .product(name: "CoreMetrics", package: "swift-metrics")]),
+        .target(name: "AmplifyTestKit", dependencies: ["Amplify", "AmplifyConcurrency", .product(name: "Logging", package: "swift-log")], exclude: ["Moto/moto_harness.py", "HTTP/http_test_server.py", "AppSync/appsync_server.py", "AppSync/test_appsync_server.py", "AppSync/schema.graphql", "AppSync/README.md", "WebSocket/ws_test_server.py"]),
         // MARK: Plugins.
         .target(name: "LocalAuthPlugin", dependencies: ["Amplify", "AmplifyAuthCore", "AmplifyConcurrency", "AmplifyCrypto", "AmplifyEventLoop", "AmplifySQLite"], path: "Plugins/LocalAuthPlugin"),
         .target(
@@ -80,7 +98,14 @@ let package = Package(
 
         // Registers every plugin this package ships (the one module that depends on them all).
         .target(name: "AmplifyPlugins", dependencies: ["Amplify", "LocalAuthPlugin", "AWSCognitoAuthPlugin", "LocalAnalyticsPlugin", "AWSKinesisAnalyticsPlugin", "LocalStoragePlugin", "AWSS3StoragePlugin", "AWSAPIPlugin", "RedisHubBridgePlugin"]),
-        .executableTarget(name: "amplify", dependencies: ["AmplifyPlugins", "LocalAuthPlugin", "AWSCognitoAuthPlugin", "AmplifyAuthCore", "AmplifyAnalyticsCore", "Amplify", "AmplifyConcurrency"]),
+        // AmplifyService: Amplify under swift-service-lifecycle's graceful shutdown.
+        .target(name: "AmplifyServiceLifecycle", dependencies: ["Amplify", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]),
+        .executableTarget(
+            name: "amplify",
+            dependencies: [
+                "AmplifyPlugins", "LocalAuthPlugin", "AWSCognitoAuthPlugin", "AmplifyAuthCore", "AmplifyAnalyticsCore", "Amplify", "AmplifyConcurrency",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
+            ]),
 
         // MARK: Examples.
         .executableTarget(
@@ -91,18 +116,30 @@ let package = Package(
             name: "SessionManager", dependencies: ["AmplifyPlugins", "AmplifyAuthCore", "LocalAuthPlugin", "Amplify"],
             path: "Examples/SessionManager"),
         .executableTarget(
-            name: "TokenGate", dependencies: ["AmplifyPlugins", "AWSCognitoAuthPlugin", "Amplify"], path: "Examples/TokenGate"),
+            name: "TokenGate",
+            dependencies: [
+                "Amplify", "AmplifyPlugins", "AWSCognitoAuthPlugin", "AmplifyServiceLifecycle", .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Examples/TokenGate"),
         .executableTarget(
             name: "CognitoQuickstart", dependencies: ["Amplify", "AWSCognitoAuthPlugin"], path: "Examples/CognitoQuickstart"),
         .executableTarget(
-            name: "HubBridgeExample", dependencies: ["AmplifyPlugins", "AmplifyAuthCore", "LocalAuthPlugin", "RedisHubBridgePlugin", "Amplify"],
+            name: "HubBridgeExample",
+            dependencies: [
+                "Amplify", "AmplifyPlugins", "AmplifyAuthCore", "LocalAuthPlugin", "RedisHubBridgePlugin", "AmplifyServiceLifecycle",
+                .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             path: "Examples/HubBridge"),
 
         // MARK: Benchmarks (build with -c release).
         .target(name: "CHubFloorBenchmark", path: "Benchmarks/CHubFloorBenchmark", linkerSettings: [.linkedLibrary("uv")]),
         .executableTarget(
             name: "HubBenchmark",
-            dependencies: ["Amplify", "AmplifyTestKit", "CHubFloorBenchmark"],
+            dependencies: [
+                "Amplify", "AmplifyTestKit", "CHubFloorBenchmark", .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
             path: "Benchmarks/HubBenchmark"
         ),
         .executableTarget(
@@ -119,25 +156,54 @@ let package = Package(
         .executableTarget(
             name: "APIBenchmark", dependencies: ["AWSAPIPlugin", "AWSPluginsCore", "Amplify", "AmplifyConcurrency", "AmplifyEventLoop", "AmplifyTestKit"],
             path: "Benchmarks/APIBenchmark", exclude: ["peer.py"]),
-        .executableTarget(name: "HTTPBenchmark", dependencies: ["AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit"], path: "Benchmarks/HTTPBenchmark"),
+        .executableTarget(
+            name: "HTTPBenchmark",
+            dependencies: [
+                "AWSPluginsCore", "Amplify", "AmplifyEventLoop", "AmplifyTestKit", .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
+            path: "Benchmarks/HTTPBenchmark"),
+
+        // MARK: Fuzzing (scripts/fuzz.sh builds it with -sanitize=fuzzer,address; a plain build is a
+        // replay tool: AmplifyFuzz <target> <files>).
+        .executableTarget(
+            name: "AmplifyFuzz",
+            dependencies: ["Amplify", "AmplifyAuthCore", "AmplifyCrypto", "AWSPluginsCore", "AWSCognitoAuthPlugin", "AWSS3StoragePlugin", "RedisHubBridgePlugin"],
+            path: "Fuzz/AmplifyFuzz"),
 
         // MARK: Tests.
         .testTarget(name: "AmplifyEventLoopTests", dependencies: ["AmplifyEventLoop", "AmplifyTestKit", "AmplifyConcurrency"]),
         .testTarget(name: "AmplifyCryptoTests", dependencies: ["AmplifyCrypto"]),
         .testTarget(name: "AmplifySQLiteTests", dependencies: ["AmplifySQLite"]),
         .testTarget(
-            name: "AWSPluginsCoreTests", dependencies: ["AWSPluginsCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyTestKit", "HTTPBenchmark", "Amplify", "AmplifyConcurrency"],
+            name: "AWSPluginsCoreTests",
+            dependencies: [
+                "AWSPluginsCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyTestKit", "HTTPBenchmark", "Amplify", "AmplifyConcurrency",
+                .product(name: "CoreMetrics", package: "swift-metrics"), .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ],
             exclude: ["Vectors"]),
         .testTarget(name: "PackageLayoutTests"),
         .testTarget(name: "AmplifyWebSocketTests", dependencies: ["AmplifyWebSocket", "AmplifyEventLoop", "AmplifyTestKit", "AmplifyConcurrency"]),
-        .testTarget(name: "AmplifyTests", dependencies: ["Amplify", "AmplifyTestKit", "AmplifyConcurrency", "AmplifyEventLoop"]),
+        .testTarget(
+            name: "AmplifyTests",
+            dependencies: [
+                "Amplify", "AmplifyTestKit", "AmplifyConcurrency", "AmplifyEventLoop", .product(name: "Logging", package: "swift-log"),
+                .product(name: "CoreMetrics", package: "swift-metrics"), .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]),
         .testTarget(name: "AmplifyPluginsTests", dependencies: ["AmplifyPlugins"]),
         .testTarget(
             name: "AWSCognitoAuthPluginTests",
             dependencies: ["AWSCognitoAuthPlugin", "AmplifyAuthCore", "AmplifyCrypto", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit", "Amplify", "AmplifyConcurrency"],
             exclude: ["Vectors", "Fixtures"]),
-        .testTarget(name: "LocalAuthPluginTests", dependencies: ["LocalAuthPlugin", "AmplifyTestKit", "AmplifySQLite", "AmplifyCrypto", "Amplify", "AmplifyAuthCore", "AmplifyEventLoop"]),
-        .testTarget(name: "AmplifyAnalyticsCoreTests", dependencies: ["AmplifyAnalyticsCore", "AmplifyEventLoop", "Amplify", "AmplifyConcurrency"]),
+        .testTarget(
+            name: "LocalAuthPluginTests",
+            dependencies: [
+                "LocalAuthPlugin", "AmplifyTestKit", "AmplifySQLite", "AmplifyCrypto", "Amplify", "AmplifyAuthCore", "AmplifyEventLoop",
+                "AmplifyConcurrency", .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]),
+        .testTarget(
+            name: "AmplifyAnalyticsCoreTests",
+            dependencies: ["AmplifyAnalyticsCore", "AmplifyEventLoop", "Amplify", "AmplifyConcurrency", .product(name: "MetricsTestKit", package: "swift-metrics")]),
         .testTarget(
             name: "AWSKinesisAnalyticsPluginTests",
             dependencies: ["AWSKinesisAnalyticsPlugin", "AmplifyAnalyticsCore", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit", "Amplify"]),
@@ -150,10 +216,28 @@ let package = Package(
             name: "AWSAPIPluginTests",
             dependencies: ["AWSAPIPlugin", "AWSCognitoAuthPlugin", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit", "Amplify", "AmplifyConcurrency"]),
         .testTarget(name: "AmplifyCLITests", dependencies: ["amplify", "AmplifyTestKit", "Amplify"]),
+        .executableTarget(
+            name: "AmplifyServicePeer",
+            dependencies: [
+                "Amplify", "AmplifyAnalyticsCore", "AmplifyConcurrency", "AmplifyPlugins", "AmplifyServiceLifecycle",
+                .product(name: "Logging", package: "swift-log"), .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            path: "Tests/AmplifyServicePeer"),
+        .testTarget(name: "AmplifyServiceLifecycleTests", dependencies: ["AmplifyServicePeer", "AmplifyConcurrency", "AmplifyTestKit"]),
+        .executableTarget(
+            name: "LogSecrecyPeer",
+            dependencies: [
+                "Amplify", "AmplifyAuthCore", "AmplifyConcurrency", "AmplifyEventLoop", "AmplifyTestKit", "AWSCognitoAuthPlugin", "AWSPluginsCore",
+                "LocalAuthPlugin",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Tests/LogSecrecyPeer"),
+        .testTarget(name: "LogSecrecyTests", dependencies: ["LogSecrecyPeer", "AmplifyTestKit"]),
         .executableTarget(name: "HubBridgePeer", dependencies: ["Amplify", "AmplifyEventLoop", "RedisHubBridgePlugin", "AmplifyConcurrency"], path: "Tests/HubBridgePeer"),
         .testTarget(
             name: "RedisHubBridgePluginTests",
             dependencies: ["RedisHubBridgePlugin", "AmplifyTestKit", "AmplifyEventLoop", "HubBridgePeer", "Amplify", "AmplifyConcurrency"]),
+        .testTarget(name: "AmplifyFuzzTests", dependencies: ["AmplifyFuzz"]),
         .testTarget(
             name: "ExamplesTests", dependencies: ["CustomPlugin", "SessionManager", "HubBridgeExample", "TokenGate", "CognitoQuickstart", "Amplify", "AmplifyTestKit"]),
     ]

@@ -10,7 +10,7 @@ modules=("$@")
 if [ ${#modules[@]} -eq 0 ]; then
     modules=(AmplifyConcurrency AmplifyEventLoop AmplifyCrypto AmplifySQLite Amplify AWSPluginsCore AmplifyAuthCore
         AmplifyAnalyticsCore AmplifyTestKit LocalAuthPlugin AWSCognitoAuthPlugin LocalStoragePlugin AWSS3StoragePlugin
-        LocalAnalyticsPlugin AWSKinesisAnalyticsPlugin RedisHubBridgePlugin AmplifyWebSocket AWSAPIPlugin AmplifyPlugins)
+        LocalAnalyticsPlugin AWSKinesisAnalyticsPlugin RedisHubBridgePlugin AmplifyWebSocket AWSAPIPlugin AmplifyPlugins AmplifyServiceLifecycle)
 fi
 
 docc=$(command -v docc || true)

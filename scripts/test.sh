@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, builds (warnings are errors), builds the DocC
 # documentation of every public module (warnings are errors), runs every test target, then runs
-# the suite again under ThreadSanitizer. Set AMPLIFY_SANITIZERS to choose the sanitizer runs
-# ("thread", "address", "thread address", or "none").
+# the suite again under ThreadSanitizer, then fuzzes every parser of outside input for 30 s each
+# (scripts/fuzz.sh). Set AMPLIFY_SANITIZERS to choose the sanitizer runs ("thread", "address",
+# "thread address", or "none"), and AMPLIFY_FUZZ_SECONDS to fuzz longer or shorter (0: not at all).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,3 +33,9 @@ for sanitizer in ${AMPLIFY_SANITIZERS:-thread}; do
     LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-suppressions.txt" \
         swift test --sanitize="$sanitizer" --scratch-path ".build/sanitize-$sanitizer"
 done
+
+fuzz_seconds=${AMPLIFY_FUZZ_SECONDS:-30}
+if [ "$fuzz_seconds" != "0" ]; then
+    echo "== scripts/fuzz.sh $fuzz_seconds"
+    scripts/fuzz.sh "$fuzz_seconds"
+fi

@@ -1,7 +1,10 @@
 import AWSPluginsCore
+import Amplify
 import AmplifyEventLoop
 import AmplifyTestKit
+import CoreMetrics
 import Foundation
+import MetricsTestKit
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -12,6 +15,11 @@ import Glibc
 //   swift run -c release HTTPBenchmark            (about a minute)
 //   swift run -c release HTTPBenchmark --quick    (a smoke run)
 
+// `--test-metrics`: swift-metrics' TestMetrics backend is bootstrapped first, so the run measures
+// what the client's metrics cost with a backend (without it, none is and the client does no
+// metric work).
+let testMetrics = CommandLine.arguments.contains("--test-metrics") ? TestMetrics() : nil
+if let testMetrics { MetricsSystem.bootstrap(testMetrics) }
 let quick = CommandLine.arguments.contains("--quick")
 // `--memory-check N`: send an N MiB file up and an N MiB response down to a file once and print
 // the resident memory growth (the HTTP client's tests run it in a process of its own).
@@ -150,7 +158,7 @@ func row(_ label: String, _ unit: String, _ ours: Double, _ curl: Double?) {
     let ratioText = curl.map { String(format: "%8.2f×", ours / max($0, 1e-9)) } ?? "        -"
     print(label.padding(toLength: 38, withPad: " ", startingAt: 0) + String(format: "%10.3f", ours) + curlText + ratioText + "  " + unit)
 }
-print("HTTP client benchmark (\(quick ? "quick" : "full") run, \(ProcessInfo.processInfo.activeProcessorCount) cores, release build, medians of \(rounds))")
+print("HTTP client benchmark (\(quick ? "quick" : "full") run, \(ProcessInfo.processInfo.activeProcessorCount) cores, release build, medians of \(rounds)\(CommandLine.arguments.contains("--test-metrics") ? ", TestMetrics backend" : ""))")
 print("client CPU time (user + system) against a local Python server on 127.0.0.1; lower is better")
 print("")
 print("what".padding(toLength: 38, withPad: " ", startingAt: 0) + "      ours  curl tool  ours÷curl  unit")
@@ -160,3 +168,18 @@ row("\(requests) GETs of 64 B, one at a time", "µs CPU per request", figure("ou
 row("\(requests) PUTs of 1 KiB, one at a time", "µs CPU per request", figure("ours puts") * 1e6 / Double(requests), figure("curl puts") * 1e6 / Double(requests))
 row("\(requests * 10) SigV4 signatures (1 KiB body)", "µs CPU per signature", figure("ours signing only") * 1e6 / Double(requests * 10), nil)
 row("\(requests) SigV4-signed PUTs of 1 KiB", "µs CPU per request", figure("ours signed") * 1e6 / Double(requests), nil)
+if let testMetrics {
+    // What the backend saw, and what one attempt's report costs: the client's own code (a
+    // counter and a timer, found in its table) on a backend of its own, timed over many reports.
+    let counted = testMetrics.counters.filter { $0.label == AmplifyMetrics.httpRequests }.reduce(Int64(0)) { $0 + $1.totalValue }
+    if let report = HTTPMetrics.make(TestMetrics()) {
+        let reports = 200_000
+        let start = ContinuousClock.now
+        for index in 0..<reports { report.attempt(service: "s3", operation: "PutObject", status: "200", nanoseconds: Int64(index)) }
+        let elapsed = ContinuousClock.now - start
+        let perReport = (Double(elapsed.components.seconds) * 1e18 + Double(elapsed.components.attoseconds)) / 1e9 / Double(reports)
+        print("")
+        print("TestMetrics counted \(counted) requests; one attempt's report costs " + String(format: "%.0f ns", perReport))
+    }
+}
+

@@ -1,12 +1,41 @@
 import Amplify
 import AmplifyTestKit
 import CHubFloorBenchmark
+import CoreMetrics
 import Foundation
+import MetricsTestKit
 
 // Hub benchmark: ours (Amplify.Hub on the libuv loop) against, in the same run, a re-creation of
 // amplify-swift's dispatcher, Foundation's NotificationCenter and a C floor. Build and run with
 //   swift run -c release HubBenchmark            (about a minute)
 //   swift run -c release HubBenchmark --quick    (a smoke run, a few seconds)
+
+// `--test-metrics`: swift-metrics' TestMetrics backend (which keeps every value it is given) is
+// bootstrapped first, so the run measures what the Hub's metrics cost with a backend; without it
+// no backend is bootstrapped and the Hub does no metric work.
+let testMetrics = CommandLine.arguments.contains("--test-metrics") ? TestMetrics() : nil
+if let testMetrics { MetricsSystem.bootstrap(testMetrics) }
+
+/// What the TestMetrics backend counted, when it is bootstrapped, and what that cost per event:
+/// a drain reports 3 values (the events, the listener calls, the queue depth), so the cost per
+/// event is one report's cost times drains per event.
+func metricsLine() -> String? {
+    guard let testMetrics, let dispatched = try? testMetrics.expectCounter(AmplifyMetrics.hubDispatched),
+          let delivered = try? testMetrics.expectCounter(AmplifyMetrics.hubDelivered),
+          let depth = try? testMetrics.expectGauge(AmplifyMetrics.hubQueueDepth)
+    else { return nil }
+    let drains = depth.values.count
+    // One drain's report, the Hub's own code on a backend of its own, timed over many reports.
+    guard let report = HubMetrics.make(TestMetrics()) else { return nil }
+    let reports = 200_000
+    let start = ContinuousClock.now
+    for index in 0..<reports { report.drained(events: 100, deliveries: 1000, depth: index & 1023) }
+    let elapsed = ContinuousClock.now - start
+    let perReport = Double(elapsed.components.seconds) * 1e9 / Double(reports) + Double(elapsed.components.attoseconds) / 1e9 / Double(reports)
+    let perEvent = perReport * Double(drains) / Double(max(1, dispatched.totalValue))
+    return "TestMetrics counted \(dispatched.totalValue) dispatched, \(delivered.totalValue) delivered, in \(drains) drains; "
+        + String(format: "one drain's report costs %.0f ns, %.2f ns per event here", perReport, perEvent)
+}
 
 let quick = CommandLine.arguments.contains("--quick")
 let latencyOnly = CommandLine.arguments.contains("--latency-only")
@@ -15,6 +44,7 @@ if let flag = CommandLine.arguments.firstIndex(of: "--ours-only"), CommandLine.a
    let producers = Int(CommandLine.arguments[flag + 1]), let listeners = Int(CommandLine.arguments[flag + 2]) {
     let result = await Candidates.oursThroughput(producers: producers, listeners: listeners, eventsPerProducer: 12_000_000 / (producers * listeners))
     print(String(format: "ours %d×%d: %.2f M deliveries/s", producers, listeners, result.deliveriesPerSecond / 1e6))
+    if let line = metricsLine() { print("  " + line) }
     exit(0)
 }
 let fastDeliveries = quick ? 400_000 : 12_000_000
@@ -28,7 +58,7 @@ func millions(_ value: Double) -> String { String(format: "%8.2f", value / 1e6) 
 func ratio(_ value: Double) -> String { String(format: "%7.1f×", value) }
 func megabytes(_ bytes: Int) -> String { String(format: "%6.1f", Double(bytes) / 1_048_576) }
 
-print("Hub benchmark (\(quick ? "quick" : "full") run, \(ProcessInfo.processInfo.activeProcessorCount) cores, release build)")
+print("Hub benchmark (\(quick ? "quick" : "full") run, \(ProcessInfo.processInfo.activeProcessorCount) cores, release build\(CommandLine.arguments.contains("--test-metrics") ? ", TestMetrics backend" : ""))")
 print("")
 print("Throughput, million deliveries per second (deliveries = events × listeners):")
 print("prod lis |     ours  amplify-style  NotifCenter  C floor | ours÷amplify  C floor÷ours | reordered ours/amplify | peak MB ours/amplify/C | peak queued ours/C")

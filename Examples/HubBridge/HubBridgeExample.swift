@@ -2,8 +2,11 @@ import Amplify
 import AmplifyAuthCore
 import AmplifyPlugins
 import Foundation
+import AmplifyServiceLifecycle
 import LocalAuthPlugin
+import Logging
 import RedisHubBridgePlugin
+import ServiceLifecycle
 
 /// Two processes, one Hub: a `watch` process follows the session state of users who sign in and
 /// out in a `sign-out` process, through Redis.
@@ -34,21 +37,20 @@ enum HubBridgeExample {
         FileHandle.standardOutput.write(Data((line + "\n").utf8))
     }
 
-    /// Follows the Hub's auth events, local and remote, until someone signs out.
+    /// Follows the Hub's auth events, local and remote, until someone signs out: a watcher
+    /// service beside `AmplifyService` under a `ServiceGroup`, so SIGTERM or SIGINT shut it down
+    /// gracefully too.
     static func watch(_ url: String) async throws {
-        let state = AuthSessionState()
         let connected = AsyncStream<Void> { continuation in
             Amplify.Hub.listen(to: RedisHubBridgePlugin.statusChannel, eventName: "RedisHubBridge.connected") { _ in continuation.yield() }
         }
-        try Amplify.configure(AmplifyConfiguration(hub: CategoryConfiguration(plugins: ["redisHubBridgePlugin": ["url": .string(url)]])))
-        for await _ in connected { break }
-        say("watching \(url); sign someone out in another process")
-        for await status in await state.updates {
-            say("session state: \(status)")
-            if status == .signedOut(.signedOut) { break }
-        }
-        await state.stop()
-        await Amplify.reset()
+        let amplify = try AmplifyService(configuration: AmplifyConfiguration(hub: CategoryConfiguration(plugins: ["redisHubBridgePlugin": ["url": .string(url)]])))
+        let watcher = SessionWatcher(url: url, connected: connected)
+        let group = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [.init(service: amplify), .init(service: watcher, successTerminationBehavior: .gracefullyShutdownGroup)],
+                gracefulShutdownSignals: [.sigterm, .sigint], logger: Logger(label: "hub-bridge-watch")))
+        try await group.run()
     }
 
     /// Signs a user up, in and out on a local user pool; the bridge forwards the auth events.
@@ -73,5 +75,22 @@ enum HubBridgeExample {
         say("signed out alice")
         await Amplify.Hub.flush()
         await Amplify.reset()
+    }
+}
+
+/// Prints the session state, local and remote, until someone signs out (or the group shuts down).
+struct SessionWatcher: Service {
+    let url: String
+    let connected: AsyncStream<Void>
+
+    func run() async throws {
+        let state = AuthSessionState()
+        for await _ in connected { break }
+        HubBridgeExample.say("watching \(url); sign someone out in another process")
+        for await status in await state.updates.cancelOnGracefulShutdown() {
+            HubBridgeExample.say("session state: \(status)")
+            if status == .signedOut(.signedOut) { break }
+        }
+        await state.stop()
     }
 }

@@ -40,7 +40,7 @@ public final class AWSCognitoAuthPlugin: AuthEngineBackedPlugin, AWSAuthCredenti
         self.hub = hub
         self.loop = loop
         self.environment = environment
-        events = AuthEventReporter(hub: { hub ?? Amplify.Hub.plugin }) { error, event in AuthError.cognito(error, operation: event) }
+        events = AuthEventReporter(pluginKey: Self.pluginKey, hub: { hub ?? Amplify.Hub.plugin }) { error, event in AuthError.cognito(error, operation: event) }
     }
 
     /// `"awsCognitoAuthPlugin"`.

@@ -24,7 +24,10 @@ import Foundation
 /// `Endpoint` (or `AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER` / `AWS_ENDPOINT_URL`) points the
 /// plugin at a stand-in; `tokenIssuer` is the `iss` tokens must carry (default: AWS's issuer of
 /// the pool, which the local stand-in also writes). Relative paths resolve against the
-/// configuration file's folder.
+/// configuration file's folder. An `http` object sets the time limits and retries of every
+/// Cognito call (`AWSClientOptions`; the JSON services' defaults: connect within 10 s, at least
+/// 1 byte a second over 30 s, 30 s per attempt, 3 attempts), e.g.
+/// `"http": {"connectTimeoutSeconds": 5, "attemptTimeoutSeconds": 10}`.
 public struct CognitoAuthConfiguration: Sendable, Equatable {
     /// How `signIn` authenticates.
     public enum AuthenticationFlow: String, Sendable, Equatable, CaseIterable {
@@ -79,6 +82,8 @@ public struct CognitoAuthConfiguration: Sendable, Equatable {
     public var credentialStorePath: String
     /// How long before the access token expires the timer refreshes it.
     public var refreshLead: TimeInterval = 300
+    /// Time limits and retries of every Cognito call (the block's `http` object).
+    public var http: AWSClientOptions = .jsonDefaults
     /// The `iss` the pool's tokens carry.
     public var tokenIssuer: String
     /// Where the pool's signing keys are published.
@@ -156,6 +161,7 @@ public struct CognitoAuthConfiguration: Sendable, Equatable {
             }
             refreshLead = lead
         }
+        http = try AWSClientOptions(json: block, defaults: .jsonDefaults)
         tokenIssuer = try block.optionalString("tokenIssuer") ?? "https://cognito-idp.\(region).amazonaws.com/\(userPoolId)"
         // Keys come from the endpoint in use: AWS's issuer URL, or the stand-in's path for the pool.
         let keysBase = poolEndpoint != nil || environment.keys.contains(where: { $0.hasPrefix("AWS_ENDPOINT_URL") })

@@ -36,7 +36,8 @@ public actor CognitoAuthEngine: AuthAccountEngine {
         self.http = http
         self.loop = eventLoop
         let service = CognitoUserPoolService(
-            client: AWSJSONClient(http: http, endpoint: configuration.userPoolEndpoint, region: configuration.region, signingName: "cognito-idp"),
+            client: AWSJSONClient(
+                http: http, endpoint: configuration.userPoolEndpoint, region: configuration.region, signingName: "cognito-idp", options: configuration.http),
             clientId: configuration.appClientId, clientSecret: configuration.appClientSecret)
         self.service = service
         let sessions = AuthSessionKeeper(pluginKey: pluginKey, refreshLead: configuration.refreshLead, hub: hub, eventLoop: eventLoop) { current in
@@ -51,7 +52,8 @@ public actor CognitoAuthEngine: AuthAccountEngine {
         }
         identity = configuration.identityPoolId.map { poolId in
             let client = AWSJSONClient(
-                http: http, endpoint: configuration.identityEndpoint, region: configuration.identityPoolRegion, signingName: "cognito-identity")
+                http: http, endpoint: configuration.identityEndpoint, region: configuration.identityPoolRegion, signingName: "cognito-identity",
+                options: configuration.http)
             let provider = "cognito-idp.\(configuration.region).amazonaws.com/\(configuration.userPoolId)"
             return CognitoIdentityCredentialsProvider(client: client, identityPoolId: poolId) {
                 // The signed-in user's ID token (refreshed when expired), or a guest.

@@ -51,11 +51,11 @@ public final class AWSKinesisAnalyticsPlugin: AnalyticsEngineProviding {
         let http = try HTTPClient(loop: loop)
         let client = AWSJSONClient(
             http: http, endpoint: endpoint, region: settings.region, signingName: service.0,
-            credentials: credentials ?? AuthPluginCredentialsProvider.defaultChain())
+            credentials: credentials ?? AuthPluginCredentialsProvider.defaultChain(), options: settings.http)
         let engine = try AnalyticsEngine(
             queue: settings.queue.openQueue(), sender: KinesisSender(client: client, configuration: settings),
             batchSize: settings.queue.batchSize,
-            autoFlushInterval: settings.queue.autoFlushEventsInterval > 0 ? .seconds(settings.queue.autoFlushEventsInterval) : nil, loop: loop,
+            autoFlushInterval: settings.queue.autoFlushEventsInterval > 0 ? .seconds(settings.queue.autoFlushEventsInterval) : nil, loop: loop, pluginKey: key,
             dispatch: AnalyticsEngine.dispatcher(hub))
         engineSlot.withLock { $0 = engine }
         httpSlot.withLock { $0 = http }

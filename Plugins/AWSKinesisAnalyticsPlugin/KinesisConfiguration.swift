@@ -1,3 +1,4 @@
+import AWSPluginsCore
 import Amplify
 import AmplifyAnalyticsCore
 
@@ -12,7 +13,10 @@ import AmplifyAnalyticsCore
 /// Firehose, PutRecordBatch). `partitionKey` (Kinesis only) is `userId` (the identified user,
 /// falling back to the event name), `eventName`, or `random`. `endpoint` overrides the service
 /// endpoint (as do `AWS_ENDPOINT_URL_KINESIS` / `AWS_ENDPOINT_URL_FIREHOSE` / `AWS_ENDPOINT_URL`).
-/// The queue settings of `AnalyticsQueueSettings` apply too (`batchSize` at most 500).
+/// The queue settings of `AnalyticsQueueSettings` apply too (`batchSize` at most 500). An `http`
+/// object sets the time limits and retries of every call (`AWSClientOptions`; the JSON
+/// services' defaults: connect within 10 s, at least 1 byte a second over 30 s, 30 s per attempt,
+/// 3 attempts), e.g. `"http": {"attemptTimeoutSeconds": 10, "maxAttempts": 5}`.
 public struct KinesisConfiguration: Sendable, Equatable {
     /// The delivery service.
     public enum Target: String, Sendable {
@@ -44,6 +48,8 @@ public struct KinesisConfiguration: Sendable, Equatable {
     public var endpoint: String?
     /// Queue and flush settings.
     public var queue: AnalyticsQueueSettings
+    /// Time limits and retries of every call (the block's `http` object).
+    public var http: AWSClientOptions
 
     /// Reads the block.
     /// - Throws: `ConfigurationValueError` naming the key that is missing or wrong.
@@ -69,5 +75,6 @@ public struct KinesisConfiguration: Sendable, Equatable {
             throw ConfigurationValueError(
                 keyPath: "batchSize", expected: "a whole number from 1 to 500 (the services' limit per call)", found: json["batchSize"])
         }
+        http = try AWSClientOptions(json: json, defaults: .jsonDefaults)
     }
 }

@@ -54,7 +54,7 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
         let http = try HTTPClient(loop: loop)
         let client = AWSRESTClient(
             http: http, endpoint: addressing.endpoint, region: settings.region,
-            credentials: credentials ?? AuthPluginCredentialsProvider.defaultChain())
+            credentials: credentials ?? AuthPluginCredentialsProvider.defaultChain(), options: settings.http)
         state.withLock { $0 = (S3Operations(client: client, addressing: addressing), http, settings) }
     }
 
@@ -86,10 +86,25 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
             default: return StorageError.service(error.errorDescription, error.recoverySuggestion, error)
             }
         }
-        if let error = error as? HTTPClientError, error.kind == .cancelled {
-            return StorageError.cancelled("The transfer was cancelled.", "Start it again if you still need it.", error)
+        if let error = error as? HTTPClientError {
+            let tries = error.attempts > 1
+                ? "The request was tried \(error.attempts) times under the retry policy"
+                : "The request was not retried (\(error.kind == .other ? "curl error \(error.curlCode) is not a failure the retry policy retries" : "the block's http.maxAttempts is 1"))"
+            switch error.kind {
+            case .cancelled:
+                return StorageError.cancelled("The transfer was cancelled.", "Start it again if you still need it.", error)
+            case .timeout:
+                return StorageError.service(
+                    "S3 did not answer in time: \(error.message)",
+                    "\(tries). Check the network and the endpoint, or allow more time in the plugin's `http` block (connectTimeoutSeconds, lowSpeedLimitBytesPerSecond, lowSpeedTimeSeconds, attemptTimeoutSeconds, maxAttempts).",
+                    error)
+            case .connection:
+                return StorageError.service("S3 could not be reached: \(error.message)", "\(tries). Check the network and the endpoint.", error)
+            case .other:
+                return StorageError.service("The S3 request failed: \(error.message)", "\(tries). Check the network, the endpoint and the local file.", error)
+            }
         }
-        return StorageError.service("S3 could not be reached: \(error)", "Check the network and the endpoint; the request was retried.", error)
+        return StorageError.service("S3 could not be reached: \(error)", "Check the network and the endpoint.", error)
     }
 
 

@@ -3,7 +3,7 @@ import Amplify
 import Foundation
 
 /// The S3 calls the plugin makes, over ``AWSRESTClient`` (signed, retried, errors mapped).
-struct S3Operations: Sendable {
+package struct S3Operations: Sendable {
     let client: AWSRESTClient
     let addressing: S3Addressing
 
@@ -72,17 +72,23 @@ struct S3Operations: Sendable {
         _ = try await client.send(AWSRESTRequest(method: "DELETE", path: addressing.objectPath(key)))
     }
 
-    struct Listing {
-        var items: [StorageListResult.Item]
-        var commonPrefixes: [String]
-        var nextToken: String?
+    /// One page of a ListObjectsV2 answer.
+    package struct Listing {
+        package var items: [StorageListResult.Item]
+        package var commonPrefixes: [String]
+        package var nextToken: String?
     }
 
     func listObjects(prefix: String, delimiter: String?, maxKeys: Int, continuationToken: String?) async throws -> Listing {
         var query: [(name: String, value: String)] = [("list-type", "2"), ("prefix", prefix), ("max-keys", String(maxKeys))]
         if let delimiter { query.append(("delimiter", delimiter)) }
         if let continuationToken { query.append(("continuation-token", continuationToken)) }
-        let answer = try await client.sendForXML(AWSRESTRequest(method: "GET", path: addressing.bucketPath, query: query))
+        return Self.listing(from: try await client.sendForXML(AWSRESTRequest(method: "GET", path: addressing.bucketPath, query: query)))
+    }
+
+    /// Reads a ListObjectsV2 answer (`<ListBucketResult>`): its objects, common prefixes and
+    /// continuation token. Entries without a key are skipped; nothing in it can fail.
+    package static func listing(from answer: XMLElementTree) -> Listing {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
         let items = answer.children(named: "Contents").compactMap { entry -> StorageListResult.Item? in

@@ -1,3 +1,4 @@
+import AWSPluginsCore
 import Amplify
 
 /// The `storage.plugins.awsS3StoragePlugin` block as the Amplify CLI writes it
@@ -5,7 +6,14 @@ import Amplify
 /// the Gen 2 `storage` section is translated into it), plus optional keys of this package:
 /// `endpoint` (an S3 stand-in; `AWS_ENDPOINT_URL_S3` / `AWS_ENDPOINT_URL` also work),
 /// `multipartThresholdBytes` (16 MiB: larger uploads go in parts), `partSizeBytes` (8 MiB, at
-/// least 5 MiB) and `concurrentParts` (4).
+/// least 5 MiB), `concurrentParts` (4) and `http`, the time limits and retries of every S3 call
+/// (`AWSClientOptions`; S3's defaults: connect within 10 s, at least 1 byte a second over 30 s,
+/// 15 minutes per attempt, 3 attempts):
+///
+/// ```json
+/// "http": {"connectTimeoutSeconds": 10, "lowSpeedLimitBytesPerSecond": 1, "lowSpeedTimeSeconds": 30,
+///          "attemptTimeoutSeconds": 900, "maxAttempts": 3}
+/// ```
 ///
 /// Ranges (``Limits``), checked when the block is read: `partSizeBytes` 5 MiB to 5 GiB (S3's
 /// part sizes), `multipartThresholdBytes` from `partSizeBytes` to 5 TiB (S3's largest object),
@@ -35,6 +43,8 @@ public struct S3StorageConfiguration: Sendable, Equatable {
     public var partSizeBytes: Int
     /// Parts uploaded at once.
     public var concurrentParts: Int
+    /// Time limits and retries of every call (the block's `http` object).
+    public var http: AWSClientOptions
 
     /// Reads the block.
     /// - Throws: `ConfigurationValueError` naming the key that is missing or wrong.
@@ -51,5 +61,6 @@ public struct S3StorageConfiguration: Sendable, Equatable {
             "multipartThresholdBytes", in: max(partSizeBytes, Limits.multipartThresholdBytes.lowerBound)...Limits.multipartThresholdBytes.upperBound,
             unit: "bytes") ?? max(16 << 20, partSizeBytes)
         concurrentParts = try json.boundedInt("concurrentParts", in: Limits.concurrentParts) ?? 4
+        http = try AWSClientOptions(json: json, defaults: .s3Defaults)
     }
 }

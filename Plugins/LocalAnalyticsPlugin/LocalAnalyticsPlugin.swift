@@ -61,7 +61,7 @@ public final class LocalAnalyticsPlugin: AnalyticsEngineProviding {
         let sender = JSONLinesSender(path: path, maxFileBytes: UInt64(clamping: maxFileBytes), maxFiles: maxFiles, fileSystem: loop.fileSystem)
         let engine = try AnalyticsEngine(
             queue: settings.openQueue(), sender: sender, batchSize: settings.batchSize,
-            autoFlushInterval: settings.autoFlushEventsInterval > 0 ? .seconds(settings.autoFlushEventsInterval) : nil, loop: loop,
+            autoFlushInterval: settings.autoFlushEventsInterval > 0 ? .seconds(settings.autoFlushEventsInterval) : nil, loop: loop, pluginKey: key,
             dispatch: AnalyticsEngine.dispatcher(hub))
         engineSlot.withLock { $0 = engine }
         fileSlot.withLock { $0 = path }

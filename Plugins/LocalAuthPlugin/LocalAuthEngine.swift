@@ -115,7 +115,16 @@ public actor LocalAuthEngine: AuthAccountEngine {
         }
         let user = try await pool.authenticate(username: username, password: password)
         guard user.confirmed else { return (AuthSignInResult(nextStep: .confirmSignUp(nil)), nil) }
-        try await keeper?.start(Self.storedSession(user, try await pool.issueTokens(for: user)))
+        let tokens = try await pool.issueTokens(for: user)
+        do {
+            // Another sign-in may have won while the password was checked (this actor is
+            // re-entered across every await): the session is claimed in one step, and a refused
+            // sign-in's refresh token is revoked, never left valid.
+            try await keeper?.begin(Self.storedSession(user, tokens))
+        } catch {
+            try? await pool.revoke(refreshToken: tokens.refreshToken)
+            throw error
+        }
         return (AuthSignInResult(nextStep: .done), SignedInUser(username: user.username, userId: user.sub))
     }
 

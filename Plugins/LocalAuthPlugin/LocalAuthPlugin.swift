@@ -32,7 +32,7 @@ public final class LocalAuthPlugin: AuthEngineBackedPlugin {
         self.delivery = delivery
         self.hub = hub
         self.eventLoop = eventLoop
-        events = AuthEventReporter(hub: { hub ?? Amplify.Hub.plugin }) { error, _ in
+        events = AuthEventReporter(pluginKey: Self.pluginKey, hub: { hub ?? Amplify.Hub.plugin }) { error, _ in
             AuthError.unknown("The local user pool failed: \(error)", error)
         }
     }

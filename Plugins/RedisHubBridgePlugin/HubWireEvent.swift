@@ -9,20 +9,20 @@ import Foundation
 ///
 /// `id` is unique per event (listeners deduplicate by it in streams mode); `origin` is the
 /// publishing bridge's id, so a process never delivers its own event back to itself.
-struct HubWireEvent: Codable, Equatable, Sendable {
+package struct HubWireEvent: Codable, Equatable, Sendable {
     /// The format's version; a bridge ignores (and counts) events of versions it does not know.
-    static let version = 1
+    package static let version = 1
 
-    var v: Int
-    var id: String
-    var origin: String
-    var channel: String
-    var event: String
-    var time: Double
-    var dataType: String?
-    var data: JSONValue?
-    var contextType: String?
-    var context: JSONValue?
+    package var v: Int
+    package var id: String
+    package var origin: String
+    package var channel: String
+    package var event: String
+    package var time: Double
+    package var dataType: String?
+    package var data: JSONValue?
+    package var contextType: String?
+    package var context: JSONValue?
 }
 
 /// What a listener finds in `HubPayload.context` of an event that came from another process.
@@ -68,7 +68,7 @@ public enum HubPayloadCodec {
     private static let doubleType = String(reflecting: Double.self)
 
     /// `String(reflecting:)` of `type`, remembered (it is slow to compute per event).
-    static func typeName(_ type: Any.Type) -> String {
+    package static func typeName(_ type: Any.Type) -> String {
         let id = ObjectIdentifier(type)
         if let known = typeNames.withLock({ $0[id] }) { return known }
         let name = String(reflecting: type)
@@ -97,7 +97,7 @@ public enum HubPayloadCodec {
     }
 
     /// `json` as the registered type called `type`, else as a built-in value, else as `JSONValue`.
-    static func decode(_ json: JSONValue?, type: String?) -> (any Sendable)? {
+    package static func decode(_ json: JSONValue?, type: String?) -> (any Sendable)? {
         guard let json else { return nil }
         if let type, let decoder = decoders.withLock({ $0[type] }), let value = try? decoder(json) { return value }
         switch (type, json) {

@@ -72,6 +72,8 @@ public struct RedisHubBridgeConfiguration: Sendable, Equatable {
     /// (counted and logged).
     public var maxQueuedEvents: Int
     /// The first reconnection delay; it doubles per failed attempt up to ``maxReconnectDelay``.
+    /// The same backoff paces the retries while Redis answers with error replies (`-LOADING`,
+    /// `-BUSY`) on a live connection.
     public var reconnectDelay: Duration
     /// The longest reconnection delay.
     public var maxReconnectDelay: Duration

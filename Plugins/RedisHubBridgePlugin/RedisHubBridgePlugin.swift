@@ -5,7 +5,9 @@ import Foundation
 
 /// What the bridge has done so far.
 public struct RedisHubBridgeStatistics: Sendable, Equatable {
-    /// Whether both Redis connections are up.
+    /// Whether the bridge works: both Redis connections are up, Redis answered (it is not still
+    /// loading its data), and the first read worked. A wait through `-BUSY` on a live connection
+    /// leaves it `true`.
     public var connected = false
     /// Events Redis accepted from this process.
     public var published = 0
@@ -15,7 +17,8 @@ public struct RedisHubBridgeStatistics: Sendable, Equatable {
     public var ownSkipped = 0
     /// Events that stayed local because their data or context could not be encoded.
     public var unencodable = 0
-    /// Events dropped: beyond `maxQueuedEvents` while Redis was unreachable, or queued at reset.
+    /// Events dropped: beyond `maxQueuedEvents` while Redis was unreachable or refusing them
+    /// (error replies), or queued at reset. Nothing else loses an event.
     public var dropped = 0
     /// Events of a wire-format version this bridge does not know.
     public var unknownVersion = 0
@@ -33,7 +36,9 @@ public struct RedisHubBridgeStatistics: Sendable, Equatable {
 /// ``HubPayloadCodec``); a payload that cannot be encoded is delivered locally, counted in
 /// ``statistics`` and logged, never dropped silently. If Redis is down at start, restarts or
 /// becomes unreachable, the local Hub keeps working and the bridge reconnects with backoff,
-/// keeping up to `maxQueuedEvents` events to send when it is back. Connection changes are
+/// keeping up to `maxQueuedEvents` events to send when it is back. An error reply (`-LOADING`
+/// while Redis replays its data after a restart, `-BUSY` while a script runs) is not an
+/// acknowledgement: the event is kept and sent again once Redis answers. Connection changes are
 /// dispatched on the channel ``statusChannel`` (`RedisHubBridge.connected` /
 /// `RedisHubBridge.disconnected`, data the reason).
 ///

@@ -1,6 +1,7 @@
 import Amplify
 import AmplifyConcurrency
 import AmplifyEventLoop
+import CoreMetrics
 import Foundation
 
 /// What every analytics plugin of this package does, whatever the target: global properties,
@@ -8,6 +9,11 @@ import Foundation
 /// flushing batches through an ``AnalyticsEventSender``, auto-flush on a loop timer, and the Hub
 /// events (`Analytics.record` once an event is stored, with the ``AnalyticsRecord`` or the error;
 /// `Analytics.flushEvents` with a ``FlushSummary``; `Analytics.identifyUser` with the user id).
+///
+/// With a metrics backend bootstrapped it counts events queued, sent, failed, refused and set
+/// aside, and records how many wait after each flush (the `amplify_analytics_*` metrics of
+/// `AmplifyMetrics`, dimension `plugin`); each flush is logged at debug level (category
+/// "Analytics").
 public final class AnalyticsEngine: Sendable {
     private struct State {
         var enabled = true
@@ -30,6 +36,8 @@ public final class AnalyticsEngine: Sendable {
     private let dispatch: @Sendable (String, any Sendable) -> Void
     private let state = Locked(State())
     private let timer = Locked<LoopTimer?>(nil)
+    private let pluginKey: PluginKey
+    private let metrics: AnalyticsMetrics?
 
     /// An engine storing into `queue` and delivering through `sender`, `batchSize` records per
     /// call, flushing every `autoFlushInterval` on `loop` (`nil` or zero: only on request).
@@ -39,13 +47,17 @@ public final class AnalyticsEngine: Sendable {
     ///   - batchSize: how many records one call of `sender` gets.
     ///   - autoFlushInterval: how often the queue is flushed on its own (`nil` or zero: only on request).
     ///   - loop: the event loop the flush timer runs on.
+    ///   - pluginKey: the plugin the engine works for, in logs and metrics.
+    ///   - metricsFactory: where metrics go (default: `MetricsSystem.factory`, looked at once, now).
     ///   - dispatch: where Hub events go (`Amplify.Hub`'s `.analytics` channel by default).
     /// - Throws: `EventLoopError` if the timer cannot be scheduled.
     public init(
         queue: DurableEventQueue, sender: any AnalyticsEventSender, batchSize: Int = 100,
-        autoFlushInterval: Duration? = nil, loop: EventLoop? = nil,
-        dispatch: (@Sendable (String, any Sendable) -> Void)? = nil
+        autoFlushInterval: Duration? = nil, loop: EventLoop? = nil, pluginKey: PluginKey = "analytics",
+        metricsFactory: (any MetricsFactory)? = nil, dispatch: (@Sendable (String, any Sendable) -> Void)? = nil
     ) throws {
+        self.pluginKey = pluginKey
+        metrics = AmplifyMetrics.activeFactory(metricsFactory).map { AnalyticsMetrics(pluginKey: pluginKey, factory: $0) }
         self.queue = queue
         self.sender = sender
         self.batchSize = max(1, batchSize)
@@ -95,6 +107,7 @@ public final class AnalyticsEngine: Sendable {
         }
         switch startDrain {
         case nil:
+            metrics?.recordFailed.increment()
             continuation?.resume(throwing: AnalyticsError.configuration(
                 "Analytics is disabled (or reset); the event '\(event.name)' was not recorded.", "Call Amplify.Analytics.enable() first."))
         case true?:
@@ -116,6 +129,11 @@ public final class AnalyticsEngine: Sendable {
             defer { state.withLock { $0.settled += UInt64(round.count) } }
             do {
                 let refusals = try await queue.append(round.map(\.0))
+                if let metrics {
+                    let refused = refusals.count { $0 != nil }
+                    if refused > 0 { metrics.recordFailed.increment(by: refused) }
+                    if round.count > refused { metrics.queued.increment(by: round.count - refused) }
+                }
                 for ((record, continuation), refusal) in zip(round, refusals) {
                     if let refusal {
                         continuation?.resume(throwing: refusal)
@@ -126,6 +144,7 @@ public final class AnalyticsEngine: Sendable {
                     }
                 }
             } catch {
+                metrics?.recordFailed.increment(by: round.count)
                 for (_, continuation) in round { continuation?.resume(throwing: error) }
                 dispatch(HubPayload.EventName.Analytics.record, AnalyticsError.unknown("The analytics queue could not store \(round.count) event(s): \(error)", error))
             }
@@ -170,13 +189,28 @@ public final class AnalyticsEngine: Sendable {
     /// one return its own empty summary at once.
     @discardableResult
     public func flush() async -> FlushSummary {
+        await flushIfIdle() ?? FlushSummary()
+    }
+
+    /// Like ``flush()``, but a flush already running is waited for, and then this one runs: what
+    /// was recorded before the call has been given to the sender when it returns.
+    @discardableResult
+    public func flushAfterRunning() async -> FlushSummary {
+        while true {
+            if let summary = await flushIfIdle() { return summary }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
+    /// Flushes, unless a flush is running (then `nil` at once).
+    private func flushIfIdle() async -> FlushSummary? {
         let mine = state.withLock { state -> Bool in
             guard !state.flushing else { return false }
             state.flushing = true
             return true
         }
         var summary = FlushSummary()
-        guard mine else { return summary }
+        guard mine else { return nil }
         defer { state.withLock { $0.flushing = false } }
         // Wait for the events recorded before this call to be stored (not for the inbox to be
         // empty, which it never is while recording goes on).
@@ -195,6 +229,7 @@ public final class AnalyticsEngine: Sendable {
                 summary.sent += applied.accepted
                 summary.refused += applied.refused
                 summary.setAside += applied.setAside
+                metrics?.flushed(applied, notSent: outcomes.count { if case .notSent = $0 { true } else { false } })
                 if case .notSent(let reason)? = outcomes.first(where: { if case .notSent = $0 { true } else { false } }) {
                     summary.notSentReason = reason
                     break
@@ -206,7 +241,15 @@ public final class AnalyticsEngine: Sendable {
         if let counts = try? await queue.counts() {
             summary.waiting = counts.waiting
             summary.setAsideTotal = counts.setAside
+            metrics?.waiting.record(counts.waiting)
         }
+        let log = Amplify.Logging.logger(forCategory: "Analytics")
+        let metadata = [LogMetadataKey.plugin: pluginKey, LogMetadataKey.operation: "flush"]
+        log.log(
+            level: summary.notSentReason == nil ? .debug : .warn,
+            "Flushed: \(summary.sent) sent, \(summary.refused) refused, \(summary.setAside) set aside, \(summary.waiting) waiting"
+                + (summary.notSentReason.map { "; stopped early: \($0)" } ?? ""),
+            metadata: metadata)
         dispatch(HubPayload.EventName.Analytics.flushEvents, summary)
         return summary
     }
@@ -222,7 +265,7 @@ public final class AnalyticsEngine: Sendable {
 
 /// An analytics plugin built on ``AnalyticsEngine`` (the local and the Kinesis plugin), so tools
 /// can record durably, flush and read the queue's counts whatever the target.
-public protocol AnalyticsEngineProviding: AnalyticsCategoryPlugin {
+public protocol AnalyticsEngineProviding: AnalyticsFlushWaiting {
     /// The engine; `nil` before `configure`.
     var engine: AnalyticsEngine? { get }
     /// Where events go, for people (`/srv/app/.amplify/analytics/events.jsonl`, `kinesis:clicks`).
@@ -268,6 +311,12 @@ extension AnalyticsEngineProviding {
         withEngine("flushEvents") { engine in Task { await engine.flush() } }
     }
 
+    /// Flushes and returns when the flush is done (after events recorded before the call are
+    /// stored); nothing before `configure`. See `AnalyticsFlushWaiting`.
+    public func flushAndWait() async {
+        await engine?.flushAfterRunning()
+    }
+
     /// See `AnalyticsCategoryBehavior/enable()`.
     public func enable() {
         withEngine("enable") { $0.enable() }
@@ -276,5 +325,35 @@ extension AnalyticsEngineProviding {
     /// See `AnalyticsCategoryBehavior/disable()`.
     public func disable() {
         withEngine("disable") { $0.disable() }
+    }
+}
+
+/// The engine's metric objects for one plugin.
+private struct AnalyticsMetrics: Sendable {
+    let queued: Counter
+    let sent: Counter
+    let recordFailed: Counter
+    let flushFailed: Counter
+    let refused: Counter
+    let setAside: Counter
+    let waiting: Recorder
+
+    init(pluginKey: PluginKey, factory: any MetricsFactory) {
+        let plugin = [("plugin", pluginKey)]
+        queued = Counter(label: AmplifyMetrics.analyticsQueued, dimensions: plugin, factory: factory)
+        sent = Counter(label: AmplifyMetrics.analyticsSent, dimensions: plugin, factory: factory)
+        recordFailed = Counter(label: AmplifyMetrics.analyticsFailed, dimensions: plugin + [("stage", "record")], factory: factory)
+        flushFailed = Counter(label: AmplifyMetrics.analyticsFailed, dimensions: plugin + [("stage", "flush")], factory: factory)
+        refused = Counter(label: AmplifyMetrics.analyticsRefused, dimensions: plugin, factory: factory)
+        setAside = Counter(label: AmplifyMetrics.analyticsSetAside, dimensions: plugin, factory: factory)
+        waiting = Gauge(label: AmplifyMetrics.analyticsWaiting, dimensions: plugin, factory: factory)
+    }
+
+    /// One batch's outcomes, applied to the queue.
+    func flushed(_ applied: (accepted: Int, refused: Int, setAside: Int), notSent: Int) {
+        if applied.accepted > 0 { sent.increment(by: applied.accepted) }
+        if applied.refused > 0 { refused.increment(by: applied.refused) }
+        if applied.setAside > 0 { setAside.increment(by: applied.setAside) }
+        if notSent > 0 { flushFailed.increment(by: notSent) }
     }
 }

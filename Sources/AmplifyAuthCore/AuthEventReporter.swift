@@ -1,18 +1,32 @@
 import Amplify
+import CoreMetrics
 
 /// How the Auth plugins of this package report on the Hub's `.auth` channel: each call's
 /// `Auth.*API` event (data `Result<Success, AuthError>`, context the username when the call names
 /// one) and the lifecycle events (`Auth.signedIn`, `Auth.signedOut`, ...). Events are dispatched
 /// from the calling task; the Hub delivers them on its loop.
+///
+/// Each call's outcome is also logged at debug level (category "Auth", metadata plugin and
+/// operation; the error's description, never a password, code or token), and sign-in calls are
+/// counted in `amplify_auth_sign_ins_total` when a metrics backend is bootstrapped.
 public struct AuthEventReporter: Sendable {
     private let hub: @Sendable () -> any HubCategoryBehavior
     private let mapError: @Sendable (any Error, String) -> AuthError
+    private let pluginKey: PluginKey
+    private let signIns: SignInCounters?
 
-    /// A reporter on `hub` (asked at each dispatch, so a reset Hub is followed); `mapError` turns
-    /// an error a call threw into the `AuthError` it reports (given the event name).
-    public init(hub: @escaping @Sendable () -> any HubCategoryBehavior, mapError: @escaping @Sendable (any Error, String) -> AuthError) {
+    /// A reporter for the plugin `pluginKey` on `hub` (asked at each dispatch, so a reset Hub is
+    /// followed); `mapError` turns an error a call threw into the `AuthError` it
+    /// reports (given the event name). Metrics go to `metricsFactory` (default:
+    /// `MetricsSystem.factory`, looked at once, now).
+    public init(
+        pluginKey: PluginKey = "auth", hub: @escaping @Sendable () -> any HubCategoryBehavior, metricsFactory: (any MetricsFactory)? = nil,
+        mapError: @escaping @Sendable (any Error, String) -> AuthError
+    ) {
         self.hub = hub
         self.mapError = mapError
+        self.pluginKey = pluginKey
+        signIns = AmplifyMetrics.activeFactory(metricsFactory).map { SignInCounters(pluginKey: pluginKey, factory: $0) }
     }
 
     /// Runs `call` and dispatches `event` with its result.
@@ -35,8 +49,37 @@ public struct AuthEventReporter: Sendable {
         } catch {
             result = .failure(mapError(error, event))
         }
+        record(event, result)
         hub().dispatch(to: .auth, payload: HubPayload(eventName: event, context: username, data: result.map(published)))
         return try result.get()
+    }
+
+    /// Logs a call's outcome and counts sign-ins.
+    private func record<T>(_ event: String, _ result: Result<T, AuthError>) {
+        let operation = Self.operation(of: event)
+        let metadata = [LogMetadataKey.plugin: pluginKey, LogMetadataKey.operation: operation]
+        let log = Amplify.Logging.logger(forCategory: "Auth")
+        switch result {
+        case .success: log.log(level: .debug, "\(operation) succeeded", metadata: metadata)
+        case .failure(let error): log.log(level: .debug, "\(operation) failed: \(error.errorDescription)", metadata: metadata)
+        }
+        guard let signIns, Self.signInEvents.contains(event) else { return }
+        switch result {
+        case .success(let value): ((value as? AuthSignInResult)?.isSignedIn ?? true ? signIns.success : signIns.challenge).increment()
+        case .failure: signIns.failure.increment()
+        }
+    }
+
+    /// The calls that sign a user in.
+    private static let signInEvents: Set<String> = [
+        HubPayload.EventName.Auth.signInAPI, HubPayload.EventName.Auth.confirmSignInAPI, HubPayload.EventName.Auth.webUISignInAPI,
+    ]
+
+    /// `Auth.signInAPI` → `signIn`.
+    static func operation(of event: String) -> String {
+        var name = event.hasPrefix("Auth.") ? String(event.dropFirst(5)) : event
+        if name.hasSuffix("API") { name.removeLast(3) }
+        return name
     }
 
     /// Dispatches `event` with an outcome that cannot fail (`Auth.signOutAPI`).
@@ -44,8 +87,26 @@ public struct AuthEventReporter: Sendable {
         hub().dispatch(to: .auth, payload: HubPayload(eventName: event, context: username, data: data))
     }
 
-    /// Dispatches the lifecycle `event` with `data` (the user or the username).
+    /// Dispatches the lifecycle `event` with `data` (the user or the username), and logs it at
+    /// info level.
     public func lifecycle(_ event: String, _ data: any Sendable) {
+        Amplify.Logging.logger(forCategory: "Auth").log(level: .info, event, metadata: [LogMetadataKey.plugin: pluginKey])
         hub().dispatch(to: .auth, payload: HubPayload(eventName: event, data: data))
+    }
+}
+
+/// `amplify_auth_sign_ins_total` for one plugin, by result.
+private struct SignInCounters: Sendable {
+    let success: Counter
+    let challenge: Counter
+    let failure: Counter
+
+    init(pluginKey: PluginKey, factory: any MetricsFactory) {
+        func counter(_ result: String) -> Counter {
+            Counter(label: AmplifyMetrics.authSignIns, dimensions: [("plugin", pluginKey), ("result", result)], factory: factory)
+        }
+        success = counter("success")
+        challenge = counter("challenge")
+        failure = counter("failure")
     }
 }

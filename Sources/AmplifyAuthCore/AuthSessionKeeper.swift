@@ -1,5 +1,6 @@
 import Amplify
 import AmplifyEventLoop
+import CoreMetrics
 import Foundation
 
 /// The session lifecycle every Auth plugin of this package shares: one signed-in session kept in
@@ -11,6 +12,10 @@ import Foundation
 /// token for a new session, throwing `AuthError.sessionExpired(_:_:_:)` when the
 /// service refuses the token (revoked, expired, user gone) and any other error when it could not
 /// ask (the session is then kept and the timer tries again after ``retryDelay``).
+///
+/// Refreshes, refresh failures and expiries are logged (category "Auth", metadata plugin and
+/// operation; never a token) and counted in the `amplify_auth_*` metrics when a metrics backend
+/// is bootstrapped.
 public actor AuthSessionKeeper {
     /// Exchanges a session's refresh token for a new session.
     public typealias Refresh = @Sendable (StoredSession) async throws -> StoredSession
@@ -29,6 +34,7 @@ public actor AuthSessionKeeper {
     private var timer: LoopTimer?
     private var timerGeneration = 0
     private var refreshing: Task<StoredSession, any Error>?
+    private let metrics: KeeperMetrics?
 
     /// A keeper for `pluginKey`'s session.
     /// - Parameters:
@@ -37,16 +43,19 @@ public actor AuthSessionKeeper {
     ///     a negative or non-finite lead is taken as 0).
     ///   - hub: where `Auth.sessionExpired` goes (asked when it is dispatched).
     ///   - eventLoop: the loop the timer runs on (asked when a timer is armed).
+    ///   - metricsFactory: where the refresh and expiry metrics go (default:
+    ///     `MetricsSystem.factory`, looked at once, now).
     ///   - refresh: the plugin's token exchange.
     public init(
         pluginKey: String, refreshLead: TimeInterval, hub: @escaping @Sendable () -> any HubCategoryBehavior,
-        eventLoop: @escaping @Sendable () throws -> EventLoop, refresh: @escaping Refresh
+        eventLoop: @escaping @Sendable () throws -> EventLoop, metricsFactory: (any MetricsFactory)? = nil, refresh: @escaping Refresh
     ) {
         self.pluginKey = pluginKey
         self.refreshLead = refreshLead.isFinite ? max(0, refreshLead) : 0
         self.hub = hub
         self.eventLoop = eventLoop
         self.exchange = refresh
+        metrics = AmplifyMetrics.activeFactory(metricsFactory).map { KeeperMetrics(pluginKey: pluginKey, factory: $0) }
     }
 
     /// Opens the credential store at `path` and restores a saved session (arming its timer).
@@ -66,10 +75,40 @@ public actor AuthSessionKeeper {
     /// Whether the last session ended by expiring (cleared by the next ``start(_:)``).
     public var hasExpired: Bool { expired }
 
-    /// Makes `session` the signed-in one: saves it and arms the refresh timer.
+    /// Makes `session` the signed-in one, replacing whatever was there: saves it and arms the
+    /// refresh timer. A sign-in uses ``begin(_:)`` instead, which never replaces another user.
     /// - Throws: `SQLiteError` if the store cannot save it (the session is not started).
     public func start(_ new: StoredSession) async throws {
         try await store?.save(new, for: pluginKey)
+        adopt(new)
+    }
+
+    /// Makes `new` the signed-in session if nobody holds the process-wide session: not this
+    /// keeper, and not the credential store (another process, or another keeper on the same
+    /// store). The store is checked and written in one transaction, and the keeper is an actor,
+    /// so of sign-ins racing for the session exactly one wins.
+    ///
+    /// The others are refused and `new` is not kept anywhere: the caller still holds its tokens
+    /// and must revoke its refresh token, so that it never outlives the refusal.
+    /// - Throws: `AuthError.invalidState(_:_:_:)` saying who signed in meanwhile, or `SQLiteError`
+    ///   if the store cannot be read or written.
+    public func begin(_ new: StoredSession) async throws {
+        if let session { throw Self.meanwhile(session.username, instead: new.username) }
+        if let store, let conflict = try await store.save(new, for: pluginKey, ifRefreshTokenIs: nil) {
+            throw Self.meanwhile(conflict.found?.username ?? "another user", instead: new.username)
+        }
+        // Checked again after the store's answer: a keeper without a store has no transaction.
+        if let session { throw Self.meanwhile(session.username, instead: new.username) }
+        adopt(new)
+    }
+
+    private static func meanwhile(_ holder: String, instead refused: String) -> AuthError {
+        AuthError.invalidState(
+            "'\(holder)' signed in meanwhile (in another task or process on the same credential store), so this sign-in of '\(refused)' was undone and its refresh token revoked.",
+            "Sign out first; one process-wide session holds one user at a time.")
+    }
+
+    private func adopt(_ new: StoredSession) {
         session = new
         expired = false
         schedule(for: new)
@@ -97,17 +136,38 @@ public actor AuthSessionKeeper {
         let task = Task { try await self.exchange(current) }
         refreshing = task
         defer { refreshing = nil }
+        let log = Amplify.Logging.logger(forCategory: "Auth")
+        let metadata = [LogMetadataKey.plugin: pluginKey, LogMetadataKey.operation: "refresh"]
+        let renewed: StoredSession
         do {
-            let renewed = try await task.value
-            // A sign-out (or another sign-in) while the exchange was under way wins.
-            guard let now = session else { throw notSignedIn() }
-            guard now.refreshToken == current.refreshToken else { return now }
-            try await start(renewed)
-            return renewed
+            renewed = try await task.value
         } catch let error as AuthError {
-            if case .sessionExpired = error { await expire(current) }
+            if case .sessionExpired = error {
+                metrics?.refused.increment()
+                log.log(level: .info, "The refresh token of \(current.username) was refused; the session ends", metadata: metadata)
+                await expire(current)
+            } else {
+                metrics?.unreachable.increment()
+                log.log(level: .warn, "Could not refresh the session of \(current.username): \(error.errorDescription)", metadata: metadata)
+            }
+            throw error
+        } catch {
+            metrics?.unreachable.increment()
+            log.log(level: .warn, "Could not refresh the session of \(current.username): \(error)", metadata: metadata)
             throw error
         }
+        metrics?.refreshed.increment()
+        log.log(level: .debug, "Refreshed the session of \(current.username); the access token expires at \(renewed.accessTokenExpiresAt)", metadata: metadata)
+        // A sign-out (or another sign-in) while the exchange was under way wins.
+        guard let now = session else { throw notSignedIn() }
+        guard now.refreshToken == current.refreshToken else { return now }
+        // The store keeps the renewed session only if it still holds this one: another
+        // process's sign-in or sign-out since then is not overwritten.
+        _ = try await store?.save(renewed, for: pluginKey, ifRefreshTokenIs: current.refreshToken)
+        guard let after = session else { throw notSignedIn() }
+        guard after.refreshToken == current.refreshToken else { return after }
+        adopt(renewed)
+        return renewed
     }
 
     /// Ends the session because the user signed out or was deleted: no event (the plugin
@@ -126,6 +186,7 @@ public actor AuthSessionKeeper {
         guard session?.refreshToken == ended.refreshToken else { return }
         await end()
         expired = true
+        metrics?.expired.increment()
         hub().dispatch(to: .auth, payload: HubPayload(eventName: HubPayload.EventName.Auth.sessionExpired, data: ended.username))
     }
 
@@ -178,5 +239,20 @@ public actor AuthSessionKeeper {
     private func retryLater(_ generation: Int) {
         guard generation == timerGeneration, session != nil else { return }
         schedule(after: Self.retryDelay)
+    }
+}
+
+/// The keeper's counters for one plugin.
+private struct KeeperMetrics: Sendable {
+    let refreshed: Counter
+    let refused: Counter
+    let unreachable: Counter
+    let expired: Counter
+
+    init(pluginKey: String, factory: any MetricsFactory) {
+        refreshed = Counter(label: AmplifyMetrics.authRefreshes, dimensions: [("plugin", pluginKey)], factory: factory)
+        refused = Counter(label: AmplifyMetrics.authRefreshFailures, dimensions: [("plugin", pluginKey), ("reason", "refused")], factory: factory)
+        unreachable = Counter(label: AmplifyMetrics.authRefreshFailures, dimensions: [("plugin", pluginKey), ("reason", "unreachable")], factory: factory)
+        expired = Counter(label: AmplifyMetrics.authSessionExpiries, dimensions: [("plugin", pluginKey)], factory: factory)
     }
 }

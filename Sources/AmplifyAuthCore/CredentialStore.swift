@@ -62,18 +62,44 @@ public actor CredentialStore {
     /// Saves `session` for `pluginKey`, replacing any earlier one.
     /// - Throws: `SQLiteError`.
     public func save(_ session: StoredSession, for pluginKey: String) async throws {
-        try await database.run(
-            "INSERT OR REPLACE INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [.text(pluginKey), .text(session.username), .text(session.userId), .text(session.idToken),
-             .text(session.accessToken), .text(session.refreshToken), .real(session.accessTokenExpiresAt.timeIntervalSince1970),
-             session.refreshTokenExpiresAt.map { .real($0.timeIntervalSince1970) } ?? .null, .real(Date().timeIntervalSince1970)])
+        try await database.run("INSERT OR REPLACE INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", Self.bindings(session, pluginKey))
+    }
+
+    /// Saves `session` for `pluginKey` only if the row there is still what the caller last saw:
+    /// none (`expected` is `nil`), or the session whose refresh token is `expected`. The check
+    /// and the write are one `BEGIN IMMEDIATE` transaction, so of two processes (or tasks)
+    /// writing at once exactly one wins.
+    /// - Parameters:
+    ///   - session: the session to save.
+    ///   - pluginKey: whose row.
+    ///   - expected: the refresh token of the session the row must hold (`nil`: the row must be absent).
+    /// - Returns: `nil` when `session` was saved, else what was in the way (its `found` is `nil`
+    ///   when a row was expected and none was there).
+    /// - Throws: `SQLiteError`.
+    public func save(_ session: StoredSession, for pluginKey: String, ifRefreshTokenIs expected: String?) async throws -> SaveConflict? {
+        let bindings = Self.bindings(session, pluginKey)
+        return try await database.transaction { connection -> SaveConflict? in
+            let found = try connection.run("SELECT * FROM sessions WHERE plugin_key = ?", [.text(pluginKey)]).first.flatMap(Self.session(from:))
+            guard found?.refreshToken == expected else { return SaveConflict(found: found) }
+            try connection.run("INSERT OR REPLACE INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", bindings)
+            return nil
+        }
+    }
+
+    /// What stood in the way of a conditional save.
+    public struct SaveConflict: Sendable, Equatable {
+        /// The session the row holds (`nil`: the row was gone).
+        public let found: StoredSession?
     }
 
     /// The session saved for `pluginKey`, if any.
     /// - Throws: `SQLiteError`.
     public func load(for pluginKey: String) async throws -> StoredSession? {
-        guard let row = try await database.run("SELECT * FROM sessions WHERE plugin_key = ?", [.text(pluginKey)]).first,
-              let username = row["username"].text, let userId = row["user_id"].text, let idToken = row["id_token"].text,
+        try await database.run("SELECT * FROM sessions WHERE plugin_key = ?", [.text(pluginKey)]).first.flatMap(Self.session(from:))
+    }
+
+    private static func session(from row: SQLiteRow) -> StoredSession? {
+        guard let username = row["username"].text, let userId = row["user_id"].text, let idToken = row["id_token"].text,
               let accessToken = row["access_token"].text, let refreshToken = row["refresh_token"].text,
               let accessExpiry = row["access_expires_at"].real
         else { return nil }
@@ -81,6 +107,12 @@ public actor CredentialStore {
             username: username, userId: userId, idToken: idToken, accessToken: accessToken, refreshToken: refreshToken,
             accessTokenExpiresAt: Date(timeIntervalSince1970: accessExpiry),
             refreshTokenExpiresAt: row["refresh_expires_at"].real.map { Date(timeIntervalSince1970: $0) })
+    }
+
+    private static func bindings(_ session: StoredSession, _ pluginKey: String) -> [SQLiteValue] {
+        [.text(pluginKey), .text(session.username), .text(session.userId), .text(session.idToken),
+         .text(session.accessToken), .text(session.refreshToken), .real(session.accessTokenExpiresAt.timeIntervalSince1970),
+         session.refreshTokenExpiresAt.map { .real($0.timeIntervalSince1970) } ?? .null, .real(Date().timeIntervalSince1970)]
     }
 
     /// Forgets the session of `pluginKey`.

@@ -13,9 +13,10 @@ extension Amplify {
     /// create each one a configuration file names. Call it once, before `configure`; calling it
     /// again changes nothing.
     ///
-    /// Registered keys: `consoleLoggingPlugin` (Logging), `defaultHubPlugin` and
+    /// Registered keys: `swiftLogLoggingPlugin` and `consoleLoggingPlugin` (Logging), `defaultHubPlugin` and
     /// `redisHubBridgePlugin` (Hub), `localAuthPlugin` and `awsCognitoAuthPlugin` (Auth), `localAnalyticsPlugin` and `awsKinesisAnalyticsPlugin` (Analytics), `localStoragePlugin` and `awsS3StoragePlugin` (Storage), `awsAPIPlugin` (API). Each category plugin this package adds registers here too.
     public static func registerBuiltInPlugins() {
+        registry.register(key: SwiftLogLoggingPlugin.pluginKey, category: .logging) { SwiftLogLoggingPlugin() }
         registry.register(key: ConsoleLoggingPlugin.pluginKey, category: .logging) { ConsoleLoggingPlugin() }
         registry.register(key: DefaultHubPlugin.pluginKey, category: .hub) { DefaultHubPlugin() }
         registry.register(key: LocalAuthPlugin.pluginKey, category: .auth) { LocalAuthPlugin() }

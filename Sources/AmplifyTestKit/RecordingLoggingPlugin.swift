@@ -12,6 +12,8 @@ public final class RecordingLoggingPlugin: LoggingCategoryPlugin {
         public let category: String
         /// The text.
         public let message: String
+        /// The metadata it was logged with (`LogMetadataKey`), empty for the level methods.
+        public var metadata: [String: String] = [:]
     }
 
     private let entries = Locked<[Entry]>([])
@@ -64,11 +66,14 @@ public final class RecordingLoggingPlugin: LoggingCategoryPlugin {
     /// Turns recording off.
     public func disable() { enabled.withLock { $0 = false } }
 
-    fileprivate func record(_ level: Amplify.LogLevel, fixedLevel: Amplify.LogLevel?, category: String, _ message: () -> String) {
+    fileprivate func record(
+        _ level: Amplify.LogLevel, fixedLevel: Amplify.LogLevel?, category: String, _ message: () -> String,
+        metadata: () -> [String: String] = { [:] }
+    ) {
         guard enabled.withLock({ $0 }) else { return }
         let limit = min(fixedLevel ?? logLevel, logLevel)
         guard limit != .none, level <= limit else { return }
-        let entry = Entry(level: level, category: category, message: message())
+        let entry = Entry(level: level, category: category, message: message(), metadata: metadata())
         entries.withLock { $0.append(entry) }
     }
 }
@@ -86,4 +91,8 @@ private struct RecordingLogger: Logger {
     func info(_ message: @autoclosure () -> String) { plugin.record(.info, fixedLevel: fixedLevel, category: category, message) }
     func debug(_ message: @autoclosure () -> String) { plugin.record(.debug, fixedLevel: fixedLevel, category: category, message) }
     func verbose(_ message: @autoclosure () -> String) { plugin.record(.verbose, fixedLevel: fixedLevel, category: category, message) }
+    func log(level: Amplify.LogLevel, _ message: @autoclosure () -> String, metadata: @autoclosure () -> [String: String]) {
+        guard level != .none else { return }
+        plugin.record(level, fixedLevel: fixedLevel, category: category, message, metadata: metadata)
+    }
 }

@@ -1,4 +1,5 @@
 import AmplifyPlugins
+import ArgumentParser
 import Foundation
 
 /// What a command prints: text for people, JSON with `--json`.
@@ -7,87 +8,85 @@ struct CommandResult {
     var json: JSONValue
 }
 
-/// A command's own arguments: positional values and `--flag [value]` options.
-struct ParsedArguments {
-    var positional: [String] = []
-    var values: [String: String] = [:]
-    var switches: Set<String> = []
+/// The shape of most `amplify` commands: the global options, Amplify configured from the
+/// configuration file first (unless ``needsConfiguration`` is false), then ``execute()``, whose
+/// result is printed as text, or as JSON with `--json`.
+protocol AmplifyCommand: AsyncParsableCommand {
+    /// `--config`, `--json`, `--verbose`.
+    var global: GlobalOptions { get }
+    /// Whether the command configures Amplify from the configuration file first.
+    static var needsConfiguration: Bool { get }
+    /// Does the work; throws ``UsageError`` for a command line it cannot use (exit 2), any other
+    /// error when the work failed (exit 1).
+    func execute() async throws -> CommandResult
+}
 
-    /// Splits `arguments`, accepting the value options in `valueOptions` and the switches in
-    /// `switchOptions`.
-    /// - Throws: ``UsageError`` for an unknown option or a missing value.
-    init(_ arguments: [String], valueOptions: Set<String>, switchOptions: Set<String>) throws {
-        var index = 0
-        while index < arguments.count {
-            let argument = arguments[index]
-            if valueOptions.contains(argument) {
-                guard index + 1 < arguments.count else { throw UsageError("\(argument) needs a value.") }
-                values[argument] = arguments[index + 1]
-                index += 1
-            } else if switchOptions.contains(argument) {
-                switches.insert(argument)
-            } else if argument.hasPrefix("--") {
-                throw UsageError("Unknown option \(argument).")
-            } else {
-                positional.append(argument)
+extension AmplifyCommand {
+    /// Configures Amplify first.
+    static var needsConfiguration: Bool { true }
+
+    /// Runs ``execute()`` with Amplify's built-in plugins registered, prints what it returned or
+    /// why it failed, and resets Amplify; a failure ends with the command's exit code.
+    func run() async throws {
+        let command = self
+        let code = await CommandRunner.withAmplify {
+            await CommandRunner.run(usage: AmplifyTool.usageString(for: Self.self), options: command.global, configure: Self.needsConfiguration) {
+                try await command.execute()
             }
-            index += 1
+        }
+        guard code == CommandLineTool.ExitCodes.success else { throw ExitCode(code) }
+    }
+}
+
+/// What every command does around its own work.
+enum CommandRunner {
+    /// Registers the built-in plugins, runs `body`, then resets Amplify (delivering what the Hub
+    /// holds and closing every plugin).
+    static func withAmplify(_ body: () async -> Int32) async -> Int32 {
+        Amplify.registerBuiltInPlugins()
+        let code = await body()
+        await Amplify.reset()
+        return code
+    }
+
+    /// `--verbose`, configuration, the work, and the output: a result on stdout (text or JSON),
+    /// an error on stderr with how to fix it (and, with `--json`, as JSON on stdout).
+    static func run(usage: String, options: GlobalOptions, configure: Bool, _ work: () async throws -> CommandResult) async -> Int32 {
+        do {
+            if options.verbose { Amplify.Logging.logLevel = .debug }
+            if configure { try Amplify.configure(CLIConfiguration.load(options)) }
+            let result = try await work()
+            if options.json { Output.json(result.json) } else if !result.text.isEmpty { Output.line(result.text) }
+            await Amplify.Hub.flush()
+            return CommandLineTool.ExitCodes.success
+        } catch let error as UsageError {
+            Output.error(error.message)
+            Output.error("Usage: \(usage)")
+            return CommandLineTool.ExitCodes.usage
+        } catch {
+            if options.json { Output.json(["ok": false, "error": CLIConfiguration.errorJSON(error)]) }
+            Output.report(error)
+            return CommandLineTool.ExitCodes.failure
         }
     }
 }
 
-/// A command described by its words, arguments and an action: the shape of most `amplify`
-/// commands.
-struct ActionCommand: CLICommand {
-    let path: [String]
-    let summary: String
-    let usage: String
-    let details: String
-    var positional: [String] = []
-    var valueOptions: Set<String> = []
-    var switchOptions: Set<String> = []
-    /// Whether more positional arguments than ``positional`` names may follow (`KEY=VALUE ...`).
-    var acceptsMorePositional = false
-    /// Whether the positional arguments may be left out (the action checks what it got).
-    var acceptsFewerPositional = false
-    /// Whether the command configures Amplify from the configuration file first.
-    var needsConfiguration = true
-    let action: @Sendable (ParsedArguments, GlobalOptions) async throws -> CommandResult
+/// What the commands that read a password say about it, and how they refuse a password on the
+/// command line.
+enum PasswordArguments {
+    /// The sentence each such command's help ends with.
+    static let help = "The password comes from a prompt without echo, or from standard input with --password-stdin; never from the command line."
 
-    var help: String { "Usage: amplify \(path.joined(separator: " ")) \(usage)\n\n\(details)" }
-
-    func run(_ arguments: [String], options: GlobalOptions) async -> Int32 {
-        let parsed: ParsedArguments
-        do {
-            parsed = try ParsedArguments(arguments, valueOptions: valueOptions, switchOptions: switchOptions)
-            guard parsed.positional.count == positional.count || acceptsMorePositional && parsed.positional.count > positional.count
-                || acceptsFewerPositional && parsed.positional.count < positional.count
-            else {
-                throw UsageError("\(path.joined(separator: " ")) takes \(positional.isEmpty ? "no arguments" : positional.joined(separator: " ")); got \(parsed.positional.count).")
-            }
-        } catch let error as UsageError {
-            Output.error(error.message)
-            Output.error("Usage: amplify \(path.joined(separator: " ")) \(usage)")
-            return CommandLineTool.ExitCode.usage
-        } catch {
-            return CommandLineTool.ExitCode.usage
-        }
-        do {
-            if options.verbose { Amplify.Logging.logLevel = .debug }
-            if needsConfiguration { try Amplify.configure(CLIConfiguration.load(options)) }
-            let result = try await action(parsed, options)
-            if options.json { Output.json(result.json) } else if !result.text.isEmpty { Output.line(result.text) }
-            await Amplify.Hub.flush()
-            return CommandLineTool.ExitCode.success
-        } catch let error as UsageError {
-            Output.error(error.message)
-            Output.error("Usage: amplify \(path.joined(separator: " ")) \(usage)")
-            return CommandLineTool.ExitCode.usage
-        } catch {
-            if options.json { Output.json(["ok": false, "error": CLIConfiguration.errorJSON(error)]) }
-            Output.report(error)
-            return CommandLineTool.ExitCode.failure
-        }
+    /// Refuses arguments beyond what `command` takes, without repeating them: one of them may be
+    /// a password (`amplify auth sign-in bob Passw0rd!`), which must not reach the terminal's
+    /// scrollback or a log.
+    /// - Throws: `ValidationError` naming the command and `--password-stdin`.
+    static func refuse(_ unexpected: [String], command: String, takes: String) throws {
+        guard !unexpected.isEmpty else { return }
+        let count = unexpected.count == 1 ? "1 more argument was" : "\(unexpected.count) more arguments were"
+        let option = unexpected.contains { $0.hasPrefix("--password") && $0 != "--password-stdin" } ? " There is no --password option." : ""
+        throw ValidationError(
+            "\(command) takes \(takes); \(count) given (not shown: it may be a password).\(option) A password comes from the prompt, or from standard input with --password-stdin.")
     }
 }
 

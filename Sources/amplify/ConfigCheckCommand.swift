@@ -1,32 +1,35 @@
 import Amplify
+import ArgumentParser
 import Foundation
 
 /// `amplify config check`: loads the configuration through the same code path as
 /// `Amplify.configure()`, prints each category, its plugins and their key facts, and says
 /// whether every plugin could be configured.
-struct ConfigCheckCommand: CLICommand {
-    let path = ["config", "check"]
-    let summary = "check a configuration file and summarise what it configures"
-    let help = """
-        Usage: amplify config check [--config PATH] [--json] [--strict]
+struct ConfigCheckCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "check", abstract: "Check a configuration file; summarise it.",
+        discussion: """
+            Loads the configuration file (Gen 1 amplifyconfiguration.json, awsconfiguration.json, Gen 2 \
+            amplify_outputs.json, or Amplify JS's aws-exports shape and v6 resources object), prints each \
+            category, its plugins and their key facts (region, pool ids, bucket, ...; secrets are never \
+            printed) and every resource the file names (user pools, identity pools, buckets, GraphQL and \
+            REST APIs, streams), then configures every plugin exactly as Amplify.configure() would. \
+            What is read but not applied (a plugin key with no plugin, a retired Pinpoint block, a key \
+            beyond the Gen 2 schema) is printed as a `warning:` line on stderr; categories this package \
+            does not have are listed as not handled. Exits 0 when the file configures (warnings \
+            included); 1 on an error, printed with how to fix it, or on any warning with --strict.
+            """)
 
-        Loads the configuration file (Gen 1 amplifyconfiguration.json, awsconfiguration.json, Gen 2
-        amplify_outputs.json, or Amplify JS's aws-exports shape and v6 resources object), prints each
-        category, its plugins and their key facts (region, pool ids, bucket, ...; secrets are never
-        printed) and every resource the file names (user pools, identity pools, buckets, GraphQL and
-        REST APIs, streams), then configures every plugin exactly as Amplify.configure() would.
-        What is read but not applied (a plugin key with no plugin, a retired Pinpoint block, a key
-        beyond the Gen 2 schema) is printed as a `warning:` line on stderr; categories this package
-        does not have are listed as not handled. Exits 0 when the file configures (warnings
-        included); 1 on an error, printed with how to fix it, or on any warning with --strict.
-        """
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Fail (exit 1) on any warning.") var strict = false
 
-    func run(_ arguments: [String], options: GlobalOptions) async -> Int32 {
-        let strict = arguments.contains("--strict")
-        if let extra = arguments.first(where: { $0 != "--strict" }) {
-            Output.error("config check takes no arguments but --strict; got '\(extra)'.")
-            return CommandLineTool.ExitCode.usage
-        }
+    func run() async throws {
+        let code = await CommandRunner.withAmplify { await check() }
+        guard code == CommandLineTool.ExitCodes.success else { throw ExitCode(code) }
+    }
+
+    private func check() async -> Int32 {
+        let options = global
         if options.verbose { Amplify.Logging.logLevel = .debug }
         let configuration: AmplifyConfiguration
         do {
@@ -34,7 +37,7 @@ struct ConfigCheckCommand: CLICommand {
         } catch {
             if options.json { Output.json(["ok": false, "error": CLIConfiguration.errorJSON(error)]) }
             Output.report(error)
-            return CommandLineTool.ExitCode.failure
+            return CommandLineTool.ExitCodes.failure
         }
         let summary = ConfigurationSummary(configuration)
         var failure: (any Error)?
@@ -66,12 +69,12 @@ struct ConfigCheckCommand: CLICommand {
         }
         if let failure {
             Output.report(failure)
-            return CommandLineTool.ExitCode.failure
+            return CommandLineTool.ExitCodes.failure
         }
         if failed {
             Output.error("error: --strict: \(warnings.count) warning\(warnings.count == 1 ? "" : "s") in \(summary.file).")
-            return CommandLineTool.ExitCode.failure
+            return CommandLineTool.ExitCodes.failure
         }
-        return CommandLineTool.ExitCode.success
+        return CommandLineTool.ExitCodes.success
     }
 }

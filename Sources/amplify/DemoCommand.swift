@@ -1,27 +1,29 @@
 import AmplifyAuthCore
 import AmplifyPlugins
+import ArgumentParser
 import Foundation
 import LocalAuthPlugin
 
 /// `amplify demo`: the whole auth flow on the embedded local pool, in a fresh temporary folder,
 /// printing each Hub event and each state change as it happens.
-enum DemoCommand {
-    static var command: ActionCommand {
-        ActionCommand(
-            path: ["demo"], summary: "walk the whole auth flow locally, printing events and state",
-            usage: "[--keep]",
-            details: """
-                In a fresh temporary folder with an embedded configuration (a local user pool whose access \
-                tokens live 2 s and whose sessions live 5 s), signs a user up, reads the code from the outbox, \
-                confirms, signs in, shows the session and attributes, waits for the session to expire on its \
-                own, signs in again and signs out, printing every Hub event and every change of the observable \
-                session state. --keep leaves the folder behind.
-                """,
-            switchOptions: ["--keep"], needsConfiguration: false
-        ) { arguments, _ in
-            try await run(keep: arguments.switches.contains("--keep"))
-            return CommandResult(text: "", json: .null)
-        }
+struct DemoCommand: AmplifyCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "demo", abstract: "Walk the auth flow locally, printing events.",
+        discussion: """
+            In a fresh temporary folder with an embedded configuration (a local user pool whose access \
+            tokens live 2 s and whose sessions live 5 s), signs a user up, reads the code from the outbox, \
+            confirms, signs in, shows the session and attributes, waits for the session to expire on its \
+            own, signs in again and signs out, printing every Hub event and every change of the observable \
+            session state. --keep leaves the folder behind.
+            """)
+    static var needsConfiguration: Bool { false }
+
+    @OptionGroup var global: GlobalOptions
+    @Flag(help: "Leave the demo's folder behind.") var keep = false
+
+    func execute() async throws -> CommandResult {
+        try await Self.run(keep: keep)
+        return CommandResult(text: "", json: .null)
     }
 
     static let username = "alice"

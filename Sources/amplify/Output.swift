@@ -32,36 +32,6 @@ enum Output {
     }
 }
 
-/// Help texts.
-enum Help {
-    static func topLevel(_ commands: [any CLICommand]) -> String {
-        var lines = [
-            "amplify — Amplify for server-side Swift on Linux",
-            "",
-            "Usage: amplify [options] <command> [arguments]",
-            "",
-            "Commands:",
-        ]
-        for command in commands {
-            lines.append("  " + command.path.joined(separator: " ").padding(toLength: 20, withPad: " ", startingAt: 0) + command.summary)
-        }
-        lines += ["", "Options:", GlobalOptions.summary, "", "Run `amplify <command> --help` for a command's own help."]
-        return lines.joined(separator: "\n")
-    }
-
-    static func group(_ name: String, _ commands: [any CLICommand]) -> String {
-        var lines = ["Usage: amplify \(name) <command> [arguments]", "", "Commands:"]
-        for command in commands {
-            lines.append("  " + command.path.joined(separator: " ").padding(toLength: 20, withPad: " ", startingAt: 0) + command.summary)
-        }
-        return lines.joined(separator: "\n")
-    }
-
-    static func command(_ command: any CLICommand) -> String {
-        command.help + "\n\nGlobal options:\n" + GlobalOptions.summary
-    }
-}
-
 extension JSONValue {
     /// One-line JSON.
     var compactText: String {

@@ -25,11 +25,31 @@ enum PasswordReader {
         tcgetattr(STDIN_FILENO, &original)
         var silent = original
         silent.c_lflag &= ~tcflag_t(ECHO)
+        // Ctrl-C (or a kill) during the prompt would end the process with echo still off: while
+        // echo is off, those signals first put the terminal back, then end the process as before.
+        savedTerminal = original
+        let previous = terminatingSignals.map { ($0, signal($0, restoreTerminalAndReraise)) }
         tcsetattr(STDIN_FILENO, TCSANOW, &silent)
         defer {
             tcsetattr(STDIN_FILENO, TCSANOW, &original)
+            for (number, handler) in previous { signal(number, handler) }
             FileHandle.standardError.write(Data("\n".utf8))
         }
         return readLine(strippingNewline: true) ?? ""
     }
+
+    /// The signals whose default action ends the process.
+    private static let terminatingSignals: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT]
+}
+
+/// The terminal's settings before the prompt turned echo off, for the signal handler below.
+/// nonisolated(unsafe): written once before the handlers are installed, then only read by them.
+private nonisolated(unsafe) var savedTerminal = termios()
+
+/// Puts the terminal back (`tcsetattr` is async-signal-safe), then lets the signal do what it
+/// would have done.
+private func restoreTerminalAndReraise(_ number: Int32) {
+    tcsetattr(STDIN_FILENO, TCSANOW, &savedTerminal)
+    signal(number, SIG_DFL)
+    raise(number)
 }

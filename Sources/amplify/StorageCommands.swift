@@ -1,4 +1,5 @@
 import AmplifyPlugins
+import ArgumentParser
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -6,94 +7,123 @@ import Glibc
 
 /// `amplify storage …`: put, get, list, remove and URL of objects through the configured
 /// Storage plugin.
+struct StorageGroup: CommandGroup {
+    static let configuration = CommandConfiguration(
+        commandName: "storage", abstract: "Objects in the bucket or the local folder.",
+        subcommands: [StorageCommands.Put.self, StorageCommands.Get.self, StorageCommands.List.self, StorageCommands.Remove.self, StorageCommands.URLCommand.self])
+}
+
+/// The `amplify storage` commands.
 enum StorageCommands {
-    static var all: [any CLICommand] {
-        [
-            ActionCommand(
-                path: ["storage", "put"], summary: "upload a file (or standard input)", usage: "KEY FILE|-",
-                details: "Uploads FILE (or standard input for -) as KEY, streamed, with a progress bar when standard error is a terminal.",
-                positional: ["KEY", "FILE"]
-            ) { arguments, _ in
-                let key = arguments.positional[0]
-                var source = arguments.positional[1]
-                var temporary: String?
-                if source == "-" {
-                    temporary = try spoolStandardInput()
-                    source = temporary ?? source
-                }
-                defer { temporary.map { try? FileManager.default.removeItem(atPath: $0) } }
-                guard FileManager.default.fileExists(atPath: source) else {
-                    throw StorageError.localFileNotFound("There is no file \(source).", "Check the path, or use - to read standard input.")
-                }
-                let task = Amplify.Storage.uploadFile(path: .fromString(key), local: URL(fileURLWithPath: source))
-                let progress = ProgressBar(label: "put \(key)")
+    struct Put: AmplifyCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "put", abstract: "Upload a file (or standard input).",
+            discussion: "Uploads FILE (or standard input for -) as KEY, streamed, with a progress bar when standard error is a terminal.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: ArgumentHelp("The object's key (public/photos/cat.jpg).", valueName: "key")) var key: String
+        @Argument(help: ArgumentHelp("The file to upload, or - for standard input.", valueName: "file")) var file: String
+
+        func execute() async throws -> CommandResult {
+            var source = file
+            var temporary: String?
+            if source == "-" {
+                temporary = try spoolStandardInput()
+                source = temporary ?? source
+            }
+            defer { temporary.map { try? FileManager.default.removeItem(atPath: $0) } }
+            guard FileManager.default.fileExists(atPath: source) else {
+                throw StorageError.localFileNotFound("There is no file \(source).", "Check the path, or use - to read standard input.")
+            }
+            let task = Amplify.Storage.uploadFile(path: .fromString(key), local: URL(fileURLWithPath: source))
+            let progress = ProgressBar(label: "put \(key)")
+            for await update in task.progress { progress.show(update) }
+            _ = try await task.value
+            progress.finish()
+            let size = (try? FileManager.default.attributesOfItem(atPath: source)[.size] as? Int) ?? 0
+            return CommandResult(text: "Uploaded \(key) (\(size) bytes).", json: ["key": .string(key), "bytes": .number(Double(size))])
+        }
+    }
+
+    struct Get: AmplifyCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "get", abstract: "Download an object.",
+            discussion: "Downloads KEY into FILE (default: the key's last name in the working directory), or to standard output for -.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: ArgumentHelp("The object's key.", valueName: "key")) var key: String
+        @Argument(help: ArgumentHelp("Where to write it, or - for standard output.", valueName: "file")) var file: String?
+
+        func execute() async throws -> CommandResult {
+            // The key's last name, split on the byte '/' as the store splits it.
+            let lastName = key.utf8.split(separator: UInt8(ascii: "/")).last.map { String(decoding: $0, as: UTF8.self) } ?? key
+            let destination = file ?? lastName
+            let progress = ProgressBar(label: "get \(key)")
+            if destination == "-" {
+                let task = Amplify.Storage.downloadData(path: .fromString(key))
                 for await update in task.progress { progress.show(update) }
-                _ = try await task.value
+                let data = try await task.value
                 progress.finish()
-                let size = (try? FileManager.default.attributesOfItem(atPath: source)[.size] as? Int) ?? 0
-                return CommandResult(text: "Uploaded \(key) (\(size) bytes).", json: ["key": .string(key), "bytes": .number(Double(size))])
-            },
-            ActionCommand(
-                path: ["storage", "get"], summary: "download an object", usage: "KEY [FILE|-]",
-                details: "Downloads KEY into FILE (default: the key's last name in the working directory), or to standard output for -.",
-                positional: ["KEY"], acceptsMorePositional: true
-            ) { arguments, options in
-                let key = arguments.positional[0]
-                // The key's last name, split on the byte '/' as the store splits it.
-                let lastName = key.utf8.split(separator: UInt8(ascii: "/")).last.map { String(decoding: $0, as: UTF8.self) } ?? key
-                let destination = arguments.positional.count > 1 ? arguments.positional[1] : lastName
-                guard arguments.positional.count <= 2 else { throw UsageError("storage get takes KEY and at most one FILE.") }
-                let progress = ProgressBar(label: "get \(key)")
-                if destination == "-" {
-                    let task = Amplify.Storage.downloadData(path: .fromString(key))
-                    for await update in task.progress { progress.show(update) }
-                    let data = try await task.value
-                    progress.finish()
-                    FileHandle.standardOutput.write(data)
-                    return CommandResult(text: "", json: options.json ? ["key": .string(key), "bytes": .number(Double(data.count))] : .null)
-                }
-                let task = Amplify.Storage.downloadFile(path: .fromString(key), local: URL(fileURLWithPath: destination))
-                for await update in task.progress { progress.show(update) }
-                try await task.value
-                progress.finish()
-                let size = (try? FileManager.default.attributesOfItem(atPath: destination)[.size] as? Int) ?? 0
-                return CommandResult(text: "Downloaded \(key) to \(destination) (\(size) bytes).", json: ["key": .string(key), "file": .string(destination), "bytes": .number(Double(size))])
-            },
-            ActionCommand(
-                path: ["storage", "ls"], summary: "list objects", usage: "[PREFIX]",
-                details: "Lists every object whose key starts with PREFIX (all objects without one): size and key per line.",
-                acceptsMorePositional: true
-            ) { arguments, _ in
-                guard arguments.positional.count <= 1 else { throw UsageError("storage ls takes at most one PREFIX.") }
-                let prefix = arguments.positional.first ?? ""
-                var items: [StorageListResult.Item] = []
-                var token: String?
-                repeat {
-                    let page = try await Amplify.Storage.list(path: .fromString(prefix), options: .init(nextToken: token))
-                    items += page.items
-                    token = page.nextToken
-                } while token != nil
-                return CommandResult(
-                    text: items.map { String(format: "%12d  %@", $0.size ?? 0, $0.path) }.joined(separator: "\n"),
-                    json: .array(items.map { ["path": .string($0.path), "size": .number(Double($0.size ?? 0))] }))
-            },
-            ActionCommand(path: ["storage", "rm"], summary: "remove an object", usage: "KEY", details: "Removes KEY.", positional: ["KEY"]) { arguments, _ in
-                let key = try await Amplify.Storage.remove(path: .fromString(arguments.positional[0]))
-                return CommandResult(text: "Removed \(key).", json: ["key": .string(key)])
-            },
-            ActionCommand(
-                path: ["storage", "url"], summary: "a URL for an object", usage: "KEY [--expires SECONDS]",
-                details: "Prints a URL for KEY: a presigned URL valid for SECONDS (default 18000) from S3, a file:// URL from the local plugin.",
-                positional: ["KEY"], valueOptions: ["--expires"]
-            ) { arguments, _ in
-                let expiresText = arguments.values["--expires"] ?? "18000"
-                guard let expires = Int(expiresText), (1...604_800).contains(expires) else {
-                    throw UsageError("--expires takes 1 to 604800 seconds; got '\(expiresText)'.")
-                }
-                let url = try await Amplify.Storage.getURL(path: .fromString(arguments.positional[0]), options: .init(expires: expires))
-                return CommandResult(text: url.absoluteString, json: ["url": .string(url.absoluteString)])
-            },
-        ]
+                FileHandle.standardOutput.write(data)
+                return CommandResult(text: "", json: global.json ? ["key": .string(key), "bytes": .number(Double(data.count))] : .null)
+            }
+            let task = Amplify.Storage.downloadFile(path: .fromString(key), local: URL(fileURLWithPath: destination))
+            for await update in task.progress { progress.show(update) }
+            try await task.value
+            progress.finish()
+            let size = (try? FileManager.default.attributesOfItem(atPath: destination)[.size] as? Int) ?? 0
+            return CommandResult(text: "Downloaded \(key) to \(destination) (\(size) bytes).", json: ["key": .string(key), "file": .string(destination), "bytes": .number(Double(size))])
+        }
+    }
+
+    struct List: AmplifyCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "ls", abstract: "List objects.",
+            discussion: "Lists every object whose key starts with PREFIX (all objects without one): size and key per line.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: ArgumentHelp("Only keys that start with this.", valueName: "prefix")) var prefix: String?
+
+        func execute() async throws -> CommandResult {
+            var items: [StorageListResult.Item] = []
+            var token: String?
+            repeat {
+                let page = try await Amplify.Storage.list(path: .fromString(prefix ?? ""), options: .init(nextToken: token))
+                items += page.items
+                token = page.nextToken
+            } while token != nil
+            return CommandResult(
+                text: items.map { String(format: "%12d  %@", $0.size ?? 0, $0.path) }.joined(separator: "\n"),
+                json: .array(items.map { ["path": .string($0.path), "size": .number(Double($0.size ?? 0))] }))
+        }
+    }
+
+    struct Remove: AmplifyCommand {
+        static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove an object.", discussion: "Removes KEY.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: ArgumentHelp("The object's key.", valueName: "key")) var key: String
+
+        func execute() async throws -> CommandResult {
+            let removed = try await Amplify.Storage.remove(path: .fromString(key))
+            return CommandResult(text: "Removed \(removed).", json: ["key": .string(removed)])
+        }
+    }
+
+    struct URLCommand: AmplifyCommand {
+        static let configuration = CommandConfiguration(
+            commandName: "url", abstract: "A URL for an object.",
+            discussion: "Prints a URL for KEY: a presigned URL valid for SECONDS (default 18000) from S3, a file:// URL from the local plugin.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: ArgumentHelp("The object's key.", valueName: "key")) var key: String
+        @Option(help: ArgumentHelp("How long a presigned URL is valid, 1 to 604800 seconds.", valueName: "seconds")) var expires = "18000"
+
+        func validate() throws {
+            guard let seconds = Int(expires), (1...604_800).contains(seconds) else {
+                throw ValidationError("--expires takes 1 to 604800 seconds; got '\(expires)'.")
+            }
+        }
+
+        func execute() async throws -> CommandResult {
+            let url = try await Amplify.Storage.getURL(path: .fromString(key), options: .init(expires: Int(expires) ?? 18_000))
+            return CommandResult(text: url.absoluteString, json: ["url": .string(url.absoluteString)])
+        }
     }
 
     /// Copies standard input into a temporary file (so it can be streamed like any file).

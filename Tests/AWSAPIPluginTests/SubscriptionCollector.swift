@@ -49,7 +49,7 @@ final class SubscriptionCollector<R: Decodable & Sendable>: Sendable {
     }
 
     /// Waits until `condition` holds (true) or `timeout` passes (false).
-    func wait(timeout: Duration = .seconds(10), until condition: (SubscriptionCollector<R>) -> Bool) async -> Bool {
+    func wait(timeout: Duration = .seconds(30), until condition: (SubscriptionCollector<R>) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition(self) { return true }

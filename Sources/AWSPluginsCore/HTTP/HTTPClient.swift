@@ -1,6 +1,8 @@
+import Amplify
 import AmplifyConcurrency
 import AmplifyEventLoop
 import CCurlShims
+import CoreMetrics
 import Foundation
 
 /// An HTTP client on the Amplify event loop: libcurl's multi-socket API driven by libuv (a
@@ -9,10 +11,17 @@ import Foundation
 /// the task aborts the transfer) and may stream its body from a file and its response to a file.
 ///
 /// `send` may be called from any task; progress callbacks run on the loop thread.
+///
+/// Each attempt is counted in the `amplify_http_*` metrics (`AmplifyMetrics`) when a metrics
+/// backend is bootstrapped, and logged at verbose level (category "HTTP": method, scheme, host
+/// and path, never the query, headers or bodies, which carry signatures and tokens).
 public final class HTTPClient: @unchecked Sendable {
     // @unchecked Sendable: every mutable field below is touched only on the loop thread (send
-    // and cancellation hop there with loop.execute).
+    // and cancellation hop there with loop.execute); `metrics` is immutable and locks its own.
+    /// The loop transfers run on.
     public let loop: EventLoop
+    /// `nil` when no metrics backend is bootstrapped.
+    let metrics: HTTPMetrics?
     private var multi: UnsafeMutableRawPointer?
     private var polls: [curl_socket_t: LoopPoll] = [:]
     private var timer: LoopTimer?
@@ -21,10 +30,12 @@ public final class HTTPClient: @unchecked Sendable {
 
     private static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 
-    /// A client on `loop`.
+    /// A client on `loop`, reporting to `metricsFactory` (default: `MetricsSystem.factory`,
+    /// looked at once, now).
     /// - Throws: `EventLoopError` if the loop is shut down, ``HTTPClientError`` if curl fails.
-    public init(loop: EventLoop) throws {
+    public init(loop: EventLoop, metricsFactory: (any MetricsFactory)? = nil) throws {
         self.loop = loop
+        metrics = HTTPMetrics.make(metricsFactory)
         _ = Self.globalInit
         let ready = try loop.submitAndWait { [unowned(unsafe) self] () -> Bool in
             self.setUpOnLoop()
@@ -55,6 +66,44 @@ public final class HTTPClient: @unchecked Sendable {
     /// - Throws: ``HTTPClientError`` for a connection failure, a timeout, a file problem or
     ///   cancellation (also when the task was cancelled before the call).
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        let log = Amplify.Logging.logger(forCategory: "HTTP")
+        guard metrics != nil || log.logLevel >= .verbose else { return try await transfer(request) }
+        let started = ContinuousClock.now
+        let status: String
+        do {
+            let response = try await transfer(request)
+            status = String(response.status)
+            report(request, status: status, since: started, log: log)
+            return response
+        } catch let error as HTTPClientError {
+            status = "\(error.kind)"
+            report(request, status: status, since: started, log: log)
+            throw error
+        }
+    }
+
+    private func report(_ request: HTTPRequest, status: String, since started: ContinuousClock.Instant, log: any Logger) {
+        let elapsed = ContinuousClock.now - started
+        let (seconds, attoseconds) = elapsed.components
+        let nanoseconds = seconds &* 1_000_000_000 &+ attoseconds / 1_000_000_000
+        let service = request.service ?? "http"
+        let operation = request.operation ?? request.method.uppercased()
+        metrics?.attempt(service: service, operation: operation, status: status, nanoseconds: nanoseconds)
+        log.log(
+            level: .verbose,
+            "\(request.method.uppercased()) \(Self.redactedForLogs(request.url)) → \(status) in \(String(format: "%.1f", Double(nanoseconds) / 1e6)) ms",
+            metadata: [LogMetadataKey.service: service, LogMetadataKey.operation: operation])
+    }
+
+    /// The URL without its query (a presigned URL's signature, credential and token live there)
+    /// or user and password.
+    public static func redactedForLogs(_ url: URL) -> String {
+        let host = url.host ?? ""
+        let port = url.port.map { ":\($0)" } ?? ""
+        return "\(url.scheme ?? "http")://\(host)\(port)\(url.path)"
+    }
+
+    private func transfer(_ request: HTTPRequest) async throws -> HTTPResponse {
         if Task.isCancelled { throw HTTPClientError(kind: .cancelled, curlCode: 0, message: "The task was cancelled.") }
         let id = Locked<Int?>(nil)
         return try await withTaskCancellationHandler {

@@ -19,6 +19,8 @@ final class Transfer {
     private var uploadFileRemaining: Int64 = 0
     private var downloadDescriptor: Int32 = -1
     private var received: [UInt8] = []
+    /// Body bytes received, to memory or to the response file.
+    private var bodyBytes: Int64 = 0
     private var continuation: CheckedContinuation<HTTPResponse, any Error>?
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
     private let request: HTTPRequest
@@ -60,7 +62,10 @@ final class Transfer {
             uploadFileRemaining = uploadSize
         }
         if let file = request.responseFile {
-            downloadDescriptor = open(file, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            // A continued download keeps the bytes already there until its answer says where the
+            // body goes (after them for a 206, from the start for a 200).
+            let truncate = request.responseFileOffset > 0 ? 0 : O_TRUNC
+            downloadDescriptor = open(file, O_WRONLY | O_CREAT | truncate | O_CLOEXEC, 0o644)
             guard downloadDescriptor >= 0 else {
                 cleanUp()
                 throw HTTPClientError(kind: .other, curlCode: -1, message: "Cannot write \(file): \(String(cString: strerror(errno)))")
@@ -107,7 +112,14 @@ final class Transfer {
             c_curl_easy_setopt_string(easy, CURLOPT_CAINFO, file)
         }
         if let timeout = request.timeout {
-            c_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, Int(timeout.saturatingMilliseconds))
+            c_curl_easy_setopt_long(easy, CURLOPT_TIMEOUT_MS, max(1, Int(timeout.saturatingMilliseconds)))
+        }
+        if let connectTimeout = request.connectTimeout {
+            c_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, max(1, Int(connectTimeout.saturatingMilliseconds)))
+        }
+        if let lowSpeed = request.lowSpeedLimit {
+            c_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_LIMIT, max(1, lowSpeed.bytesPerSecond))
+            c_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, lowSpeed.seconds))
         }
         // curl adds `Expect: 100-continue` to large uploads; AWS and the test servers don't need it.
         for (name, value) in request.headers + [("Expect", "")] {
@@ -165,7 +177,17 @@ final class Transfer {
             var status = 0
             c_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
             bodyGoesToFile = downloadDescriptor >= 0 && (200..<300).contains(status)
+            if bodyGoesToFile == true {
+                // A continued download: a 206 goes after the bytes already there, anything else
+                // (a server that ignored the range) replaces them.
+                let offset = status == 206 ? request.responseFileOffset : 0
+                guard ftruncate(downloadDescriptor, off_t(offset)) == 0, lseek(downloadDescriptor, off_t(offset), SEEK_SET) >= 0 else {
+                    fileError = "Preparing the response file failed: \(String(cString: strerror(errno)))"
+                    return 0
+                }
+            }
         }
+        bodyBytes += Int64(count)
         if bodyGoesToFile == true {
             var written = 0
             while written < count {
@@ -188,21 +210,33 @@ final class Transfer {
             let message = fileError ?? (errorBuffer.pointee != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code)))
             let kind: HTTPClientError.Kind = switch code {
             case CURLE_OPERATION_TIMEDOUT: .timeout
-            case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING: .connection
+            // A body cut short (curl 18) is a connection that broke mid-answer.
+            case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE: .connection
             default: .other
             }
-            finish(.failure(HTTPClientError(kind: kind, curlCode: Int32(code.rawValue), message: message)))
+            var error = HTTPClientError(kind: kind, curlCode: Int32(code.rawValue), message: message)
+            if fileError == nil, bodyBytes > 0 {
+                var status = 0
+                c_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+                error.partial = HTTPPartialResponse(status: status, headers: responseHeaders(), body: received, bodyBytes: bodyBytes)
+            }
+            finish(.failure(error))
             return
         }
         var status = 0
         c_curl_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status)
+        finish(.success(HTTPResponse(status: status, headers: responseHeaders(), body: received)))
+    }
+
+    /// The final answer's headers, read with curl's header API.
+    private func responseHeaders() -> [(name: String, value: String)] {
         var headers: [(name: String, value: String)] = []
         var previous: UnsafeMutablePointer<curl_header>?
         while let header = curl_easy_nextheader(easy, UInt32(CURLH_HEADER), -1, previous) {
             headers.append((String(cString: header.pointee.name), String(cString: header.pointee.value)))
             previous = header
         }
-        finish(.success(HTTPResponse(status: status, headers: headers, body: received)))
+        return headers
     }
 
     func finish(_ result: Result<HTTPResponse, any Error>) {

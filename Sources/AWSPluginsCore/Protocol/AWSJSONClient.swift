@@ -16,23 +16,51 @@ public struct AWSJSONClient: Sendable {
     public let signingName: String
     /// Where signed calls get their keys.
     public let credentials: (any AWSCredentialsProvider)?
-    /// When to retry.
-    public let retryPolicy: RetryPolicy
-    /// How long one attempt may take.
-    public let attemptTimeout: Duration
+    /// Time limits and retries of every call.
+    public let options: AWSClientOptions
+    /// When to retry (``options``' policy).
+    public var retryPolicy: RetryPolicy { options.retryPolicy }
+    /// How long one attempt may take (``options``' deadline; `nil`: no limit).
+    public var attemptTimeout: Duration? { options.attemptTimeout }
 
     /// A client for one service.
+    /// - Parameters:
+    ///   - http: the HTTP client requests go through.
+    ///   - endpoint: the service's endpoint.
+    ///   - region: the signing region.
+    ///   - signingName: the signing name.
+    ///   - credentials: where signed calls get their keys.
+    ///   - options: time limits and retries (``AWSClientOptions/jsonDefaults`` by default).
     public init(
         http: HTTPClient, endpoint: URL, region: String, signingName: String,
-        credentials: (any AWSCredentialsProvider)? = nil, retryPolicy: RetryPolicy = RetryPolicy(), attemptTimeout: Duration = .seconds(30)
+        credentials: (any AWSCredentialsProvider)? = nil, options: AWSClientOptions = .jsonDefaults
     ) {
         self.http = http
         self.endpoint = endpoint
         self.region = region
         self.signingName = signingName
         self.credentials = credentials
-        self.retryPolicy = retryPolicy
-        self.attemptTimeout = attemptTimeout
+        self.options = options
+    }
+
+    /// A client for one service with ``AWSClientOptions/jsonDefaults``' connect timeout and
+    /// low-speed limit, `retryPolicy` and `attemptTimeout`.
+    /// - Parameters:
+    ///   - http: the HTTP client requests go through.
+    ///   - endpoint: the service's endpoint.
+    ///   - region: the signing region.
+    ///   - signingName: the signing name.
+    ///   - credentials: where signed calls get their keys.
+    ///   - retryPolicy: when to retry.
+    ///   - attemptTimeout: how long one attempt may take.
+    public init(
+        http: HTTPClient, endpoint: URL, region: String, signingName: String,
+        credentials: (any AWSCredentialsProvider)? = nil, retryPolicy: RetryPolicy, attemptTimeout: Duration = .seconds(30)
+    ) {
+        var options = AWSClientOptions.jsonDefaults
+        options.retryPolicy = retryPolicy
+        options.attemptTimeout = attemptTimeout
+        self.init(http: http, endpoint: endpoint, region: region, signingName: signingName, credentials: credentials, options: options)
     }
 
     /// Calls `target` (`AWSCognitoIdentityProviderService.InitiateAuth`) with `body`.
@@ -49,7 +77,8 @@ public struct AWSJSONClient: Sendable {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         let payload = Array(try encoder.encode(body))
-        let response = try await retryPolicy.send(target, with: http) {
+        let operation = target.split(separator: ".").last.map(String.init) ?? target
+        let response = try await retryPolicy.send(target, service: signingName, operation: operation, with: http) {
             try await signedRequest(target: target, payload: payload, signed: signed)
         } parseError: { response in
             AWSJSONError.parse(status: response.status, body: Data(response.body), errorTypeHeader: response.header("x-amzn-ErrorType"))
@@ -70,6 +99,9 @@ public struct AWSJSONClient: Sendable {
             SigV4Signer(credentials: try await credentials.credentials(), region: region, service: signingName)
                 .sign(&signable, payload: .bytes(payload))
         }
-        return HTTPRequest(method: "POST", url: endpoint, headers: signable.headers, body: .bytes(payload), timeout: attemptTimeout)
+        var request = HTTPRequest(method: "POST", url: endpoint, headers: signable.headers, body: .bytes(payload), timeout: attemptTimeout)
+        request.connectTimeout = options.connectTimeout
+        request.lowSpeedLimit = options.lowSpeedLimit
+        return request
     }
 }

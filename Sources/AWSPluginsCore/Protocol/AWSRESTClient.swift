@@ -21,6 +21,23 @@ public struct AWSRESTRequest: Sendable {
     public var uploadProgress: (@Sendable (Int64, Int64) -> Void)?
     /// Called on the loop thread with (bytes received, bytes expected).
     public var downloadProgress: (@Sendable (Int64, Int64) -> Void)?
+    /// Bytes of the body already in `responseFile` (a continued download; see
+    /// `HTTPRequest.responseFileOffset`). Set by the client; 0 for a new request.
+    var responseFileOffset: Int64 = 0
+
+    /// The S3 operation this request is (`PutObject`, `UploadPart`, `ListObjectsV2`, ...), from
+    /// its method and query: what metrics and logs call it.
+    public var operationName: String {
+        let names = Set(query.map(\.name))
+        switch method.uppercased() {
+        case "GET": return names.contains("list-type") ? "ListObjectsV2" : names.contains("uploadId") ? "ListParts" : "GetObject"
+        case "HEAD": return "HeadObject"
+        case "PUT": return names.contains("partNumber") ? "UploadPart" : "PutObject"
+        case "POST": return names.contains("uploads") ? "CreateMultipartUpload" : names.contains("uploadId") ? "CompleteMultipartUpload" : "PostObject"
+        case "DELETE": return names.contains("uploadId") ? "AbortMultipartUpload" : "DeleteObject"
+        default: return method.uppercased()
+        }
+    }
 
     /// A request.
     public init(
@@ -51,37 +68,77 @@ public struct AWSRESTClient: Sendable {
     public let signingName: String
     /// Where requests get their keys.
     public let credentials: any AWSCredentialsProvider
-    /// When to retry.
-    public let retryPolicy: RetryPolicy
-    /// How long one attempt may take (`nil`: no limit, for large streamed bodies).
-    public let attemptTimeout: Duration?
+    /// Time limits and retries of every call.
+    public let options: AWSClientOptions
+    /// When to retry (``options``' policy).
+    public var retryPolicy: RetryPolicy { options.retryPolicy }
+    /// How long one attempt may take (``options``' deadline; `nil`: no limit).
+    public var attemptTimeout: Duration? { options.attemptTimeout }
 
     /// A client for one service endpoint.
+    /// - Parameters:
+    ///   - http: the HTTP client requests go through.
+    ///   - endpoint: scheme, host and port of the service.
+    ///   - region: the signing region.
+    ///   - signingName: the signing name.
+    ///   - credentials: where requests get their keys.
+    ///   - options: time limits and retries (S3's defaults: ``AWSClientOptions/s3Defaults``).
     public init(
         http: HTTPClient, endpoint: URL, region: String, signingName: String = "s3",
-        credentials: any AWSCredentialsProvider, retryPolicy: RetryPolicy = RetryPolicy(), attemptTimeout: Duration? = nil
+        credentials: any AWSCredentialsProvider, options: AWSClientOptions
     ) {
         self.http = http
         self.endpoint = endpoint
         self.region = region
         self.signingName = signingName
         self.credentials = credentials
-        self.retryPolicy = retryPolicy
-        self.attemptTimeout = attemptTimeout
+        self.options = options
     }
 
-    /// Sends `request`, retrying what ``retryPolicy`` retries.
+    /// A client for one service endpoint with ``AWSClientOptions/s3Defaults``' connect timeout and
+    /// low-speed limit, `retryPolicy` and `attemptTimeout`.
+    /// - Parameters:
+    ///   - http: the HTTP client requests go through.
+    ///   - endpoint: scheme, host and port of the service.
+    ///   - region: the signing region.
+    ///   - signingName: the signing name.
+    ///   - credentials: where requests get their keys.
+    ///   - retryPolicy: when to retry.
+    ///   - attemptTimeout: how long one attempt may take (`nil`: no deadline).
+    public init(
+        http: HTTPClient, endpoint: URL, region: String, signingName: String = "s3",
+        credentials: any AWSCredentialsProvider, retryPolicy: RetryPolicy = RetryPolicy(), attemptTimeout: Duration? = nil
+    ) {
+        var options = AWSClientOptions.s3Defaults
+        options.retryPolicy = retryPolicy
+        options.attemptTimeout = attemptTimeout
+        self.init(http: http, endpoint: endpoint, region: region, signingName: signingName, credentials: credentials, options: options)
+    }
+
+    /// Sends `request`, retrying what ``retryPolicy`` retries, each attempt within ``options``'
+    /// connect timeout, low-speed limit and deadline.
+    ///
+    /// A `GET` whose answer broke off mid-body (the connection cut, a stall, the deadline) is
+    /// continued, not started over: the next attempt asks for the bytes still missing (`Range`,
+    /// inside the request's own range if it had one) of the same version (`If-Match` on the
+    /// first answer's `ETag`, so an object replaced meanwhile fails with `PreconditionFailed`
+    /// instead of joining two versions), appending to what arrived in memory or in the response
+    /// file. The answer returned is the first one's status and headers with the whole body.
     ///
     /// - Returns: the 2xx answer (its body empty when it went to `responseFile`).
     /// - Throws: ``AWSPluginsError`` for the service's error answer (after retries, for
-    ///   retryable ones), ``HTTPClientError`` when no answer came, or the credentials provider's
-    ///   error.
+    ///   retryable ones), ``HTTPClientError`` when no answer came (its `attempts` says how many
+    ///   were made), or the credentials provider's error.
     public func send(_ request: AWSRESTRequest) async throws -> HTTPResponse {
-        try await retryPolicy.send("\(request.method) \(request.path)", with: http) {
-            try await signed(request)
+        var download = DownloadContinuation(toFile: request.responseFile != nil)
+        let response = try await retryPolicy.send("\(request.method) \(request.path)", service: signingName, operation: request.operationName, with: http) {
+            try await signed(download.continuing(request))
         } parseError: { response in
             AWSXMLError.parse(status: response.status, body: Data(response.body))
+        } transportFailed: { error in
+            if request.method.uppercased() == "GET" { download.keep(error.partial) }
         }
+        return download.finish(response)
     }
 
     /// Sends `request` and parses the answer's XML body.
@@ -142,8 +199,92 @@ public struct AWSRESTClient: Sendable {
         var http = HTTPRequest(
             method: request.method, url: try url(path: request.path, query: request.query),
             headers: signable.headers, body: request.body, timeout: attemptTimeout, responseFile: request.responseFile)
+        http.connectTimeout = options.connectTimeout
+        http.lowSpeedLimit = options.lowSpeedLimit
+        http.responseFileOffset = request.responseFileOffset
         http.uploadProgress = request.uploadProgress
         http.downloadProgress = request.downloadProgress
         return http
+    }
+}
+
+/// What the attempts of one `GET` have received so far, so that the next attempt asks only for
+/// the rest of the same version of the object.
+struct DownloadContinuation {
+    let toFile: Bool
+    /// The first answer's status and headers (what the caller gets back).
+    private var status = 0
+    private var headers: [(name: String, value: String)] = []
+    /// The absolute position of the first byte the request asked for, and of its last (`nil`:
+    /// to the end).
+    private var first: Int64 = 0
+    private var last: Int64?
+    private var eTag: String?
+    /// Body bytes kept: in `memory`, or at the start of the response file.
+    private var kept: Int64 = 0
+    private var memory: [UInt8] = []
+
+    init(toFile: Bool) { self.toFile = toFile }
+
+    /// An attempt broke off with `partial` received: keep it, or start over when it cannot be
+    /// continued (no body, an error answer, a compressed body whose positions are not the
+    /// object's, a range that cannot be read).
+    mutating func keep(_ partial: HTTPPartialResponse?) {
+        guard let partial, partial.bodyBytes > 0 else { return }
+        let encoding = partial.header("Content-Encoding")?.lowercased()
+        guard encoding == nil || encoding == "identity" || encoding == "" else { return startOver() }
+        if kept > 0, partial.status == 206 {
+            // A continuation broke off too: keep its part after the rest.
+            kept += partial.bodyBytes
+            memory += partial.body
+            return
+        }
+        // A first answer (or a 200 from a server that ignored the range and sent it all again).
+        switch partial.status {
+        case 200:
+            first = 0
+            last = partial.header("Content-Length").flatMap { Int64($0) }.map { $0 - 1 }
+        case 206:
+            guard let range = Self.contentRange(partial.header("Content-Range")) else { return startOver() }
+            (first, last) = range
+        default:
+            return startOver()
+        }
+        status = partial.status
+        headers = partial.headers
+        eTag = partial.header("ETag")
+        kept = partial.bodyBytes
+        memory = partial.body
+    }
+
+    private mutating func startOver() {
+        kept = 0
+        memory = []
+    }
+
+    /// `request`, asking for the bytes still missing when some were kept.
+    func continuing(_ request: AWSRESTRequest) -> AWSRESTRequest {
+        guard kept > 0 else { return request }
+        var next = request
+        next.headers.removeAll { ["range", "if-match"].contains($0.name.lowercased()) }
+        next.headers.append(("Range", "bytes=\(first + kept)-\(last.map(String.init) ?? "")"))
+        if let eTag { next.headers.append(("If-Match", eTag)) }
+        if toFile { next.responseFileOffset = kept }
+        return next
+    }
+
+    /// The answer the caller gets: the first answer's status and headers with the whole body.
+    func finish(_ response: HTTPResponse) -> HTTPResponse {
+        guard kept > 0, response.status == 206 else { return response }
+        return HTTPResponse(status: status, headers: headers, body: toFile ? [] : memory + response.body)
+    }
+
+    /// (first, last) of `bytes first-last/size`.
+    static func contentRange(_ header: String?) -> (Int64, Int64)? {
+        guard let header, header.hasPrefix("bytes ") else { return nil }
+        let span = header.dropFirst("bytes ".count).split(separator: "/").first ?? ""
+        let ends = span.split(separator: "-")
+        guard ends.count == 2, let first = Int64(ends[0]), let last = Int64(ends[1]), first <= last else { return nil }
+        return (first, last)
     }
 }

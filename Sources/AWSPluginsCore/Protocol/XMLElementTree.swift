@@ -39,9 +39,20 @@ public struct XMLElementTree: Sendable, Equatable {
 
     /// Parses `data` and returns its root element.
     ///
+    /// AWS answers in UTF-8 with no DTD and no processing instruction but the XML declaration,
+    /// and only such answers are read: anything else is refused before the parser sees it.
+    /// Foundation's `XMLParser` crashes the process on an element name that is not UTF-8, on a
+    /// processing instruction without data (`<?x?>`) and on DTD notations and unparsed
+    /// entities, all found by the s3xml fuzzer; refusing DTDs also keeps entity expansion out.
+    ///
     /// - Throws: ``AWSPluginsError`` (`MalformedXML`) with the parser's line and message when
-    ///   `data` is not well-formed XML.
+    ///   `data` is not well-formed XML, or with what it holds that no AWS answer does.
     public static func parse(_ data: Data) throws -> XMLElementTree {
+        if let refusal = refusal(of: Array(data)) {
+            throw AWSPluginsError(
+                code: "MalformedXML", "The service's XML answer (\(data.count) bytes) \(refusal), which no AWS answer does.",
+                "This is a bug in the service or a proxy in between; the raw answer is in the debug log.")
+        }
         let builder = TreeBuilder()
         let parser = XMLParser(data: data)
         parser.shouldProcessNamespaces = true
@@ -54,6 +65,36 @@ public struct XMLElementTree: Sendable, Equatable {
                 "This is a bug in the service or a proxy in between; the raw answer is in the debug log.")
         }
         return root
+    }
+}
+
+extension XMLElementTree {
+    /// Why `bytes` is not read (`nil`: it may be): not UTF-8, a DTD, or a processing instruction
+    /// other than a leading XML declaration. A `<?` or `<!DOCTYPE` inside a comment or CDATA is
+    /// refused too: simpler than parsing, and AWS sends neither.
+    static func refusal(of bytes: [UInt8]) -> String? {
+        guard String(validating: bytes, as: UTF8.self) != nil else { return "is not UTF-8" }
+        var start = 0
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { start = 3 }
+        while start < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[start]) { start += 1 }
+        // The XML declaration, if the document starts with one, ends at its first `?>`.
+        if bytes[start...].starts(with: Array("<?xml".utf8)), let end = find(Array("?>".utf8), in: bytes, from: start) {
+            start = end + 2
+        }
+        if find(Array("<?".utf8), in: bytes, from: start) != nil { return "holds a processing instruction" }
+        if find(Array("<!DOCTYPE".utf8), in: bytes, from: start) != nil { return "holds a DTD" }
+        return nil
+    }
+
+    /// The index where `needle` first occurs in `bytes` at or after `from`.
+    private static func find(_ needle: [UInt8], in bytes: [UInt8], from: Int) -> Int? {
+        guard let first = needle.first, bytes.count >= needle.count else { return nil }
+        var index = from
+        while index <= bytes.count - needle.count {
+            if bytes[index] == first, bytes[index..<(index + needle.count)].elementsEqual(needle) { return index }
+            index += 1
+        }
+        return nil
     }
 }
 
@@ -72,6 +113,11 @@ private final class TreeBuilder: NSObject, XMLParserDelegate {
     func parser(_ parser: XMLParser, foundCharacters string: String) {
         guard !stack.isEmpty else { return }
         stack[stack.count - 1].text += string
+    }
+
+    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
+        guard !stack.isEmpty else { return }
+        stack[stack.count - 1].text += String(decoding: CDATABlock, as: UTF8.self)
     }
 
     func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {

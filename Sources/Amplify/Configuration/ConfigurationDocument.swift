@@ -2,7 +2,7 @@ import Foundation
 
 /// The one path from a configuration file to an ``AmplifyConfiguration``: read once, parse
 /// once, recognise the shape, translate it into the category shape plugins read, check it.
-enum ConfigurationDocument {
+package enum ConfigurationDocument {
     /// What a translator makes of a file: category blocks in the Gen 1 shape, and findings.
     struct Translation {
         var categories: [String: JSONValue] = [:]
@@ -19,7 +19,7 @@ enum ConfigurationDocument {
 
     /// Parses and translates `bytes`, which came from `file` (or from memory when `nil`).
     /// `requireGen2` refuses any other shape (for `Amplify.configure(with:)`).
-    static func configuration(from bytes: [UInt8], file: URL?, requireGen2: Bool = false) throws -> AmplifyConfiguration {
+    package static func configuration(from bytes: [UInt8], file: URL?, requireGen2: Bool = false) throws -> AmplifyConfiguration {
         let named = file?.lastPathComponent
         let kind: ConfigurationFileReader.Kind = requireGen2 || named == "amplify_outputs.json" ? .gen2 : .gen1
         let json = try ConfigurationFileReader.parse(bytes, file: file, kind: kind)

@@ -64,7 +64,7 @@ extension HubCategory: ConfigurableCategory {
     func setMissingPluginAdvice(_ advice: (description: String, suggestion: String)?) {}
 }
 
-/// Logging holds one plugin, the console one until configuration replaces it.
+/// Logging holds one plugin, the swift-log one until configuration replaces it.
 extension LoggingCategory: ConfigurableCategory {
     var configurablePlugins: [PluginKey: any Plugin] {
         let current = plugin

@@ -20,8 +20,14 @@ public struct PluginFactory: Sendable {
 /// Maps plugin keys to factories, so `Amplify.configure()` can create every plugin the
 /// configuration file names. Registration lasts for the life of the process (it survives
 /// `Amplify.reset()`). Thread-safe.
+///
+/// The core's own Logging plugins are registered from the start (`swiftLogLoggingPlugin` and
+/// `consoleLoggingPlugin`), so a configuration file may choose either without further calls.
 public final class PluginRegistry: Sendable {
-    private let factories = Locked<[PluginKey: PluginFactory]>([:])
+    private let factories = Locked<[PluginKey: PluginFactory]>([
+        SwiftLogLoggingPlugin.pluginKey: PluginFactory(key: SwiftLogLoggingPlugin.pluginKey, category: .logging) { SwiftLogLoggingPlugin() },
+        ConsoleLoggingPlugin.pluginKey: PluginFactory(key: ConsoleLoggingPlugin.pluginKey, category: .logging) { ConsoleLoggingPlugin() },
+    ])
 
     init() {}
 

@@ -140,7 +140,7 @@ public final class AppSyncServer: @unchecked Sendable {
                                  "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]
             openssl.standardOutput = FileHandle.nullDevice
             openssl.standardError = FileHandle.nullDevice
-            try openssl.run()
+            try openssl.runSerialized()
             ChildProcessStop.waitForExit(openssl)
             guard FileManager.default.fileExists(atPath: cert), FileManager.default.fileExists(atPath: key) else {
                 throw AppSyncServerError("openssl could not make a certificate")
@@ -158,7 +158,7 @@ public final class AppSyncServer: @unchecked Sendable {
             _ = FileManager.default.createFile(atPath: path, contents: nil)
             return FileHandle(forWritingAtPath: path)
         } ?? FileHandle.nullDevice
-        try process.run()
+        try process.runSerialized()
         let lines = LineReader(output.fileHandleForReading)
         guard let line = lines.nextLine(), line.hasPrefix("READY "), let port = Int(line.dropFirst(6)) else {
             ChildProcessStop.stop(process, signal: SIGKILL)
@@ -259,7 +259,7 @@ public final class AppSyncServer: @unchecked Sendable {
         let output = Pipe()
         curl.standardOutput = output
         curl.standardError = FileHandle.nullDevice
-        try curl.run()
+        try curl.runSerialized()
         let answer = output.fileHandleForReading.readDataToEndOfFile()
         ChildProcessStop.waitForExit(curl)
         return try Self.parse(answer)

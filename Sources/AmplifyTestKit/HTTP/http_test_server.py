@@ -1,10 +1,21 @@
 """A small HTTP server for the HTTP client's tests: listens on 127.0.0.1 on a free port, prints
-"PORT <n>" on its first line, and serves until it is terminated."""
+"PORT <n>" on its first line, and serves until it is terminated.
+
+With `--proxy-to PORT` it is instead a forwarding proxy in front of another server on 127.0.0.1
+(moto_server): every request goes there unchanged (Host and signature included) and the answer
+comes back, except that `/__control/cut?after=N` arms a cut: the next GET answered 200 or 206 is
+sent with its full headers and only N bytes of its body, then the connection is closed.
+`/__control/log` lists the requests forwarded (method, path, Range, If-Match, status)."""
 import base64
 import hashlib
 import hmac
+import http.client
 import json
+import re
 import signal
+import socket
+import sys
+import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, parse_qsl, quote, unquote, urlparse
@@ -13,7 +24,35 @@ from urllib.parse import parse_qs, parse_qsl, quote, unquote, urlparse
 COUNTS = {}
 STORED = {}
 CODES = {}
+SEEN = {}
 BLOCK = bytes(i % 251 for i in range(1 << 16))
+BLACKHOLE = []
+LOCK = threading.Lock()
+
+
+def pattern(start, end):
+    """Bytes start..<end of the endless test pattern (byte i is i % 251)."""
+    out = bytearray()
+    position = start
+    while position < end:
+        offset = position % 251
+        piece = BLOCK[offset: offset + min(len(BLOCK) - offset, end - position)]
+        out += piece
+        position += len(piece)
+    return bytes(out)
+
+
+def parse_range(header, size):
+    """(first, last) of a `bytes=a-b`, `bytes=a-` or `bytes=-n` Range within size, or None."""
+    match = re.fullmatch(r"bytes=(\d*)-(\d*)", header or "")
+    if not match or (match.group(1) == "" and match.group(2) == ""):
+        return None
+    if match.group(1) == "":
+        count = int(match.group(2))
+        return max(0, size - count), size - 1
+    first = int(match.group(1))
+    last = min(int(match.group(2)), size - 1) if match.group(2) else size - 1
+    return first, last
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -49,6 +88,24 @@ class Handler(BaseHTTPRequestHandler):
     def handle_any(self):
         url = urlparse(self.path)
         query = parse_qs(url.query)
+        if url.path.startswith("/s3stall/"):
+            self.handle_stall_forever()
+            return
+        if url.path == "/stall":
+            self.handle_body_fault(query, "stall")
+            return
+        if url.path == "/cut":
+            self.handle_body_fault(query, "cut")
+            return
+        if url.path == "/seen":
+            key = query.get("key", [""])[0]
+            with LOCK:
+                seen = list(SEEN.get(key, []))
+            self.reply(200, json.dumps(seen).encode(), "application/json")
+            return
+        if url.path == "/blackhole":
+            self.reply(200, json.dumps({"port": blackhole_port()}).encode(), "application/json")
+            return
         if url.path == "/bytes":
             count = int(query.get("n", ["0"])[0])
             self.send_response(200)
@@ -93,6 +150,61 @@ class Handler(BaseHTTPRequestHandler):
             self.reply(int(query.get("status", ["200"])[0]), body, "application/json")
             return
         self.reply(404, b"not found", "text/plain")
+
+    def handle_stall_forever(self):
+        """An S3 stand-in that never answers: a GET gets its headers and 1000 bytes of a 1 MiB
+        body, then nothing; anything else is never read nor answered."""
+        if self.command == "GET":
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Length", str(1 << 20))
+            self.end_headers()
+            self.wfile.write(pattern(0, 1000))
+            self.wfile.flush()
+        time.sleep(120)
+        self.close_connection = True
+
+    def handle_body_fault(self, query, mode):
+        """/stall and /cut?key=K&n=N&after=A: an object of N pattern bytes (ETag "v1-K"; with
+        changeEtag=1, "v2-K" from the second request on) that honours Range and If-Match. /stall
+        sends A bytes of every answer's body, then stalls; /cut sends A bytes of the first answer's
+        body, then closes the connection, and whole bodies after that. /seen?key=K lists the Range
+        and If-Match of each request."""
+        key = query.get("key", [""])[0]
+        size = int(query.get("n", ["100000"])[0])
+        after = int(query.get("after", ["1000"])[0])
+        with LOCK:
+            COUNTS[key] = COUNTS.get(key, 0) + 1
+            count = COUNTS[key]
+            SEEN.setdefault(key, []).append({"range": self.headers.get("Range"), "ifMatch": self.headers.get("If-Match")})
+        etag = '"%s-%s"' % ("v2" if query.get("changeEtag", ["0"])[0] == "1" and count > 1 else "v1", key)
+        if_match = self.headers.get("If-Match")
+        if if_match is not None and if_match != etag:
+            body = b"<?xml version=\"1.0\"?><Error><Code>PreconditionFailed</Code><Message>At least one of the pre-conditions you specified did not hold</Message></Error>"
+            self.reply(412, body, "application/xml")
+            return
+        wanted = parse_range(self.headers.get("Range"), size)
+        first, last = wanted if wanted else (0, size - 1)
+        self.send_response(206 if wanted else 200)
+        self.send_header("Content-Type", "application/octet-stream")
+        self.send_header("Content-Length", str(last - first + 1))
+        self.send_header("ETag", etag)
+        if wanted:
+            self.send_header("Content-Range", "bytes %d-%d/%d" % (first, last, size))
+        self.end_headers()
+        body = pattern(first, last + 1)
+        if mode == "stall":
+            self.wfile.write(body[:after])
+            self.wfile.flush()
+            time.sleep(120)
+            self.close_connection = True
+        elif mode == "cut" and count == 1:
+            self.wfile.write(body[:after])
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_RDWR)
+            self.close_connection = True
+        else:
+            self.wfile.write(body)
 
     def handle_json(self):
         """An AWS JSON 1.1 stand-in: the X-Amz-Target picks the behaviour, the body's "key" counts calls."""
@@ -231,7 +343,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def handle_oauth(self, path, query):
         """A hosted UI stand-in: /oauth2/authorize checks the PKCE request and redirects with a code
-        (or, per the "hosted-ui-mode" stored document, with error=access_denied or a forged state);
+        (or, per the "hosted-ui-mode" stored document, with error=access_denied, with an
+        error_description full of terminal escapes ("deny-escape"), or with a forged state);
         /oauth2/token exchanges the code only for the verifier whose S256 is the challenge."""
         mode = STORED.get("hosted-ui-mode", b"").decode()
         if path == "/oauth2/authorize":
@@ -243,6 +356,9 @@ class Handler(BaseHTTPRequestHandler):
             CODES[code] = {"challenge": one("code_challenge"), "redirect_uri": one("redirect_uri"), "client_id": one("client_id")}
             if mode == "deny":
                 location = one("redirect_uri") + "?error=access_denied&error_description=User+cancelled&state=" + one("state")
+            elif mode == "deny-escape":
+                # A description that would clear the screen and retitle the terminal if printed raw.
+                location = one("redirect_uri") + "?error=access_denied&error_description=%1B%5B2J%1B%5D0%3Bpwned%07%C2%9B31m+bye&state=" + one("state")
             elif mode == "forge-state":
                 location = one("redirect_uri") + "?code=" + code + "&state=forged"
             else:
@@ -325,6 +441,94 @@ class Handler(BaseHTTPRequestHandler):
         self.reply(200, b"")
 
 
+def blackhole_port():
+    """A port on 127.0.0.1 whose listener never accepts and whose accept queue is full, so a new
+    connection's handshake never completes (a connect timeout's test)."""
+    with LOCK:
+        if not BLACKHOLE:
+            listener = socket.socket()
+            listener.bind(("127.0.0.1", 0))
+            listener.listen(0)
+            BLACKHOLE.append(listener)
+            for _ in range(3):
+                filler = socket.socket()
+                filler.setblocking(False)
+                try:
+                    filler.connect(listener.getsockname())
+                except BlockingIOError:
+                    pass
+                BLACKHOLE.append(filler)
+            time.sleep(0.1)
+        return BLACKHOLE[0].getsockname()[1]
+
+
+CUT = {"after": None}
+LOG = []
+HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "te", "trailer", "upgrade", "proxy-connection", "content-length"}
+
+
+class ProxyHandler(BaseHTTPRequestHandler):
+    """Forwards to 127.0.0.1:TARGET unchanged; /__control/cut?after=N cuts the next good GET."""
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+    target = 0
+
+    def log_message(self, *args):
+        pass
+
+    def answer(self, status, body):
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def forward(self):
+        url = urlparse(self.path)
+        if url.path == "/__control/cut":
+            with LOCK:
+                CUT["after"] = int(parse_qs(url.query).get("after", ["1000"])[0])
+            self.answer(200, b"{}")
+            return
+        if url.path == "/__control/log":
+            with LOCK:
+                body = json.dumps(LOG).encode()
+            self.answer(200, body)
+            return
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        upstream = http.client.HTTPConnection("127.0.0.1", self.target, timeout=60)
+        headers = {name: value for name, value in self.headers.items() if name.lower() not in HOP_BY_HOP}
+        if body or self.command in ("PUT", "POST"):
+            headers["Content-Length"] = str(len(body))
+        upstream.request(self.command, self.path, body=body if body else None, headers=headers)
+        response = upstream.getresponse()
+        payload = response.read()
+        upstream.close()
+        with LOCK:
+            LOG.append({"method": self.command, "path": url.path, "range": self.headers.get("Range"),
+                        "ifMatch": self.headers.get("If-Match"), "status": response.status})
+            cut = CUT["after"] if self.command == "GET" and response.status in (200, 206) else None
+            if cut is not None:
+                CUT["after"] = None
+        self.send_response(response.status)
+        for name, value in response.getheaders():
+            if name.lower() not in HOP_BY_HOP:
+                self.send_header(name, value)
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        if self.command == "HEAD":
+            return
+        if cut is not None:
+            self.wfile.write(payload[:cut])
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_RDWR)
+            self.close_connection = True
+            return
+        self.wfile.write(payload)
+
+    do_GET = do_POST = do_PUT = do_DELETE = do_PATCH = do_HEAD = forward
+
+
 # A parent that spawned us from a thread with signals blocked passes that mask on; take SIGTERM
 # back so the tests can stop the server by its PID.
 signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM, signal.SIGINT})
@@ -334,6 +538,10 @@ class Server(ThreadingHTTPServer):
     daemon_threads = True
 
 
-server = Server(("127.0.0.1", 0), Handler)
+if "--proxy-to" in sys.argv:
+    ProxyHandler.target = int(sys.argv[sys.argv.index("--proxy-to") + 1])
+    server = Server(("127.0.0.1", 0), ProxyHandler)
+else:
+    server = Server(("127.0.0.1", 0), Handler)
 print(f"PORT {server.server_address[1]}", flush=True)
 server.serve_forever()

@@ -31,7 +31,7 @@ public final class WebSocketTestServer: @unchecked Sendable {
                                  "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]
             openssl.standardOutput = FileHandle.nullDevice
             openssl.standardError = FileHandle.nullDevice
-            try openssl.run()
+            try openssl.runSerialized()
             ChildProcessStop.waitForExit(openssl)
             guard FileManager.default.fileExists(atPath: folder + "/cert.pem") else { throw CocoaError(.fileWriteUnknown) }
             arguments += ["--cert", folder + "/cert.pem", "--key", folder + "/key.pem"]
@@ -44,7 +44,7 @@ public final class WebSocketTestServer: @unchecked Sendable {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try process.runSerialized()
         var line = [UInt8]()
         while let byte = try output.fileHandleForReading.read(upToCount: 1)?.first, byte != UInt8(ascii: "\n") { line.append(byte) }
         guard let port = Int(String(decoding: line, as: UTF8.self).replacingOccurrences(of: "PORT ", with: "")) else {

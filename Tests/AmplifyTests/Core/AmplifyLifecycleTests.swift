@@ -67,6 +67,21 @@ struct AmplifyLifecycleTests {
         await Amplify.reset()
     }
 
+    @Test("Logging starts with the swift-log plugin; a consoleLoggingPlugin block swaps in the console plugin; reset goes back to swift-log")
+    func loggingPluginChoice() async throws {
+        await fresh()
+        #expect(Amplify.Logging.plugin is SwiftLogLoggingPlugin)
+        #expect(Amplify.Logging.plugin.key == "swiftLogLoggingPlugin")
+        try Amplify.configure(AmplifyConfiguration(logging: CategoryConfiguration(plugins: ["consoleLoggingPlugin": ["logLevel": "info"]])))
+        #expect(Amplify.Logging.plugin is ConsoleLoggingPlugin)
+        #expect(Amplify.configurationFindings.isEmpty)
+        await Amplify.reset()
+        #expect(Amplify.Logging.plugin is SwiftLogLoggingPlugin)
+        try Amplify.configure(AmplifyConfiguration(logging: CategoryConfiguration(plugins: ["swiftLogLoggingPlugin": ["categoryLogLevel": ["Auth": "verbose"]]])))
+        #expect((Amplify.Logging.plugin as? SwiftLogLoggingPlugin)?.logLevel(forCategory: "Auth") == .verbose)
+        await Amplify.reset()
+    }
+
     @Test("an API plugin is routed to Amplify.API, configured after Storage with its block, reached by calls, and reset by Amplify.reset")
     func apiCategory() async throws {
         await fresh()

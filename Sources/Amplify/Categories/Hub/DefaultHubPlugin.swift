@@ -1,5 +1,6 @@
 import AmplifyConcurrency
 import AmplifyEventLoop
+import CoreMetrics
 import Foundation
 import Synchronization
 
@@ -108,6 +109,8 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
     /// The loop listeners run on (`nil` if the plugin could not start).
     public let loop: EventLoop?
     let monitor: SlowListenerMonitor
+    /// `nil` when no metrics backend is bootstrapped: then no metric work at all.
+    private let metrics: HubMetrics?
     private let inbox = Locked(Inbox())
     private let registry = Locked<[UUID: HubListenerBox]>([:])
     private let serials = Atomic<Int>(0)
@@ -130,11 +133,13 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
         [ContiguousArray<HubListenerBox>](repeating: [], count: HubChannel.builtInCount)
     }
 
-    /// A Hub on `loop` (the shared Amplify loop by default).
+    /// A Hub on `loop` (the shared Amplify loop by default), reporting its metrics
+    /// (``AmplifyMetrics``) to `metricsFactory` (default: `MetricsSystem.factory`, looked at
+    /// once, now; with no backend bootstrapped the Hub does no metric work).
     ///
     /// If the loop cannot be used (it was shut down), the plugin logs the error, starts closed
     /// and drops what is dispatched to it.
-    public init(loop: EventLoop? = nil) {
+    public init(loop: EventLoop? = nil, metricsFactory: (any MetricsFactory)? = nil) {
         var started: (EventLoop, LoopWakeup)?
         let relay = DrainRelay()
         self.relay = relay
@@ -153,7 +158,10 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
         }
         self.loop = started?.0
         wakeup = started?.1
-        monitor = SlowListenerMonitor(threshold: Self.defaultSlowListenerThreshold, loopName: started?.0.name ?? "hub")
+        let metrics = HubMetrics.make(metricsFactory)
+        self.metrics = metrics
+        monitor = SlowListenerMonitor(
+            threshold: Self.defaultSlowListenerThreshold, loopName: started?.0.name ?? "hub", slowListeners: metrics?.slowListeners)
         guard let (loop, _) = started else {
             inbox.withLock { $0.closed = true }
             closedOnLoop = true
@@ -429,10 +437,13 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
         }
         for waiter in waiters { waiter.release() }
         if batch.count > peakDepth.load(ordering: .relaxed) { peakDepth.store(batch.count, ordering: .relaxed) }
+        var events = 0
+        var deliveries = 0
         batch.withUnsafeBufferPointer { entries in
             for index in entries.indices {
                 guard let box = entries[index].control else {
-                    deliver(entries[index].payload, on: entries[index].channel)
+                    events &+= 1
+                    deliveries &+= deliver(entries[index].payload, on: entries[index].channel)
                     continue
                 }
                 switch box.control {
@@ -444,6 +455,7 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
             }
         }
         monitor.leave()
+        metrics?.drained(events: events, deliveries: deliveries, depth: batch.count)
         // Keep the batch's storage for the next drain while it is being used; once a burst that
         // grew it is over (a drain uses under an eighth of it), let it go, so the Hub does not
         // hold a burst's peak memory until reset.
@@ -455,19 +467,22 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
         }
     }
 
+    /// Delivers one event; returns how many listeners were called.
     @inline(__always)
-    private func deliver(_ payload: HubPayload, on channel: HubChannel) {
+    private func deliver(_ payload: HubPayload, on channel: HubChannel) -> Int {
         // Borrow the table's array in place: no copy, no retain per event.
         if let index = channel.builtInIndex {
-            builtInListeners[index].withUnsafeBufferPointer { deliver(payload, to: $0) }
+            return builtInListeners[index].withUnsafeBufferPointer { deliver(payload, to: $0) }
         } else if case .custom(let name) = channel {
-            customListeners[name]?.withUnsafeBufferPointer { deliver(payload, to: $0) }
+            return customListeners[name]?.withUnsafeBufferPointer { deliver(payload, to: $0) } ?? 0
         }
+        return 0
     }
 
     @inline(__always)
-    private func deliver(_ payload: HubPayload, to boxes: UnsafeBufferPointer<HubListenerBox>) {
+    private func deliver(_ payload: HubPayload, to boxes: UnsafeBufferPointer<HubListenerBox>) -> Int {
         monitor.nextEvent()
+        var called = 0
         for index in boxes.indices {
             // The table owns the box for the whole call: no retain/release per delivery.
             Unmanaged.passUnretained(boxes[index])._withUnsafeGuaranteedRef { box in
@@ -476,8 +491,10 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
                 if let filter = box.filter, !filter(payload) { return }
                 monitor.enter(box.serial)
                 box.listener(payload)
+                called &+= 1
             }
         }
+        return called
     }
 
     private func add(_ box: HubListenerBox) {

@@ -1,11 +1,12 @@
 import AmplifyConcurrency
 import AmplifyEventLoop
+import CoreMetrics
 import Foundation
 import Synchronization
 
 /// Reports a listener that holds the loop thread longer than a threshold, once per listener,
 /// through the Logging category (category "Hub", level warn), with the file and line where it
-/// was registered.
+/// was registered, and in the `amplify_hub_slow_listeners_total` metric when there is a backend.
 ///
 /// The loop thread only publishes which listener it is in (one relaxed store per call), how many
 /// events it has started delivering (one per event) and when a drain ends (the listener is then
@@ -38,10 +39,12 @@ final class SlowListenerMonitor: Sendable {
 
     /// The watchdog thread's name: `watch-` and the loop's name.
     private let threadName: String
+    private let slowListeners: Counter?
 
-    init(threshold: Duration, loopName: String) {
+    init(threshold: Duration, loopName: String, slowListeners: Counter? = nil) {
         thresholdNanoseconds = Atomic(Self.nanoseconds(threshold))
         threadName = "watch-" + loopName
+        self.slowListeners = slowListeners
     }
 
     var threshold: Duration {
@@ -159,6 +162,7 @@ final class SlowListenerMonitor: Sendable {
             return site
         }
         guard let site else { return }
+        slowListeners?.increment()
         let milliseconds = threshold / 1_000_000
         Amplify.Logging.logger(forCategory: "Hub").warn(
             "A Hub listener on channel '\(site.channel.name)' registered at \(site.file):\(site.line) has held the event loop for more than \(milliseconds) ms; move heavy work to an AsyncSequence consumer (Amplify.Hub.events(on:)) or a Task.")

@@ -1,8 +1,11 @@
 import AmplifyConcurrency
 import Foundation
 
-/// The Logging plugin that is there from the start: one line per message on standard error,
-/// `[LEVEL] category: message`. Messages are built lazily, only when their level is enabled.
+/// A Logging plugin that writes one line per message on standard error,
+/// `[LEVEL] category: message (key=value, ...)`, without swift-log: for tools and scripts that
+/// want plain lines. Messages are built lazily, only when their level is enabled. (The plugin
+/// that is there from the start is ``SwiftLogLoggingPlugin``; a configuration block for this
+/// one, or `Amplify.add(plugin: ConsoleLoggingPlugin())`, replaces it.)
 ///
 /// Configuration block (optional), under `logging.plugins.consoleLoggingPlugin`:
 /// `{"logLevel": "info"}` (error, warn, info, debug, verbose or none). `$AMPLIFY_LOG_LEVEL`

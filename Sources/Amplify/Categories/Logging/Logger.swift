@@ -14,4 +14,41 @@ public protocol Logger: Sendable {
     func debug(_ message: @autoclosure () -> String)
     /// Logs at `.verbose`.
     func verbose(_ message: @autoclosure () -> String)
+    /// Logs `message` at `level` with `metadata`: the plugin, the operation, the service's request
+    /// id (keys in ``LogMetadataKey``). A structured backend (the default
+    /// ``SwiftLogLoggingPlugin``) keeps the pairs apart from the text. The message and the
+    /// metadata are built only if the level is enabled; `.none` logs nothing.
+    func log(level: Amplify.LogLevel, _ message: @autoclosure () -> String, metadata: @autoclosure () -> [String: String])
+}
+
+/// The keys this package's plugins put in a log message's metadata.
+public enum LogMetadataKey {
+    /// The plugin's key (`localAuthPlugin`, `awsS3StoragePlugin`).
+    public static let plugin = "plugin"
+    /// The call or service operation (`signIn`, `InitiateAuth`, `PutObject`).
+    public static let operation = "operation"
+    /// The service's id for the request (`x-amzn-RequestId`, `x-amz-request-id`), when it sent one.
+    public static let requestID = "request-id"
+    /// The AWS service's signing name (`cognito-idp`, `s3`).
+    public static let service = "service"
+}
+
+extension Logger {
+    /// The default, for loggers that keep no metadata apart: the message at its level, with the
+    /// metadata appended as ` (key=value, ...)` in key order.
+    public func log(level: Amplify.LogLevel, _ message: @autoclosure () -> String, metadata: @autoclosure () -> [String: String]) {
+        func text() -> String {
+            let pairs = metadata()
+            guard !pairs.isEmpty else { return message() }
+            return message() + " (" + pairs.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ", ") + ")"
+        }
+        switch level {
+        case .error: error(text())
+        case .warn: warn(text())
+        case .info: info(text())
+        case .debug: debug(text())
+        case .verbose: verbose(text())
+        case .none: break
+        }
+    }
 }

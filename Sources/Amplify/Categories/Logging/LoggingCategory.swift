@@ -1,9 +1,10 @@
 import AmplifyConcurrency
 
 /// `Amplify.Logging`: loggers for categories and application code. Works before `configure`,
-/// with a ``ConsoleLoggingPlugin`` at `.error` (or `$AMPLIFY_LOG_LEVEL`).
+/// with a ``SwiftLogLoggingPlugin`` at `.error` (or `$AMPLIFY_LOG_LEVEL`), so messages go to
+/// the handler `LoggingSystem.bootstrap` chose.
 public final class LoggingCategory: Sendable {
-    private let slot = Locked<any LoggingCategoryPlugin>(ConsoleLoggingPlugin())
+    private let slot = Locked<any LoggingCategoryPlugin>(SwiftLogLoggingPlugin())
 
     init() {}
 
@@ -52,15 +53,15 @@ public final class LoggingCategory: Sendable {
         return current
     }
 
-    /// Replaces the console plugin with `plugin`.
+    /// Replaces the plugin (the swift-log one, until now) with `plugin`.
     func add(plugin newPlugin: any LoggingCategoryPlugin) {
         slot.withLock { $0 = newPlugin }
     }
 
-    /// Resets the plugin and goes back to the console plugin.
+    /// Resets the plugin and goes back to the swift-log plugin.
     func reset() async {
         let current = plugin
         await current.reset()
-        slot.withLock { $0 = ConsoleLoggingPlugin() }
+        slot.withLock { $0 = SwiftLogLoggingPlugin() }
     }
 }

@@ -84,8 +84,13 @@ public struct StoragePluginSupport: Sendable {
     ) -> StorageTransferTask<T> {
         let gate = StorageTransferGate()
         let running = Locked<Task<Void, Never>?>(nil)
-        let (task, controller) = StorageTransferTask<T>.make(hooks: gate.hooks { running.value?.cancel() }, hubEventName: event, hub: hub)
+        let hooks: StorageTransferTask<T>.Hooks = gate.hooks { running.value?.cancel() }
+        let (task, controller) = StorageTransferTask<T>.make(hooks: hooks, hubEventName: event, hub: hub, metricsFactory: nil, tracked: false)
+        // Under way until the work has ended, not merely the task: a cancelled transfer still
+        // removes its temporary file after its task has finished.
+        let tracking = StorageTransferTracker.shared.begin { task.cancel() }
         let work = Task {
+            defer { StorageTransferTracker.shared.end(tracking) }
             do {
                 let value = try await body(gate, controller)
                 controller.succeed(value)

@@ -1,4 +1,5 @@
 import AmplifyConcurrency
+import CoreMetrics
 import Foundation
 
 /// How far a transfer has got.
@@ -30,6 +31,11 @@ public enum StorageTransferState: Sendable, Equatable {
 
 /// An upload or download under way: await ``value`` for the result, iterate ``progress`` for
 /// updates, and ``cancel()``, ``pause()`` or ``resume()`` it from any thread.
+///
+/// A task made with a Hub event name counts its bytes and its outcome in the storage metrics
+/// (``AmplifyMetrics/storageBytes``, ``AmplifyMetrics/storageTransfers``) when a metrics backend
+/// is bootstrapped; every task is under way for
+/// ``StorageCategory/transfersInProgress`` until it finishes.
 public final class StorageTransferTask<Success: Sendable>: Sendable {
     /// The plugin's side of a task: it reports progress and the outcome, and is told about
     /// cancel, pause and resume. Its hooks run on the thread that called the task's method.
@@ -42,7 +48,9 @@ public final class StorageTransferTask<Success: Sendable>: Sendable {
         /// sequence and, when the task was made with a Hub event name, on the Hub as
         /// `Storage.progress` (context: that event name, data: the progress).
         public func report(_ progress: StorageTransferProgress) {
-            guard task.report(progress), let hubEventName else { return }
+            guard task.report(progress) else { return }
+            task.count(progress)
+            guard let hubEventName else { return }
             let payload = HubPayload(eventName: HubPayload.EventName.Storage.progress, context: hubEventName, data: progress)
             if let hub { hub.dispatch(to: .storage, payload: payload) } else { Amplify.Hub.dispatch(to: .storage, payload: payload) }
         }
@@ -75,27 +83,49 @@ public final class StorageTransferTask<Success: Sendable>: Sendable {
         var state: StorageTransferState = .inProgress
         var result: Result<Success, any Error>?
         var waiters: [CheckedContinuation<Result<Success, any Error>, Never>] = []
+        /// The bytes already counted in the metrics.
+        var countedBytes: Int64 = 0
+        /// The task's entry among the transfers under way, while it counts as one.
+        var tracking: StorageTransferTracker.ID?
     }
 
     private let shared = Locked(State())
     private let hooks: Hooks
     private let progressContinuation: AsyncStream<StorageTransferProgress>.Continuation
+    private let metrics: StorageTransferMetrics?
 
     /// Progress updates, ending when the task finishes. Keeps the latest 64 updates for a slow
     /// reader.
     public let progress: AsyncStream<StorageTransferProgress>
 
-    private init(hooks: Hooks) {
+    private init(hooks: Hooks, metrics: StorageTransferMetrics?) {
         self.hooks = hooks
+        self.metrics = metrics
         (progress, progressContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(64))
     }
 
     /// A new task and the controller its plugin drives it with; with `hubEventName`
-    /// (`Storage.uploadData`, …) its progress also goes to `hub` (`Amplify.Hub` by default).
+    /// (`Storage.uploadData`, …) its progress also goes to `hub` (`Amplify.Hub` by default), and
+    /// its bytes and outcome to `metricsFactory` (default: `MetricsSystem.factory`, looked at
+    /// now; nothing with no backend).
     public static func make(
-        hooks: Hooks = Hooks(), hubEventName: String? = nil, hub: (any HubCategoryBehavior)? = nil
+        hooks: Hooks = Hooks(), hubEventName: String? = nil, hub: (any HubCategoryBehavior)? = nil,
+        metricsFactory: (any MetricsFactory)? = nil
     ) -> (task: StorageTransferTask<Success>, controller: Controller) {
-        let task = StorageTransferTask(hooks: hooks)
+        make(hooks: hooks, hubEventName: hubEventName, hub: hub, metricsFactory: metricsFactory, tracked: true)
+    }
+
+    /// ``make(hooks:hubEventName:hub:metricsFactory:)``; with `tracked: false` the caller counts
+    /// the transfer as under way itself (``StoragePluginSupport`` does, until its work ends).
+    static func make(
+        hooks: Hooks, hubEventName: String?, hub: (any HubCategoryBehavior)?, metricsFactory: (any MetricsFactory)?, tracked: Bool
+    ) -> (task: StorageTransferTask<Success>, controller: Controller) {
+        let metrics = hubEventName.flatMap { StorageTransferMetrics.make(event: $0, factory: metricsFactory) }
+        let task = StorageTransferTask(hooks: hooks, metrics: metrics)
+        if tracked {
+            let id = StorageTransferTracker.shared.begin { task.cancel() }
+            task.shared.withLock { $0.tracking = id }
+        }
         return (task, Controller(task: task, hubEventName: hubEventName, hub: hub))
     }
 
@@ -155,20 +185,69 @@ public final class StorageTransferTask<Success: Sendable>: Sendable {
         return true
     }
 
+    /// Counts the bytes `update` adds to what was counted.
+    private func count(_ update: StorageTransferProgress) {
+        guard let metrics else { return }
+        let added = shared.withLock { state -> Int64 in
+            guard update.completedBytes > state.countedBytes else { return 0 }
+            defer { state.countedBytes = update.completedBytes }
+            return update.completedBytes - state.countedBytes
+        }
+        if added > 0 { metrics.bytes.increment(by: added) }
+    }
+
     /// Records the outcome once; `true` if this call decided it.
     @discardableResult
     private func finish(_ result: Result<Success, any Error>, state newState: StorageTransferState) -> Bool {
-        let waiters = shared.withLock { state -> [CheckedContinuation<Result<Success, any Error>, Never>]? in
+        let finished = shared.withLock { state -> ([CheckedContinuation<Result<Success, any Error>, Never>], StorageTransferTracker.ID?)? in
             guard state.result == nil else { return nil }
             state.result = result
             state.state = newState
-            defer { state.waiters.removeAll() }
-            return state.waiters
+            defer {
+                state.waiters.removeAll()
+                state.tracking = nil
+            }
+            return (state.waiters, state.tracking)
         }
-        guard let waiters else { return false }
+        guard let (waiters, tracking) = finished else { return false }
         progressContinuation.finish()
+        metrics?.finished(newState)
+        if let tracking { StorageTransferTracker.shared.end(tracking) }
         for waiter in waiters { waiter.resume(returning: result) }
         return true
+    }
+}
+
+/// One transfer's metric objects: its direction's byte counter and outcome counters.
+private struct StorageTransferMetrics: Sendable {
+    let bytes: Counter
+    let direction: String
+    let factory: any MetricsFactory
+
+    /// The metrics for a task reported under `event` (`Storage.uploadFile`: up,
+    /// `Storage.downloadData`: down); `nil` for other events or with no backend.
+    static func make(event: String, factory: (any MetricsFactory)?) -> StorageTransferMetrics? {
+        let direction: String
+        if event.hasPrefix("Storage.upload") {
+            direction = "up"
+        } else if event.hasPrefix("Storage.download") {
+            direction = "down"
+        } else {
+            return nil
+        }
+        guard let factory = AmplifyMetrics.activeFactory(factory) else { return nil }
+        return StorageTransferMetrics(
+            bytes: Counter(label: AmplifyMetrics.storageBytes, dimensions: [("direction", direction)], factory: factory),
+            direction: direction, factory: factory)
+    }
+
+    func finished(_ state: StorageTransferState) {
+        let outcome = switch state {
+        case .completed: "completed"
+        case .cancelled: "cancelled"
+        default: "failed"
+        }
+        Counter(label: AmplifyMetrics.storageTransfers, dimensions: [("direction", direction), ("outcome", outcome)], factory: factory).increment()
     }
 }
 

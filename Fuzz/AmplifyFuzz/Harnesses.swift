@@ -1,0 +1,130 @@
+import AWSCognitoAuthPlugin
+import AWSPluginsCore
+import AWSS3StoragePlugin
+import Amplify
+import AmplifyAuthCore
+import AmplifyCrypto
+import Foundation
+import RedisHubBridgePlugin
+
+/// One harness per parser that reads outside input: each takes arbitrary bytes, runs them
+/// through the parser as the package does with what arrives from a file, a server or a browser,
+/// and checks what must hold whatever the input (nothing may trap; where a property is checked,
+/// a violation is a `fatalError`, which libFuzzer reports as a crash).
+public enum FuzzHarnesses {
+    /// The harnesses by name: the name is `AMPLIFY_FUZZ_TARGET` and the folder of the seed
+    /// corpus under `Fuzz/Corpus/`.
+    public static let all: [String: @Sendable ([UInt8]) -> Void] = [
+        "json": json, "configuration": configuration, "jwt": jwt, "jwks": jwks, "s3xml": s3XML, "redirect": redirect, "redis": redis,
+    ]
+
+    /// `JSONValue(parsing:)`; what parses must encode and parse back to the same value.
+    static func json(_ bytes: [UInt8]) {
+        guard let value = try? JSONValue(parsing: bytes) else { return }
+        guard let encoded = try? JSONEncoder().encode(value) else { return }
+        guard let again = try? JSONValue(parsing: Array(encoded)) else {
+            fatalError("JSONValue encoded \(value) as \(String(decoding: encoded, as: UTF8.self)), which it cannot parse back")
+        }
+        if again != value { fatalError("JSONValue round trip changed \(value) into \(again)") }
+    }
+
+    /// The configuration path from bytes: parse once, recognise the shape, translate, check.
+    /// The first byte picks how the bytes arrived (from memory, a Gen 1 file, a Gen 2 file, or
+    /// `configure(with:)` requiring Gen 2).
+    static func configuration(_ bytes: [UInt8]) {
+        guard let mode = bytes.first else { return }
+        let rest = Array(bytes.dropFirst())
+        let file: URL? = switch mode % 3 {
+        case 1: URL(fileURLWithPath: "/fuzz/amplifyconfiguration.json")
+        case 2: URL(fileURLWithPath: "/fuzz/amplify_outputs.json")
+        default: nil
+        }
+        guard let configuration = try? ConfigurationDocument.configuration(from: rest, file: file, requireGen2: mode & 0x80 != 0) else { return }
+        // What configured must also read back through its own JSON.
+        _ = configuration.json
+        _ = configuration.findings.map(\.message)
+    }
+
+    static let es256 = try? ES256Key.generate()
+
+    /// JWT splitting and claims: `JSONWebToken(parsing:)`, the time claims, and ES256
+    /// verification of whatever signature the token carries.
+    static func jwt(_ bytes: [UInt8]) {
+        let text = String(decoding: bytes, as: UTF8.self)
+        if let token = try? JSONWebToken(parsing: text) {
+            for claim in ["exp", "nbf", "iat", "auth_time"] { _ = try? token.time(claim) }
+            _ = token.string("iss")
+            _ = token.expiresAt
+        }
+        if let es256 { _ = try? JSONWebToken.verify(text, key: es256, now: Date(), leeway: 60) }
+    }
+
+    /// A JWKS document: the verifier's key parsing (RSA keys made from the document's `n` and
+    /// `e`), then a signature check with each key it accepted.
+    static func jwks(_ bytes: [UInt8]) {
+        guard let document = try? JSONValue(parsing: bytes), let list = document["keys"]?.asArray else { return }
+        for key in CognitoTokenVerifier.parse(list).values {
+            _ = key.verify(signature: Array(bytes.prefix(512)), of: bytes)
+        }
+    }
+
+    /// S3's XML: the element tree, the error reader (`<Error>`, `<ErrorResponse>`), the
+    /// ListObjectsV2 reader, and the JSON error reader for the same bytes.
+    static func s3XML(_ bytes: [UInt8]) {
+        let data = Data(bytes)
+        if let tree = try? XMLElementTree.parse(data) {
+            let listing = S3Operations.listing(from: tree)
+            _ = listing.items.count + listing.commonPrefixes.count
+        }
+        _ = AWSXMLError.parse(status: 400, body: data)
+        _ = AWSXMLError.parse(status: 200, body: data)
+        _ = AWSJSONError.parse(status: 400, body: data, errorTypeHeader: nil)
+    }
+
+    /// The redirect listener's request parsing: the head scanner fed in chunks (sizes from the
+    /// first byte), the decision on the head, the code and error of a redirect, and the
+    /// printable form of its texts, which must hold no control or format character.
+    static func redirect(_ bytes: [UInt8]) {
+        guard let first = bytes.first else { return }
+        let chunk = 1 + Int(first % 64)
+        var scanner = RequestHeadScanner()
+        var index = 1
+        var complete = false
+        while index < bytes.count, !complete {
+            let end = min(bytes.count, index + chunk)
+            switch scanner.append(Array(bytes[index..<end])) {
+            case .incomplete: break
+            case .complete: complete = true
+            case .tooLarge: return
+            }
+            index = end
+        }
+        guard complete else { return }
+        if case .redirect(let target) = LoopbackRedirectReceiver.decide(scanner.buffer, path: "/callback", expectedState: "fuzz-state") {
+            _ = try? HostedUISignIn.code(from: target, expectedState: "fuzz-state")
+        }
+        let shown = HostedUISignIn.printable(String(decoding: bytes, as: UTF8.self))
+        if shown.unicodeScalars.contains(where: { [.control, .format, .lineSeparator, .paragraphSeparator].contains($0.properties.generalCategory) }) {
+            fatalError("printable(_:) let a control or format character through: \(shown.debugDescription)")
+        }
+    }
+
+    /// A registered payload type, so the bridge's typed decoding runs too.
+    struct Registered: Codable, Sendable {
+        var name: String
+        var count: Int
+        var tags: [String]?
+    }
+
+    static let registered: Void = { HubPayloadCodec.register(Registered.self) }()
+
+    /// The Redis bridge's wire message: the versioned JSON event, then its data and context
+    /// decoded as a receiving bridge does.
+    static func redis(_ bytes: [UInt8]) {
+        _ = registered
+        guard let event = try? JSONDecoder().decode(HubWireEvent.self, from: Data(bytes)) else { return }
+        _ = HubPayloadCodec.decode(event.data, type: event.dataType)
+        _ = HubPayloadCodec.decode(event.context, type: event.contextType)
+        _ = HubPayloadCodec.decode(event.data, type: HubPayloadCodec.typeName(Registered.self))
+    }
+}

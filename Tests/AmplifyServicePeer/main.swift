@@ -1,0 +1,97 @@
+import Amplify
+import AmplifyConcurrency
+import AmplifyAnalyticsCore
+import AmplifyPlugins
+import AmplifyServiceLifecycle
+import Foundation
+import Logging
+import ServiceLifecycle
+
+// The process AmplifyServiceLifecycleTests drive: Amplify under a ServiceGroup with a worker that
+// records analytics events durably and keeps two uploads in flight, until SIGTERM.
+//
+//     AmplifyServicePeer FOLDER finish|cancel [--preconfigured]
+//
+// With --preconfigured, Amplify is configured first and handed over with AmplifyService.configured().
+// Prints `ack N` once event N is stored, `uploading K` / `uploaded K` / `upload K failed: ...`,
+// `shutdown {...}` with the AmplifyService's report, and `exited` just before exit(0).
+
+/// Writes `line` at once (print would hold it in a buffer while output is a pipe).
+func say(_ line: String) {
+    FileHandle.standardOutput.write(Data((line + "\n").utf8))
+}
+
+/// Records `work` events with a `seq` metric, each acknowledged once stored, and keeps two uploads
+/// of `source` running, until the group shuts down; the uploads it leaves behind are the
+/// AmplifyService's to finish or cancel.
+struct Worker: Service {
+    let source: URL
+
+    func run() async throws {
+        let stopping = Locked(false)
+        for lane in 0..<2 {
+            // Unstructured: uploads outlive the worker, as a server's requests would.
+            Task {
+                var round = 0
+                while !stopping.value {
+                    round += 1
+                    let key = "public/upload-\(lane)-\(round).bin"
+                    say("uploading \(key)")
+                    do {
+                        _ = try await Amplify.Storage.uploadFile(path: .fromString(key), local: source).value
+                        say("uploaded \(key)")
+                    } catch {
+                        say("upload \(key) failed: \(error)")
+                        break
+                    }
+                }
+            }
+        }
+        guard let engine = (try? Amplify.Analytics.getPlugin(for: "localAnalyticsPlugin") as? any AnalyticsEngineProviding)?.engine else {
+            throw CancellationError()
+        }
+        var seq = 0
+        while !Task.isShuttingDownGracefully {
+            seq += 1
+            try await engine.recordDurably(BasicAnalyticsEvent(name: "work", properties: ["seq": seq]))
+            say("ack \(seq)")
+        }
+        stopping.withLock { $0 = true }
+    }
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let preconfigured = arguments.count == 3 && arguments[2] == "--preconfigured"
+guard arguments.count == 2 || preconfigured, ["finish", "cancel"].contains(arguments[1]) else {
+    say("usage: AmplifyServicePeer FOLDER finish|cancel [--preconfigured]")
+    exit(2)
+}
+let folder = arguments[0]
+let policyName = arguments[1]
+let source = URL(fileURLWithPath: folder).appendingPathComponent("source.bin")
+// 64 MiB, so an upload is under way whenever the signal comes.
+guard FileManager.default.createFile(atPath: source.path, contents: Data(repeating: 7, count: 64 << 20)) else {
+    say("cannot write \(source.path)")
+    exit(1)
+}
+let configuration = AmplifyConfiguration(
+    analytics: CategoryConfiguration(plugins: ["localAnalyticsPlugin": ["directory": .string(folder + "/analytics"), "autoFlushEventsInterval": 0]]),
+    storage: CategoryConfiguration(plugins: ["localStoragePlugin": ["directory": .string(folder + "/storage")]]))
+Amplify.registerBuiltInPlugins()
+let policy = AmplifyService.ShutdownPolicy(transfers: policyName == "finish" ? .finish(within: .seconds(60)) : .cancel)
+let report: @Sendable (AmplifyService.ShutdownReport) -> Void = { report in
+    say(#"shutdown {"transfersInProgress":\#(report.transfersInProgress),"transfersCancelled":\#(report.transfersCancelled),"analyticsFlushed":\#(report.analyticsFlushed)}"#)
+}
+let amplify: AmplifyService
+if preconfigured {
+    try Amplify.configure(configuration)
+    amplify = AmplifyService.configured(shutdownPolicy: policy, onShutdown: report)
+} else {
+    amplify = try AmplifyService(configuration: configuration, shutdownPolicy: policy, onShutdown: report)
+}
+var logger = Logger(label: "amplify-service-peer")
+logger.logLevel = .warning
+let group = ServiceGroup(services: [amplify, Worker(source: source)], gracefulShutdownSignals: [.sigterm], logger: logger)
+try await group.run()
+say("exited")
+exit(0)
