@@ -103,7 +103,8 @@ let package = Package(
         .executableTarget(
             name: "amplify",
             dependencies: [
-                "AmplifyPlugins", "LocalAuthPlugin", "AWSCognitoAuthPlugin", "AmplifyAuthCore", "AmplifyAnalyticsCore", "Amplify", "AmplifyConcurrency",
+                "AmplifyPlugins", "LocalAuthPlugin", "AWSCognitoAuthPlugin", "AWSAPIPlugin", "AWSPluginsCore", "AmplifyAuthCore", "AmplifyAnalyticsCore", "Amplify",
+                "AmplifyConcurrency",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
             ]),
 
