@@ -16,7 +16,7 @@ import Glibc
 ///
 /// Calls block the calling thread briefly; use them from tests, not from a loop.
 public final class AppSyncServer: @unchecked Sendable {
-    // @unchecked Sendable: the process is set up in init and then only touched under `lock`.
+    // @unchecked Sendable: the process is set up in init and then only touched under `stopped`'s lock.
 
     /// How to start the server: which credentials it accepts for each auth mode.
     public struct Options: Sendable {
@@ -92,10 +92,10 @@ public final class AppSyncServer: @unchecked Sendable {
         }
     }
 
-    private let lock = Locked(())
+    /// Whether ``stop()`` ran (not a zero-sized value: see `ProcessLaunches`).
+    private let stopped = Locked(false)
     private let process: Process
     private let input: FileHandle
-    private var stopped = false
     private let folder: URL
 
     /// The server's port on 127.0.0.1.
@@ -208,7 +208,7 @@ public final class AppSyncServer: @unchecked Sendable {
     /// Ends the server by its PID (SIGTERM, then SIGKILL if it is still there after 5 s) and waits
     /// until it is gone (once; later calls do nothing).
     public func stop() {
-        lock.withLock { _ in
+        stopped.withLock { stopped in
             guard !stopped else { return }
             stopped = true
             ChildProcessStop.stop(process)
