@@ -103,7 +103,8 @@ let package = Package(
         .executableTarget(
             name: "amplify",
             dependencies: [
-                "AmplifyPlugins", "LocalAuthPlugin", "AWSCognitoAuthPlugin", "AmplifyAuthCore", "AmplifyAnalyticsCore", "Amplify", "AmplifyConcurrency",
+                "AmplifyPlugins", "LocalAuthPlugin", "AWSCognitoAuthPlugin", "AWSAPIPlugin", "AWSPluginsCore", "AmplifyAuthCore", "AmplifyAnalyticsCore", "Amplify",
+                "AmplifyConcurrency",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
             ]),
 
@@ -153,6 +154,9 @@ let package = Package(
         .executableTarget(
             name: "CognitoBenchmark", dependencies: ["AWSCognitoAuthPlugin", "AWSPluginsCore", "Amplify", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyTestKit"],
             path: "Benchmarks/CognitoBenchmark", exclude: ["peers.py"]),
+        .executableTarget(
+            name: "APIBenchmark", dependencies: ["AWSAPIPlugin", "AWSPluginsCore", "Amplify", "AmplifyConcurrency", "AmplifyEventLoop", "AmplifyTestKit"],
+            path: "Benchmarks/APIBenchmark", exclude: ["peer.py"]),
         .executableTarget(
             name: "HTTPBenchmark",
             dependencies: [

@@ -39,7 +39,7 @@ public enum ProductRunner {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = stdin
-        try process.run()
+        try process.runSerialized()
         if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
         try stdin.fileHandleForWriting.close()
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
@@ -50,4 +50,23 @@ public enum ProductRunner {
             stdout: String(decoding: stdout, as: UTF8.self),
             stderr: String(decoding: stderr, as: UTF8.self))
     }
+}
+
+extension Process {
+    /// Launches the process with no other launch of the test process under way: Foundation's
+    /// `Process.run()` on Linux crashed (in `memcpy`, inside `run()`) when many tests launched
+    /// their servers and tools at the same moment.
+    /// - Throws: what `Process.run()` throws.
+    public func runSerialized() throws {
+        // An NSLock, not a Locked<Void>: ThreadSanitizer reported the empty value's accesses
+        // from Foundation's launch threads as a race.
+        ProcessLaunches.lock.lock()
+        defer { ProcessLaunches.lock.unlock() }
+        try run()
+    }
+}
+
+/// The lock every test-process launch takes.
+enum ProcessLaunches {
+    static let lock = NSLock()
 }

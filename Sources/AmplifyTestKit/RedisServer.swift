@@ -93,7 +93,7 @@ public final class RedisServer: @unchecked Sendable {
         server.standardInput = FileHandle.nullDevice
         server.standardOutput = FileHandle.nullDevice
         server.standardError = FileHandle.nullDevice
-        try server.run()
+        try server.runSerialized()
         process = server
         let deadline = Date().addingTimeInterval(10)
         while Date() < deadline {
@@ -194,7 +194,7 @@ public final class RedisServer: @unchecked Sendable {
         check.standardInput = FileHandle.nullDevice
         check.standardOutput = FileHandle.nullDevice
         check.standardError = FileHandle.nullDevice
-        try check.run()
+        try check.runSerialized()
         check.waitUntilExit()
         if check.terminationStatus == 0 { return }
         let install = Process()
@@ -202,7 +202,7 @@ public final class RedisServer: @unchecked Sendable {
         install.standardInput = FileHandle.nullDevice
         install.standardOutput = FileHandle.nullDevice
         install.standardError = FileHandle.nullDevice
-        try install.run()
+        try install.runSerialized()
         install.waitUntilExit()
         guard install.terminationStatus == 0 else {
             throw RedisServerError(description: "redis-server is not installed and scripts/install-test-tools.sh failed")

@@ -10,7 +10,9 @@ import Testing
 
 /// AMAZON_COGNITO_USER_POOLS with a real user pool (moto) and the Cognito plugin: the stand-in
 /// checks each access token's signature against moto's JWKS.
-@Suite("GraphQL over HTTP: Cognito user pools")
+// Serialized: each test starts a stand-in of its own, and a full parallel run on two cores must
+// not start a dozen at once.
+@Suite("GraphQL over HTTP: Cognito user pools", .serialized)
 struct CognitoUserPoolTests {
     /// A user pool on moto with alice signed in through the Cognito plugin, and a stand-in that
     /// trusts the pool's tokens.

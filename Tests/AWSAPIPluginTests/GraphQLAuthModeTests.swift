@@ -8,7 +8,9 @@ import Testing
 /// Each auth mode over HTTP against the AppSync stand-in, which checks every one for real: the
 /// mode is accepted with the right credential and refused, with an error that says why, with a
 /// wrong one.
-@Suite("GraphQL over HTTP: auth modes")
+// Serialized: each test starts a stand-in of its own, and a full parallel run on two cores must
+// not start a dozen at once.
+@Suite("GraphQL over HTTP: auth modes", .serialized)
 struct GraphQLAuthModeTests {
     private func whoAmI(_ fixture: APIFixture, _ mode: AWSAuthorizationType? = nil) async throws -> Identity {
         try await fixture.plugin.query(request: GraphQLRequest(

@@ -8,7 +8,9 @@ import Testing
 /// What a GraphQL answer becomes: data at the decode path, partial data with errors, errors
 /// alone, transformation errors that keep the raw text, and the failures that have no GraphQL
 /// answer at all (not JSON, a 500, a stall past the time limit), each a clear `APIError`.
-@Suite("GraphQL over HTTP: responses")
+// Serialized: each test starts a stand-in of its own, and a full parallel run on two cores must
+// not start a dozen at once.
+@Suite("GraphQL over HTTP: responses", .serialized)
 struct GraphQLResponseTests {
     @Test("a mutation's data decodes at its decodePath, and a query reads the same todo back; variables of every JSON kind are sent")
     func decodePathAndVariables() async throws {

@@ -48,8 +48,10 @@ final class SubscriptionCollector<R: Decodable & Sendable>: Sendable {
         return nil
     }
 
-    /// Waits until `condition` holds (true) or `timeout` passes (false).
-    func wait(timeout: Duration = .seconds(30), until condition: (SubscriptionCollector<R>) -> Bool) async -> Bool {
+    /// Waits until `condition` holds (true) or `timeout` passes (false). The limits are generous:
+    /// a full parallel run on two cores starts dozens of servers at once, and a condition that
+    /// holds returns at once.
+    func wait(timeout: Duration = .seconds(60), until condition: (SubscriptionCollector<R>) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition(self) { return true }
@@ -59,7 +61,7 @@ final class SubscriptionCollector<R: Decodable & Sendable>: Sendable {
     }
 
     /// Waits for `connected`.
-    func connected(timeout: Duration = .seconds(10)) async -> Bool {
+    func connected(timeout: Duration = .seconds(60)) async -> Bool {
         await wait(timeout: timeout) { $0.states.last == .connected }
     }
 

@@ -9,7 +9,9 @@ import Testing
 /// sequence and the Hub report, every auth mode, one socket for many subscriptions, `ka`
 /// silence, drops and reconnection, the socket closed after the last stop, and the failures
 /// that must end a sequence with a clear error instead of hanging.
-@Suite("Subscriptions")
+// Serialized: each test starts a stand-in of its own, and a full parallel run on two cores must
+// not start a dozen at once.
+@Suite("Subscriptions", .serialized)
 struct SubscriptionTests {
     private func subscribe(_ fixture: APIFixture, name: String? = nil, mode: AWSAuthorizationType? = nil) -> SubscriptionCollector<Todo> {
         var variables: [String: any Sendable]?

@@ -1,6 +1,7 @@
 import AWSCognitoAuthPlugin
 import Amplify
 import AmplifyCrypto
+import AmplifyTestKit
 import Foundation
 import Testing
 
@@ -44,7 +45,7 @@ struct CognitoSRPTests {
         process.arguments = ["python3", Self.vectorsURL.appendingPathComponent("srp_vectors.py").path]
         let output = Pipe()
         process.standardOutput = output
-        try process.run()
+        try process.runSerialized()
         let produced = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)

@@ -74,7 +74,7 @@ struct AWSTimeoutTests {
             // curl averages the speed over its last ~5 s, so a stall after a burst of 1000 bytes is
             // noticed about 6 s in: two attempts take about 14 s (much longer on a loaded machine;
             // the bound only says that it ends).
-            #expect(Date().timeIntervalSince(started) < 120)
+            #expect(Date().timeIntervalSince(started) < 600)
             #expect(try await seen(client, server, "stall-1").count == 2)
         }
     }

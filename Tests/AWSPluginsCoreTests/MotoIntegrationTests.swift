@@ -203,7 +203,7 @@ struct MotoIntegrationTests {
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runSerialized()
         process.waitUntilExit()
         return process.terminationStatus
     }

@@ -68,7 +68,7 @@ struct AnalyticsCommandTests {
         recorder.standardOutput = output
         recorder.standardError = FileHandle.nullDevice
         recorder.standardInput = FileHandle.nullDevice
-        try recorder.run()
+        try recorder.runSerialized()
         var text = ""
         while text.components(separatedBy: "\n").count < 2_000 {
             let chunk = output.fileHandleForReading.availableData

@@ -40,7 +40,7 @@ enum Tool {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try process.runSerialized()
         while process.isRunning { try await Task.sleep(for: .milliseconds(10)) }
         try out.close()
         try err.close()

@@ -8,7 +8,7 @@ struct HelpTests {
         "auth verify-token", "auth sign-out", "auth whoami", "auth session", "auth attributes", "auth update-attribute",
         "auth change-password", "auth reset-password", "auth confirm-reset-password", "auth delete-user", "auth outbox",
         "auth jwks", "analytics record", "analytics flush", "analytics status", "storage put", "storage get", "storage ls",
-        "storage rm", "storage url",
+        "storage rm", "storage url", "api query", "api mutate", "api subscribe", "api get", "api post", "api put", "api patch", "api delete",
     ]
 
     @Test("--help lists every command and the global options, and exits 0")

@@ -82,7 +82,7 @@ struct S3StorageCommandTests {
             curl.standardOutput = output
             curl.standardError = FileHandle.nullDevice
             curl.standardInput = FileHandle.nullDevice
-            try curl.run()
+            try curl.runSerialized()
             let body = output.fileHandleForReading.readDataToEndOfFile()
             curl.waitUntilExit()
             #expect(String(decoding: body, as: UTF8.self) == "hello, S3\n")

@@ -29,7 +29,7 @@ struct StorageKillTests {
         process.environment = environment
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runSerialized()
         // Kill it once it has written 16 MiB (of 1024) into the store. The wait blocks (no
         // suspension), so a busy task pool cannot make it miss the moment.
         let deadline = ContinuousClock.now + .seconds(30)

@@ -17,7 +17,7 @@ struct WebSocketClientTests {
     /// Runs a client on a loop of its own: `script` is called on the loop thread with each event
     /// (and the client, to act on it); returns every event once `closed` arrives.
     private func run(
-        _ url: URL, options: WebSocketClient.Options = WebSocketClient.Options(), timeout: Duration = .seconds(10),
+        _ url: URL, options: WebSocketClient.Options = WebSocketClient.Options(), timeout: Duration = .seconds(60),
         _ script: @escaping @Sendable (WebSocketClient, WebSocketClient.Event) -> Void
     ) async throws -> [WebSocketClient.Event] {
         let loop = try EventLoop(name: "ws-test")

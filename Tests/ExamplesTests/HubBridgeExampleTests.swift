@@ -16,7 +16,7 @@ struct HubBridgeExampleTests {
         watcher.standardOutput = output
         watcher.standardError = FileHandle.nullDevice
         watcher.standardInput = FileHandle.nullDevice
-        try watcher.run()
+        try watcher.runSerialized()
         defer { if watcher.isRunning { kill(watcher.processIdentifier, SIGKILL) } }
         var seen = Data()
         while !String(decoding: seen, as: UTF8.self).contains("watching") {

@@ -54,7 +54,7 @@ struct LogSecrecyTests {
         process.standardOutput = out
         process.standardError = err
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try process.runSerialized()
         while process.isRunning { try await Task.sleep(for: .milliseconds(50)) }
         try out.close()
         try err.close()

@@ -18,7 +18,7 @@ struct CrossProcessTests {
             process.standardInput = input
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
-            try process.run()
+            try process.runSerialized()
         }
 
         func send(_ command: String) {

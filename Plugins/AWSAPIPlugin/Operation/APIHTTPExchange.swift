@@ -34,11 +34,19 @@ struct APIHTTPExchange: Sendable {
         mode: AWSAuthorizationType, forceRefresh: Bool
     ) async throws -> HTTPResponse {
         let authorization = try await PreparedAuthorization.prepare(mode: mode, endpoint: endpoint, sources: sources, forceRefresh: forceRefresh)
+        let interceptors = self.interceptors(endpoint.name)
+        guard !interceptors.isEmpty else {
+            // No interceptor: no URLRequest round trip.
+            guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+                throw APIError.invalidURL("The request URL \(url) is not valid.", "Check the API's endpoint and the request's path.")
+            }
+            return try await sign(authorization, endpoint: endpoint, method: method, url: url, components: components, headers: headers, body: body)
+        }
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = method
         for (name, value) in headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
         if !body.isEmpty { urlRequest.httpBody = Data(body) }
-        for interceptor in interceptors(endpoint.name) {
+        for interceptor in interceptors {
             do {
                 urlRequest = try await interceptor.intercept(urlRequest)
             } catch let error as APIError {
@@ -50,12 +58,22 @@ struct APIHTTPExchange: Sendable {
         guard let finalURL = urlRequest.url, let components = URLComponents(url: finalURL, resolvingAgainstBaseURL: false) else {
             throw APIError.invalidURL("The request to '\(endpoint.name)' has no URL after its interceptors ran.", "Check the interceptors.")
         }
-        let finalBody = urlRequest.httpBody.map { [UInt8]($0) } ?? []
+        return try await sign(
+            authorization, endpoint: endpoint, method: urlRequest.httpMethod ?? method, url: finalURL, components: components,
+            headers: (urlRequest.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
+            body: urlRequest.httpBody.map { [UInt8]($0) } ?? [])
+    }
+
+    /// Authorizes (signs) the request and sends it.
+    private func sign(
+        _ authorization: PreparedAuthorization, endpoint: APIEndpointConfiguration, method: String, url finalURL: URL, components: URLComponents,
+        headers: [(name: String, value: String)], body finalBody: [UInt8]
+    ) async throws -> HTTPResponse {
         var signable = SignableRequest(
-            method: urlRequest.httpMethod ?? method,
+            method: method,
             path: components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath,
             query: (components.queryItems ?? []).map { ($0.name, $0.value ?? "") },
-            headers: [("host", finalURL.hostHeader)] + (urlRequest.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+            headers: [("host", finalURL.hostHeader)] + headers)
         authorization.authorize(&signable, body: finalBody)
         var request = HTTPRequest(
             method: signable.method, url: finalURL, headers: signable.headers.filter { $0.name.lowercased() != "host" } + [("Host", finalURL.hostHeader)],

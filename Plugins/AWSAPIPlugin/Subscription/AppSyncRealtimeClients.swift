@@ -71,7 +71,7 @@ final class AppSyncRealtimeClients: Sendable {
                 },
                 deliver: { bytes in
                     do {
-                        sequence.send(.data(try GraphQLResponseDecoder.decode(bytes, as: R.self, decodePath: decodePath)))
+                        sequence.send(.data(try GraphQLResponseDecoder.decodeDataMessage(bytes, as: R.self, decodePath: decodePath)))
                     } catch {
                         sequence.send(.data(.failure(.transformationError(String(decoding: bytes, as: UTF8.self), error as? APIError ?? .unknown("\(error)", "", error)))))
                     }
@@ -83,7 +83,13 @@ final class AppSyncRealtimeClients: Sendable {
                 complete: { sequence.finish() })
             do {
                 try loop.execute {
-                    guard !isShutDown.value, !sequence.isCancelled else { return }
+                    guard !sequence.isCancelled else { return }
+                    guard !isShutDown.value else {
+                        // Reset while its authorization was being fetched: it ends as reset ends the others.
+                        subscription.state(.disconnected)
+                        subscription.complete()
+                        return
+                    }
                     let connection = registry.connections[key] ?? {
                         let made = AppSyncRealtimeConnection(
                             loop: loop, endpoint: endpoint, mode: mode, sources: sources, options: options,

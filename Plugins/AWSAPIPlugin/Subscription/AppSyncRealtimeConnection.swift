@@ -247,7 +247,13 @@ final class AppSyncRealtimeConnection: @unchecked Sendable {
     // MARK: Messages
 
     private func message(_ text: String) {
-        guard let json = try? JSONDecoder().decode(JSONValue.self, from: Data(text.utf8)), let type = json["type"]?.stringValue else {
+        let bytes = Array(text.utf8)
+        // Data messages, the many, are read once for their type and id and handed on whole.
+        if let header = try? JSONDecoder().decode(MessageHeader.self, from: Data(bytes)), header.type == "data" {
+            if let id = header.id, let entry = entries[id] { entry.subscription.deliver(bytes) }
+            return
+        }
+        guard let json = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)), let type = json["type"]?.stringValue else {
             logger.warn("\(name) received a message that is not JSON with a type: \(text.prefix(200))")
             return
         }
@@ -273,8 +279,8 @@ final class AppSyncRealtimeConnection: @unchecked Sendable {
             entries[id] = entry
             entry.subscription.state(.connected)
         case "data":
-            guard let id, let entry = entries[id], let payload = json["payload"] else { return }
-            entry.subscription.deliver((try? Array(JSONEncoder().encode(payload))) ?? [])
+            guard let id, let entry = entries[id] else { return }
+            entry.subscription.deliver(bytes)
         case "complete":
             guard let id, let entry = entries.removeValue(forKey: id) else { return }
             order.removeAll { $0 == id }
@@ -455,4 +461,10 @@ final class LoopAction: @unchecked Sendable {
     private let action: (AppSyncRealtimeConnection) -> Void
     init(_ action: @escaping (AppSyncRealtimeConnection) -> Void) { self.action = action }
     func run(_ connection: AppSyncRealtimeConnection) { action(connection) }
+}
+
+/// The members of a real-time message needed to route it.
+private struct MessageHeader: Decodable {
+    let type: String
+    let id: String?
 }

@@ -13,7 +13,8 @@ final class RealtimeSubscription: Sendable {
     /// only through the connection's own authorization).
     let authorization: PreparedAuthorization
     let state: @Sendable (SubscriptionConnectionState) -> Void
-    let deliver: @Sendable (_ payload: [UInt8]) -> Void
+    /// Gets a whole `data` message (its payload is decoded by the subscription, which knows its type).
+    let deliver: @Sendable (_ message: [UInt8]) -> Void
     let fail: @Sendable (APIError) -> Void
     let complete: @Sendable () -> Void
 

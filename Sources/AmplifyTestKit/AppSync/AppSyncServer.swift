@@ -16,7 +16,7 @@ import Glibc
 ///
 /// Calls block the calling thread briefly; use them from tests, not from a loop.
 public final class AppSyncServer: @unchecked Sendable {
-    // @unchecked Sendable: the process is set up in init and then only touched under `lock`.
+    // @unchecked Sendable: the process is set up in init and then only touched under `stopped`'s lock.
 
     /// How to start the server: which credentials it accepts for each auth mode.
     public struct Options: Sendable {
@@ -92,10 +92,10 @@ public final class AppSyncServer: @unchecked Sendable {
         }
     }
 
-    private let lock = Locked(())
+    /// Whether ``stop()`` ran (not a zero-sized value: see `ProcessLaunches`).
+    private let stopped = Locked(false)
     private let process: Process
     private let input: FileHandle
-    private var stopped = false
     private let folder: URL
 
     /// The server's port on 127.0.0.1.
@@ -140,9 +140,11 @@ public final class AppSyncServer: @unchecked Sendable {
                                  "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]
             openssl.standardOutput = FileHandle.nullDevice
             openssl.standardError = FileHandle.nullDevice
-            try openssl.run()
-            openssl.waitUntilExit()
-            guard openssl.terminationStatus == 0 else { throw AppSyncServerError("openssl could not make a certificate (exit \(openssl.terminationStatus))") }
+            try openssl.runSerialized()
+            ChildProcessStop.waitForExit(openssl)
+            guard FileManager.default.fileExists(atPath: cert), FileManager.default.fileExists(atPath: key) else {
+                throw AppSyncServerError("openssl could not make a certificate")
+            }
             arguments += ["--tls-cert", cert, "--tls-key", key]
         }
         let process = Process()
@@ -156,11 +158,10 @@ public final class AppSyncServer: @unchecked Sendable {
             _ = FileManager.default.createFile(atPath: path, contents: nil)
             return FileHandle(forWritingAtPath: path)
         } ?? FileHandle.nullDevice
-        try process.run()
+        try process.runSerialized()
         let lines = LineReader(output.fileHandleForReading)
         guard let line = lines.nextLine(), line.hasPrefix("READY "), let port = Int(line.dropFirst(6)) else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            ChildProcessStop.stop(process, signal: SIGKILL)
             throw AppSyncServerError("appsync_server.py did not start (set AMPLIFY_APPSYNC_LOG=/path/to/file to see its output)")
         }
         return AppSyncServer(process: process, input: input.fileHandleForWriting, port: port, tls: options.tls, folder: folder)
@@ -204,13 +205,13 @@ public final class AppSyncServer: @unchecked Sendable {
         try plainHTTP(method: "GET", target: "/control/state", body: Data())
     }
 
-    /// Ends the server by its PID and waits for it (once; later calls do nothing).
+    /// Ends the server by its PID (SIGTERM, then SIGKILL if it is still there after 5 s) and waits
+    /// until it is gone (once; later calls do nothing).
     public func stop() {
-        lock.withLock { _ in
+        stopped.withLock { stopped in
             guard !stopped else { return }
             stopped = true
-            kill(process.processIdentifier, SIGTERM)
-            process.waitUntilExit()
+            ChildProcessStop.stop(process)
             try? input.close()
             try? FileManager.default.removeItem(at: folder)
         }
@@ -258,9 +259,9 @@ public final class AppSyncServer: @unchecked Sendable {
         let output = Pipe()
         curl.standardOutput = output
         curl.standardError = FileHandle.nullDevice
-        try curl.run()
+        try curl.runSerialized()
         let answer = output.fileHandleForReading.readDataToEndOfFile()
-        curl.waitUntilExit()
+        ChildProcessStop.waitForExit(curl)
         return try Self.parse(answer)
     }
 

@@ -48,7 +48,7 @@ public final class LocalHTTPServer: @unchecked Sendable {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try process.runSerialized()
         var line = [UInt8]()
         while let byte = try output.fileHandleForReading.read(upToCount: 1)?.first, byte != UInt8(ascii: "\n") {
             line.append(byte)

@@ -50,7 +50,7 @@ public final class MotoServer: @unchecked Sendable {
         process.standardInput = input
         process.standardOutput = output
         process.standardError = ProcessInfo.processInfo.environment["AMPLIFY_MOTO_LOG"].flatMap { FileHandle(forWritingAtPath: $0) } ?? FileHandle.nullDevice
-        try process.run()
+        try process.runSerialized()
         let answers = LineReader(output.fileHandleForReading)
         guard let first = answers.nextLine(), let port = try? JSONDecoder().decode(JSONValue.self, from: Data(first.utf8))["port"]?.intValue else {
             process.terminate()
@@ -154,7 +154,7 @@ public final class MotoServer: @unchecked Sendable {
             install.standardInput = FileHandle.nullDevice
             install.standardOutput = FileHandle.nullDevice
             install.standardError = FileHandle.nullDevice
-            try install.run()
+            try install.runSerialized()
             install.waitUntilExit()
             guard install.terminationStatus == 0 else {
                 throw MotoServerError("scripts/install-test-tools.sh failed (exit \(install.terminationStatus)); run it by hand to see why")

@@ -31,9 +31,9 @@ public final class WebSocketTestServer: @unchecked Sendable {
                                  "-days", "1", "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]
             openssl.standardOutput = FileHandle.nullDevice
             openssl.standardError = FileHandle.nullDevice
-            try openssl.run()
-            openssl.waitUntilExit()
-            guard openssl.terminationStatus == 0 else { throw CocoaError(.fileWriteUnknown) }
+            try openssl.runSerialized()
+            ChildProcessStop.waitForExit(openssl)
+            guard FileManager.default.fileExists(atPath: folder + "/cert.pem") else { throw CocoaError(.fileWriteUnknown) }
             arguments += ["--cert", folder + "/cert.pem", "--key", folder + "/key.pem"]
             certificate = folder + "/cert.pem"
         }
@@ -44,12 +44,11 @@ public final class WebSocketTestServer: @unchecked Sendable {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         process.standardInput = FileHandle.nullDevice
-        try process.run()
+        try process.runSerialized()
         var line = [UInt8]()
         while let byte = try output.fileHandleForReading.read(upToCount: 1)?.first, byte != UInt8(ascii: "\n") { line.append(byte) }
         guard let port = Int(String(decoding: line, as: UTF8.self).replacingOccurrences(of: "PORT ", with: "")) else {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            ChildProcessStop.stop(process, signal: SIGKILL)
             throw CocoaError(.fileReadCorruptFile)
         }
         self.port = port
@@ -67,7 +66,6 @@ public final class WebSocketTestServer: @unchecked Sendable {
 
     /// Ends the server by its PID and waits for it.
     public func stop() {
-        kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
+        ChildProcessStop.stop(process)
     }
 }

@@ -1,0 +1,215 @@
+import AWSAPIPlugin
+import AWSPluginsCore
+import Amplify
+import AmplifyConcurrency
+import AmplifyEventLoop
+import AmplifyTestKit
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// API benchmark, against the AppSync stand-in on 127.0.0.1, ratios in one run:
+//   1. client CPU per GraphQL query: the plugin (libcurl on the loop, JSON in and out, decoding)
+//      vs the curl tool sending the same POST (one process for all requests, one connection);
+//   2. subscription events per second and p50/p99 latency from a mutation being sent (by a
+//      process of its own) to the event reaching the Swift sequence, vs a Python `websockets`
+//      client reading the same stream at the same time; and each reader's CPU per event.
+// Run with
+//   swift run -c release APIBenchmark            (about a minute)
+//   swift run -c release APIBenchmark --quick    (a smoke run)
+//   swift run -c release APIBenchmark --queries-only   (part 1 alone, for profiling)
+
+let quick = CommandLine.arguments.contains("--quick")
+let queries = quick ? 200 : 2_000
+let events = quick ? 300 : 3_000
+let inFlight = 8
+let rounds = quick ? 1 : 3
+
+struct BenchmarkError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+func cpuSeconds(_ who: Int32) -> Double {
+    var usage = rusage()
+    getrusage(__rusage_who_t(who), &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
+
+func nowNanoseconds() -> Int64 {
+    var time = timespec()
+    clock_gettime(CLOCK_REALTIME, &time)
+    return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
+}
+
+func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+
+/// Waits for `process` without holding a thread (polling costs next to nothing; a blocking wait
+/// would hold the main actor, and Foundation's wait spins a run loop).
+func exited(_ process: Process) async -> Int32 {
+    while process.isRunning { try? await Task.sleep(for: .milliseconds(20)) }
+    return process.terminationStatus
+}
+
+func percentile(_ values: [Int64], _ fraction: Double) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return 0 }
+    return Double(sorted[min(sorted.count - 1, Int(Double(sorted.count) * fraction))]) / 1e6
+}
+
+struct Todo: Codable, Sendable {
+    let id: String
+    let name: String
+    let description: String?
+}
+
+let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+let python = root.appendingPathComponent(".build/test-tools/venv/bin/python").path
+guard FileManager.default.isExecutableFile(atPath: python) else {
+    throw BenchmarkError("run scripts/install-test-tools.sh first (the stand-in and the Python peer need its venv)")
+}
+
+let server = try await AppSyncServer.started(AppSyncServer.Options(apiKeys: ["da2-bench"], keepAliveInterval: 5))
+defer { server.stop() }
+let loop = try EventLoop(name: "api-bench")
+let hub = DefaultHubPlugin(loop: loop)
+let plugin = AWSAPIPlugin(loop: loop, hub: hub)
+try plugin.configure(endpoints: [APIEndpointConfiguration(
+    name: "bench", endpointType: .graphQL, endpoint: server.graphQLEndpoint, region: "us-east-1", authorizationType: .apiKey, apiKey: "da2-bench")])
+
+// MARK: 1. CPU per query
+
+let seeded = try await plugin.mutate(request: GraphQLRequest(
+    document: "mutation C($input: CreateTodoInput!) { createTodo(input: $input) { id name description } }",
+    variables: ["input": ["name": "seed", "description": "a todo to read"]], responseType: Todo.self, decodePath: "createTodo")).get()
+let document = "query G($id: ID!) { getTodo(id: $id) { id name description } }"
+let body = String(decoding: try JSONEncoder().encode(JSONValue.object(["query": .string(document), "variables": ["id": .string(seeded.id)]])), as: UTF8.self)
+let bodyFile = FileManager.default.temporaryDirectory.appendingPathComponent("api-bench-\(getpid()).json")
+try Data(body.utf8).write(to: bodyFile)
+defer { try? FileManager.default.removeItem(at: bodyFile) }
+
+var ours: [Double] = []
+var curl: [Double] = []
+for _ in 0..<rounds {
+    let start = cpuSeconds(RUSAGE_SELF.rawValue)
+    for _ in 0..<queries {
+        let todo = try await plugin.query(request: GraphQLRequest(document: document, variables: ["id": seeded.id], responseType: Todo.self, decodePath: "getTodo")).get()
+        guard todo.id == seeded.id else { throw BenchmarkError("wrong todo") }
+    }
+    ours.append(cpuSeconds(RUSAGE_SELF.rawValue) - start)
+    let before = cpuSeconds(RUSAGE_CHILDREN.rawValue)
+    let tool = Process()
+    tool.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    tool.arguments = ["curl", "-s", "-f", "-H", "Content-Type: application/json", "-H", "Accept: application/json", "-H", "x-api-key: da2-bench",
+                      "--data-binary", "@\(bodyFile.path)", "-o", "/dev/null", server.graphQLEndpoint.absoluteString + "?i=[1-\(queries)]"]
+    tool.standardOutput = FileHandle.nullDevice
+    tool.standardError = FileHandle.nullDevice
+    try tool.run()
+    let toolStatus = await exited(tool)
+    guard toolStatus == 0 else { throw BenchmarkError("curl exited \(toolStatus)") }
+    curl.append(cpuSeconds(RUSAGE_CHILDREN.rawValue) - before)
+}
+if CommandLine.arguments.contains("--queries-only") {
+    print(String(format: "ours %.1f µs, curl %.1f µs per query", median(ours) * 1e6 / Double(queries), median(curl) * 1e6 / Double(queries)))
+    exit(0)
+}
+let oursPerQuery = median(ours) * 1e6 / Double(queries)
+let curlPerQuery = median(curl) * 1e6 / Double(queries)
+
+// MARK: 2. Subscription throughput and latency
+
+final class Receiver: Sendable {
+    let latencies = Locked<[Int64]>([])
+    let first = Locked<Int64?>(nil)
+    let last = Locked<Int64>(0)
+    let cpu = Locked<Double>(0)
+}
+
+var swiftRates: [Double] = []
+var pythonRates: [Double] = []
+var swiftLatencies: [Int64] = []
+var pythonLatencies: [Int64] = []
+var swiftCPU: [Double] = []
+var pythonCPU: [Double] = []
+for round in 0..<rounds {
+    let name = "stream-\(round)"
+    let receiver = Receiver()
+    let sequence = plugin.subscribe(request: GraphQLRequest(
+        document: "subscription S($name: String) { onCreateTodo(name: $name) { id name description } }", variables: ["name": name],
+        responseType: Todo.self, decodePath: "onCreateTodo"))
+    let connected = Locked(false)
+    // Detached: top-level code runs on the main actor, which waits for the child processes below.
+    let reader = Task.detached {
+        var count = 0
+        var cpuStart = 0.0
+        for try await event in sequence {
+            switch event {
+            case .connection(let state):
+                if state == .connected {
+                    connected.withLock { $0 = true }
+                    cpuStart = cpuSeconds(RUSAGE_SELF.rawValue)
+                }
+            case .data(let result):
+                let now = nowNanoseconds()
+                guard let sent = try result.get().description.flatMap({ Int64($0) }) else { continue }
+                receiver.latencies.withLock { $0.append(now - sent) }
+                receiver.first.withLock { $0 = $0 ?? now }
+                receiver.last.withLock { $0 = now }
+                count += 1
+                if count == events {
+                    receiver.cpu.withLock { $0 = cpuSeconds(RUSAGE_SELF.rawValue) - cpuStart }
+                    return
+                }
+            }
+        }
+    }
+    let peer = Process()
+    peer.executableURL = URL(fileURLWithPath: python)
+    peer.arguments = [root.appendingPathComponent("Benchmarks/APIBenchmark/peer.py").path, "read", server.realtimeEndpoint.absoluteString,
+                      "127.0.0.1:\(server.port)", "da2-bench", name, String(events)]
+    let output = Pipe()
+    peer.standardOutput = output
+    peer.standardError = FileHandle.nullDevice
+    try peer.run()
+    let lines = output.fileHandleForReading
+    var ready = Data()
+    while !ready.contains(UInt8(ascii: "\n")), let byte = try lines.read(upToCount: 1), !byte.isEmpty { ready += byte }
+    while !connected.value { try await Task.sleep(for: .milliseconds(5)) }
+    // The mutations, `inFlight` at a time, from a process of their own; each carries the time it was sent.
+    let mutator = Process()
+    mutator.executableURL = URL(fileURLWithPath: python)
+    mutator.arguments = [root.appendingPathComponent("Benchmarks/APIBenchmark/peer.py").path, "mutate", server.graphQLEndpoint.absoluteString,
+                         "da2-bench", name, String(events), String(inFlight)]
+    mutator.standardOutput = FileHandle.nullDevice
+    try mutator.run()
+    let mutatorStatus = await exited(mutator)
+    guard mutatorStatus == 0 else { throw BenchmarkError("the mutator exited \(mutatorStatus)") }
+    try await reader.value
+    let answer = lines.readDataToEndOfFile()
+    _ = await exited(peer)
+    guard let json = try? JSONDecoder().decode(JSONValue.self, from: answer), let latencies = json["latencies"]?.asArray,
+          let first = json["first"]?.doubleValue, let last = json["last"]?.doubleValue
+    else { throw BenchmarkError("the Python peer did not report: \(String(decoding: answer, as: UTF8.self).prefix(300))") }
+    pythonLatencies += latencies.compactMap { $0.doubleValue.map { Int64($0) } }
+    pythonRates.append(Double(events) / max((last - first) / 1e9, 1e-9))
+    pythonCPU.append((json["cpu"]?.doubleValue ?? 0) / Double(events))
+    swiftLatencies += receiver.latencies.value
+    swiftRates.append(Double(events) / max(Double(receiver.last.value - (receiver.first.value ?? 0)) / 1e9, 1e-9))
+    swiftCPU.append(receiver.cpu.value / Double(events))
+}
+await plugin.reset()
+await hub.reset()
+try loop.shutdown()
+
+func row(_ label: String, _ unit: String, _ ours: Double, _ peer: Double) {
+    print(label.padding(toLength: 52, withPad: " ", startingAt: 0) + String(format: "%10.1f%10.1f%9.2f×", ours, peer, ours / max(peer, 1e-9)) + "  " + unit)
+}
+print("API benchmark (\(quick ? "quick" : "full") run, \(ProcessInfo.processInfo.activeProcessorCount) cores, release build, medians of \(rounds)) against the AppSync stand-in on 127.0.0.1")
+print("")
+print("what".padding(toLength: 52, withPad: " ", startingAt: 0) + "      ours      peer   ours÷peer")
+row("\(queries) GraphQL queries, one at a time", "µs client CPU per query (peer: curl tool); lower is better", oursPerQuery, curlPerQuery)
+row("\(events) subscription events, \(inFlight) mutations in flight", "events/s received (peer: Python websockets); higher is better", median(swiftRates), median(pythonRates))
+row("  latency mutation → event, p50", "ms; lower is better", percentile(swiftLatencies, 0.5), percentile(pythonLatencies, 0.5))
+row("  latency mutation → event, p99", "ms; lower is better", percentile(swiftLatencies, 0.99), percentile(pythonLatencies, 0.99))
+row("  client CPU per event", "µs while reading; lower is better", median(swiftCPU) * 1e6, median(pythonCPU) * 1e6)
