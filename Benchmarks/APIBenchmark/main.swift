@@ -70,7 +70,7 @@ guard FileManager.default.isExecutableFile(atPath: python) else {
     throw BenchmarkError("run scripts/install-test-tools.sh first (the stand-in and the Python peer need its venv)")
 }
 
-let server = try await AppSyncServer.started(AppSyncServer.Options(apiKeys: ["da2-bench"], keepAliveInterval: 5))
+let server = try await AppSyncServer.start(AppSyncServer.Options(apiKeys: ["da2-bench"], keepAliveInterval: 5))
 defer { server.stop() }
 let loop = try EventLoop(name: "api-bench")
 let hub = DefaultHubPlugin(loop: loop)

@@ -97,7 +97,7 @@ let token = signingInput + "." + Base64URL.encode(try key.sign(Array(signingInpu
 let tokenWork = scratch.appendingPathComponent("jwt.json")
 try write(["jwk": jwk, "token": .string(token), "issuer": .string(issuer), "audience": "benchmarkclient"], to: tokenWork)
 
-let server = try LocalHTTPServer()
+let server = try await LocalHTTPServer.start()
 defer { server.stop() }
 let loop = try EventLoop(name: "cognito-benchmark")
 let http = try HTTPClient(loop: loop)

@@ -66,7 +66,7 @@ struct BenchmarkError: Error, CustomStringConvertible {
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
 // The test kit's local server (it reads and hashes uploads, streams `/bytes?n=`).
-let server = try LocalHTTPServer()
+let server = try await LocalHTTPServer.start()
 defer { server.stop() }
 let loop = try EventLoop(name: "http-bench")
 let http = try HTTPClient(loop: loop)

@@ -147,7 +147,7 @@ func redisBenchmark(port: Int, count: Int, _ command: [String]) throws -> String
     return command.first(where: { !$0.hasPrefix("-") && Int($0) == nil }).map { "\($0): " } .map { $0 + (line.components(separatedBy: "}: ").last ?? line) } ?? line
 }
 
-let redis = try RedisServer()
+let redis = try await RedisServer.launch()
 defer { redis.stop() }
 // A payload of the size our events have on the wire.
 let sample = #"{"v":1,"id":"6F1C3B0E-6A4B-4F0B-9C61-0D2B4C9E7A11","origin":"2B7E1D9A-3C5F-4E8A-B1D2-7F6A5C4B3E21","channel":"peer","event":"Peer.event","time":1764512345.678,"dataType":"Amplify.JSONValue","data":{"seq":12345,"sentNanos":123456789012345}}"#

@@ -110,7 +110,7 @@ try Data(count: 0).write(to: URL(fileURLWithPath: s3Source))
 let s3Writer = try FileHandle(forWritingTo: URL(fileURLWithPath: s3Source))
 for _ in 0..<s3Mebibytes { try s3Writer.write(contentsOf: block) }
 try s3Writer.close()
-let moto = try MotoServer.start()
+let moto = try await MotoServer.start()
 defer { moto.stop() }
 try moto.seed(["buckets": ["bench-bucket"]])
 let s3Loop = try EventLoop(name: "s3-bench")

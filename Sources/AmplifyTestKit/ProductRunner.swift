@@ -22,11 +22,20 @@ public enum ProductRunner {
     }
 
     /// Runs `name` with `arguments` in `directory`, with `environment` (the test's own by
-    /// default) and `input` on standard input (which is then closed), and waits for it.
+    /// default) and `input` on standard input (which is then closed), and waits for it on a
+    /// thread of its own, so the wait holds none of the test pool's threads (on two cores the
+    /// pool has two: two tools waited for on it stalled every other test of the run).
     /// - Throws: what `Process.run` throws when the executable cannot start.
     public static func run(
         _ name: String, _ arguments: [String] = [], in directory: URL? = nil,
         environment: [String: String]? = nil, input: String? = nil
+    ) async throws -> ProductRun {
+        try await offThePool { try runBlocking(name, arguments, in: directory, environment: environment, input: input) }
+    }
+
+    private static func runBlocking(
+        _ name: String, _ arguments: [String], in directory: URL?,
+        environment: [String: String]?, input: String?
     ) throws -> ProductRun {
         let process = Process()
         process.executableURL = url(of: name)

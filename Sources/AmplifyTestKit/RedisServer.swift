@@ -12,7 +12,8 @@ import Glibc
 /// `-LOADING`, as a production Redis does after a restart. `DEBUG` is enabled for loopback
 /// clients, so a test can fill it (`DEBUG POPULATE`), and ``command(_:)`` talks to it directly.
 ///
-/// Calls block the calling thread until the server answers or is gone.
+/// Starting and restarting wait on a thread of their own; ``command(_:)`` blocks the calling
+/// thread until the server answers or is gone.
 public final class RedisServer: @unchecked Sendable {
     // @unchecked Sendable: `process` is replaced and read only under `lock`; the other stored
     // properties are constants.
@@ -32,7 +33,18 @@ public final class RedisServer: @unchecked Sendable {
     ///   - arguments: more `redis-server` options, given at every start (for example
     ///     `["--key-load-delay", "50"]` to make replaying the data slow).
     /// - Throws: ``RedisServerError`` when it cannot be installed or does not answer in 10 s.
-    public init(appendOnly: Bool = false, arguments: [String] = []) throws {
+    public static func launch(appendOnly: Bool = false, arguments: [String] = []) async throws -> RedisServer {
+        try await offThePool { try RedisServer(appendOnly: appendOnly, arguments: arguments) }
+    }
+
+    /// ``launch(appendOnly:arguments:)`` blocking the calling thread, for test code that already
+    /// runs on a thread of its own (inside ``offThePool(_:)``).
+    /// - Throws: ``RedisServerError`` when it cannot be installed or does not answer in 10 s.
+    public static func launchBlocking(appendOnly: Bool = false, arguments: [String] = []) throws -> RedisServer {
+        try RedisServer(appendOnly: appendOnly, arguments: arguments)
+    }
+
+    private init(appendOnly: Bool, arguments: [String]) throws {
         try Self.ensureInstalled()
         port = try Self.freePort()
         if appendOnly {
@@ -56,8 +68,7 @@ public final class RedisServer: @unchecked Sendable {
         lock.lock()
         defer { lock.unlock() }
         guard let process else { return }
-        kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        ChildProcessStop.stop(process, signal: SIGKILL)
         self.process = nil
     }
 
@@ -66,15 +77,22 @@ public final class RedisServer: @unchecked Sendable {
     /// - Parameter waitForData: wait until the server answers `PING` with `PONG`; with `false`,
     ///   return as soon as it answers at all (a `-LOADING` reply while it replays its data counts).
     /// - Throws: ``RedisServerError`` when the new one does not answer.
-    public func restart(waitForData: Bool = true) throws {
+    public func restart(waitForData: Bool = true) async throws {
+        try await offThePool { try self.restartBlocking(waitForData: waitForData) }
+    }
+
+    /// ``restart(waitForData:)`` blocking the calling thread, for test code that already runs on
+    /// a thread of its own (inside ``offThePool(_:)``).
+    /// - Throws: ``RedisServerError`` when the new one does not answer.
+    public func restartBlocking(waitForData: Bool = true) throws {
         stop()
         try startProcess(waitForData: waitForData)
     }
 
     /// Starts the server again after ``stop()``.
     /// - Throws: ``RedisServerError`` when it does not answer.
-    public func start() throws {
-        try startProcess(waitForData: true)
+    public func start() async throws {
+        try await offThePool { try self.startProcess(waitForData: true) }
     }
 
     private func startProcess(waitForData: Bool) throws {
@@ -100,8 +118,7 @@ public final class RedisServer: @unchecked Sendable {
             if let answer = Self.ping(port: port), answer == "+PONG" || (!waitForData && answer.hasPrefix("-LOADING")) { return }
             usleep(20_000)
         }
-        kill(server.processIdentifier, SIGKILL)
-        server.waitUntilExit()
+        ChildProcessStop.stop(server, signal: SIGKILL)
         process = nil
         throw RedisServerError(description: "redis-server on port \(port) did not answer PING within 10 s")
     }

@@ -130,7 +130,7 @@ struct GraphQLResponseTests {
 
     @Test("an answer that is not JSON, and JSON that is no GraphQL response, are APIError.operationError saying what came back")
     func notJSON() async throws {
-        let http = try LocalHTTPServer()
+        let http = try await LocalHTTPServer.start()
         defer { http.stop() }
         let fixture = try APIFixture(endpoint: http.url("/slow?ms=1"))
         let error = await #expect(throws: APIError.self) {

@@ -24,7 +24,7 @@ struct RESTTests {
 
     @Test("GET, POST, PUT, PATCH and DELETE are signed for execute-api and accepted; path, query and body arrive as sent")
     func signedMethods() async throws {
-        let http = try LocalHTTPServer()
+        let http = try await LocalHTTPServer.start()
         defer { http.stop() }
         let fixture = try fixture(http)
         let get = try echo(try await fixture.plugin.get(request: RESTRequest(
@@ -51,7 +51,7 @@ struct RESTTests {
 
     @Test("a wrong secret is refused by the stand-in: APIError.httpStatusError 403 with API Gateway's message and the body")
     func wrongSecretIsRefused() async throws {
-        let http = try LocalHTTPServer()
+        let http = try await LocalHTTPServer.start()
         defer { http.stop() }
         let fixture = try fixture(http, credentials: AWSCredentials(accessKeyId: Self.key.accessKeyId, secretAccessKey: "wrong"))
         let error = await #expect(throws: APIError.self) { try await fixture.plugin.get(request: RESTRequest(path: "/orders")) }
@@ -66,7 +66,7 @@ struct RESTTests {
 
     @Test("a non-2xx answer throws httpStatusError with the status, the headers and the body")
     func statusError() async throws {
-        let http = try LocalHTTPServer()
+        let http = try await LocalHTTPServer.start()
         defer { http.stop() }
         let fixture = try fixture(http)
         let error = await #expect(throws: APIError.self) { try await fixture.plugin.get(request: RESTRequest(path: "/status/418")) }
@@ -88,7 +88,7 @@ struct RESTTests {
                 return request
             }
         }
-        let http = try LocalHTTPServer()
+        let http = try await LocalHTTPServer.start()
         defer { http.stop() }
         let fixture = try fixture(http)
         try fixture.plugin.add(interceptor: AddTenant(), for: "orders api")
@@ -102,7 +102,7 @@ struct RESTTests {
 
     @Test("with two APIs of a type the request must name one; a GraphQL API named for a REST call is refused")
     func apiSelection() async throws {
-        let http = try LocalHTTPServer()
+        let http = try await LocalHTTPServer.start()
         defer { http.stop() }
         let fixture = try APIFixture(endpoint: http.url("/graphql"), credentials: Self.key, more: [
             APIEndpointConfiguration(name: "a", endpointType: .rest, endpoint: http.url("/execute-api/a"), region: "us-east-1", authorizationType: .awsIAM),

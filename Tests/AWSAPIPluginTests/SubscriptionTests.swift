@@ -188,7 +188,7 @@ struct SubscriptionTests {
 
     @Test("with the stand-in gone, reconnection gives up after the policy's attempts: disconnected, then APIError.networkError, no hang")
     func serverGone() async throws {
-        let server = try await AppSyncServer.started()
+        let server = try await AppSyncServer.start()
         let fixture = try APIFixture(server: server, options: AWSAPIPlugin.Options(
             reconnect: RealtimeReconnectPolicy(maximumAttempts: 2, baseDelay: .milliseconds(20), maximumDelay: .milliseconds(50)),
             acknowledgementTimeout: .seconds(2)))
@@ -207,7 +207,7 @@ struct SubscriptionTests {
 
     @Test("a WebSocket that closes in the middle of a frame ends, once the retries are spent, with an APIError that says so")
     func closedMidFrame() async throws {
-        let peer = try WebSocketTestServer()
+        let peer = try await WebSocketTestServer.start()
         defer { peer.stop() }
         let fixture = try APIFixture(endpoint: peer.httpURL("/midframe/graphql"), options: AWSAPIPlugin.Options(
             reconnect: RealtimeReconnectPolicy(maximumAttempts: 1, baseDelay: .milliseconds(20)), acknowledgementTimeout: .seconds(2)))

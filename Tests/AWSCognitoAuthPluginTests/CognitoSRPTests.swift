@@ -39,7 +39,7 @@ struct CognitoSRPTests {
     }
 
     @Test("The vector file is what srp_vectors.py computes today")
-    func vectorsAreReproducible() throws {
+    func vectorsAreReproducible() async throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", Self.vectorsURL.appendingPathComponent("srp_vectors.py").path]
@@ -47,7 +47,7 @@ struct CognitoSRPTests {
         process.standardOutput = output
         try process.runSerialized()
         let produced = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        await process.exited()
         #expect(process.terminationStatus == 0)
         let stored = try Data(contentsOf: Self.vectorsURL.appendingPathComponent("srp_vectors.json"))
         #expect(try JSONDecoder().decode(JSONValue.self, from: produced) == JSONDecoder().decode(JSONValue.self, from: stored))

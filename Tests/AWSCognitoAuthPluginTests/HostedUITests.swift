@@ -13,7 +13,7 @@ import Testing
 @Suite("Hosted UI: authorization code with PKCE on a loopback redirect")
 struct HostedUITests {
     final class Setup: Sendable {
-        let server = try? LocalHTTPServer()
+        let server: LocalHTTPServer?
         let loop: EventLoop
         let hub: DefaultHubPlugin
         let events: HubEventRecorder
@@ -23,7 +23,8 @@ struct HostedUITests {
         let folder = NSTemporaryDirectory() + "cognito-hosted-\(UUID().uuidString)"
 
         init(mode: String = "", redirectHost: String = "127.0.0.1") async throws {
-            guard let server else { throw CocoaError(.fileNoSuchFile) }
+            let server = try await LocalHTTPServer.start()
+            self.server = server
             loop = try EventLoop(name: "hosted-ui")
             hub = DefaultHubPlugin(loop: loop)
             events = HubEventRecorder(channel: .auth, hub: hub)

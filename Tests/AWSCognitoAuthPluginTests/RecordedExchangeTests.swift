@@ -20,7 +20,7 @@ struct RecordedExchangeTests {
         let folder = NSTemporaryDirectory() + "cognito-replay-\(UUID().uuidString)"
 
         init(_ fixture: String, flow: String = "USER_PASSWORD_AUTH") async throws {
-            server = try LocalHTTPServer()
+            server = try await LocalHTTPServer.start()
             loop = try EventLoop(name: "replay")
             hub = DefaultHubPlugin(loop: loop)
             events = HubEventRecorder(channel: .auth, hub: hub)

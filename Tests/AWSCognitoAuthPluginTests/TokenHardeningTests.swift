@@ -17,7 +17,7 @@ private struct HardeningFixture {
     let verifier: CognitoTokenVerifier
 
     init(jwks: (TokenForge) throws -> JSONValue = { ["keys": [try $0.jwk()]] }) async throws {
-        server = try LocalHTTPServer()
+        server = try await LocalHTTPServer.start()
         loop = try EventLoop(name: "verifier-hardening")
         http = try HTTPClient(loop: loop)
         forge = TokenForge(key: try RSAKey.generate(), kid: "k1")

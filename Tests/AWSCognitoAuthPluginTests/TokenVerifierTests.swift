@@ -89,7 +89,7 @@ struct TokenVerifierTests {
 
     @Test("alg none, HS256 keyed with the public key, wrong audience, expired and not-yet-valid tokens are refused")
     func forgedTokens() async throws {
-        let server = try LocalHTTPServer()
+        let server = try await LocalHTTPServer.start()
         defer { server.stop() }
         let loop = try EventLoop(name: "verifier")
         let http = try HTTPClient(loop: loop)
@@ -125,7 +125,7 @@ struct TokenVerifierTests {
 
     @Test("A rotated key is fetched when a token names it, but an unknown kid refetches at most once per interval")
     func keyRotationAndRateLimit() async throws {
-        let server = try LocalHTTPServer()
+        let server = try await LocalHTTPServer.start()
         defer { server.stop() }
         let loop = try EventLoop(name: "verifier")
         let http = try HTTPClient(loop: loop)

@@ -12,7 +12,7 @@ import Testing
 struct VerifierFetchTests {
     @Test("20 concurrent first verifications on a fresh verifier all wait for the one JWKS fetch and pass")
     func concurrentFirstVerifications() async throws {
-        let server = try LocalHTTPServer()
+        let server = try await LocalHTTPServer.start()
         defer { server.stop() }
         let loop = try EventLoop(name: "verifier-fetch")
         let http = try HTTPClient(loop: loop)
@@ -36,7 +36,7 @@ struct VerifierFetchTests {
 
     @Test("a JWKS unreachable at first use is retried after a short backoff, not refused for the whole refetch interval")
     func unreachableAtFirstUseRetriesWithBackoff() async throws {
-        let server = try LocalHTTPServer()
+        let server = try await LocalHTTPServer.start()
         defer { server.stop() }
         let loop = try EventLoop(name: "verifier-fetch")
         let http = try HTTPClient(loop: loop)

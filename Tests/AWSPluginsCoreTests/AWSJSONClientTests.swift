@@ -8,7 +8,7 @@ import Testing
 @Suite("AWS JSON 1.1 client")
 struct AWSJSONClientTests {
     private func withService(_ body: (AWSJSONClient, AWSJSONClient) async throws -> Void) async throws {
-        let server = try LocalHTTPServer()
+        let server = try await LocalHTTPServer.start()
         let loop = try EventLoop(name: "json-test")
         let http = try HTTPClient(loop: loop)
         let credentials = StaticCredentialsProvider(AWSCredentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret"))

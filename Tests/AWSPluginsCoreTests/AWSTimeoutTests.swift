@@ -19,7 +19,7 @@ struct AWSTimeoutTests {
     func withClient(
         options: AWSClientOptions = fast, _ body: (AWSRESTClient, LocalHTTPServer) async throws -> Void
     ) async throws {
-        let server = try LocalHTTPServer()
+        let server = try await LocalHTTPServer.start()
         defer { server.stop() }
         let loop = try EventLoop(name: "timeout-tests")
         let http = try HTTPClient(loop: loop)

@@ -8,7 +8,7 @@ import Testing
 @Suite("Cognito identity pool credentials")
 struct CognitoIdentityTests {
     private func withIdentityService(_ body: (AWSJSONClient) async throws -> Void) async throws {
-        let server = try LocalHTTPServer()
+        let server = try await LocalHTTPServer.start()
         let loop = try EventLoop(name: "identity-test")
         let http = try HTTPClient(loop: loop)
         defer { server.stop() }

@@ -9,7 +9,7 @@ import Testing
 @Suite("HTTP client on the loop")
 struct HTTPClientTests {
     private func withClient(_ body: (HTTPClient, LocalHTTPServer) async throws -> Void) async throws {
-        let server = try LocalHTTPServer()
+        let server = try await LocalHTTPServer.start()
         let loop = try EventLoop(name: "http-test")
         let client = try HTTPClient(loop: loop)
         do {
@@ -155,7 +155,7 @@ struct HTTPClientTests {
             // process and other tests run at the same time, so the bound is measured in a process
             // of its own (`HTTPBenchmark --memory-check`). Sanitizer runtimes grow resident memory
             // with their shadow pages, so the bound applies to plain builds.
-            let run = try ProductRunner.run("HTTPBenchmark", ["--memory-check", "100"])
+            let run = try await ProductRunner.run("HTTPBenchmark", ["--memory-check", "100"])
             #expect(run.exitCode == 0)
             let growth = try #require(run.stdout.split(separator: "\n").compactMap {
                 $0.hasPrefix("resident growth bytes: ") ? Int($0.dropFirst(23)) : nil

@@ -10,7 +10,7 @@ import Testing
 @Suite("HTTP metrics")
 struct HTTPMetricsTests {
     private func withClient(_ metrics: TestMetrics, _ body: (HTTPClient, LocalHTTPServer) async throws -> Void) async throws {
-        let server = try LocalHTTPServer()
+        let server = try await LocalHTTPServer.start()
         let loop = try EventLoop(name: "http-metrics")
         let client = try HTTPClient(loop: loop, metricsFactory: metrics)
         defer { server.stop() }
@@ -53,7 +53,7 @@ struct HTTPMetricsTests {
         let metrics = TestMetrics()
         try await withClient(metrics) { http, _ in
             // A port nothing listens on: bind one, close it, then connect.
-            let closed = try LocalHTTPServer()
+            let closed = try await LocalHTTPServer.start()
             let url = closed.url("/")
             closed.stop()
             var request = HTTPRequest(url: url, timeout: .seconds(5))

@@ -134,7 +134,7 @@ struct MotoIntegrationTests {
 
             let output = FileManager.default.temporaryDirectory.appendingPathComponent("presigned-\(UUID().uuidString)").path
             defer { try? FileManager.default.removeItem(atPath: output) }
-            let downloaded = try runCurl(["-s", "-f", "-o", output, url.absoluteString])
+            let downloaded = try await runCurl(["-s", "-f", "-o", output, url.absoluteString])
             #expect(downloaded == 0)
             #expect(FileManager.default.contents(atPath: output).map { Digest.sha256(Array($0)) } == Digest.sha256(content))
         }
@@ -196,7 +196,7 @@ struct MotoIntegrationTests {
         }
     }
 
-    private func runCurl(_ arguments: [String]) throws -> Int32 {
+    private func runCurl(_ arguments: [String]) async throws -> Int32 {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["curl"] + arguments
@@ -204,7 +204,7 @@ struct MotoIntegrationTests {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.runSerialized()
-        process.waitUntilExit()
+        await process.exited()
         return process.terminationStatus
     }
 }

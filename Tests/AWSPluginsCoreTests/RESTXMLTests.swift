@@ -126,7 +126,7 @@ struct RESTXMLTests {
     }
 
     private func withClient(_ body: (AWSRESTClient, LocalHTTPServer) async throws -> Void) async throws {
-        let server = try LocalHTTPServer()
+        let server = try await LocalHTTPServer.start()
         defer { server.stop() }
         let loop = try EventLoop(name: "rest-test")
         let http = try HTTPClient(loop: loop)

@@ -28,13 +28,13 @@ struct APICommandTests {
         try await AppSyncServer.with { server in
             let folder = try folder(server)
             defer { try? FileManager.default.removeItem(at: folder) }
-            let mutate = try await Tool.running(
+            let mutate = try await Tool.run(
                 ["api", "mutate", Self.create, "--variables", #"{"input": {"id": "t1", "name": "from the shell", "priority": 2}}"#, "--decode-path", "createTodo"], in: folder)
             #expect(mutate.exitCode == 0, "\(mutate.stderr)")
             #expect(mutate.stdout == "{\n  \"id\" : \"t1\",\n  \"name\" : \"from the shell\",\n  \"priority\" : 2\n}\n")
             try Data(#"{"id": "t1"}"#.utf8).write(to: folder.appendingPathComponent("vars.json"))
             try Data("query G($id: ID!) { getTodo(id: $id) { name } }".utf8).write(to: folder.appendingPathComponent("get.graphql"))
-            let query = try await Tool.running(["api", "query", "@get.graphql", "--variables", "@vars.json", "--json"], in: folder)
+            let query = try await Tool.run(["api", "query", "@get.graphql", "--variables", "@vars.json", "--json"], in: folder)
             #expect(query.exitCode == 0, "\(query.stderr)")
             #expect(query.stdout == "{\n  \"data\" : {\n    \"getTodo\" : {\n      \"name\" : \"from the shell\"\n    }\n  }\n}\n")
         }
@@ -45,11 +45,11 @@ struct APICommandTests {
         try await AppSyncServer.with { server in
             let folder = try folder(server)
             defer { try? FileManager.default.removeItem(at: folder) }
-            let failing = try await Tool.running(["api", "query", "query { whoAmI { authMode } errorTodo(id: \"x\") { id } }"], in: folder)
+            let failing = try await Tool.run(["api", "query", "query { whoAmI { authMode } errorTodo(id: \"x\") { id } }"], in: folder)
             #expect(failing.exitCode == 1)
             #expect(failing.stdout.contains("\"authMode\" : \"API_KEY\""))
             #expect(failing.stderr.hasPrefix("error: CustomError: Todo x could not be read (at errorTodo)"))
-            let mode = try await Tool.running(["api", "query", "{ whoAmI { authMode } }", "--auth-mode", "password"], in: folder)
+            let mode = try await Tool.run(["api", "query", "{ whoAmI { authMode } }", "--auth-mode", "password"], in: folder)
             #expect(mode.exitCode == 2)
             #expect(mode.stderr.contains("--auth-mode takes API_KEY, AWS_IAM, AMAZON_COGNITO_USER_POOLS, OPENID_CONNECT, AWS_LAMBDA or NONE; got 'password'."))
         }
@@ -60,10 +60,10 @@ struct APICommandTests {
         try await AppSyncServer.with { server in
             let folder = try folder(server)
             defer { try? FileManager.default.removeItem(at: folder) }
-            async let subscribed = Tool.running(
+            async let subscribed = Tool.run(
                 ["api", "subscribe", "subscription { onCreateTodo(name: \"shell\") { name } }", "--count", "1", "--timeout", "30"], in: folder)
             for _ in 0..<500 where (try? server.state()["subscriptions"]) != 1 { try await Task.sleep(for: .milliseconds(20)) }
-            #expect(try await Tool.running(["api", "mutate", Self.create, "--variables", #"{"input": {"name": "shell"}}"#], in: folder).exitCode == 0)
+            #expect(try await Tool.run(["api", "mutate", Self.create, "--variables", #"{"input": {"name": "shell"}}"#], in: folder).exitCode == 0)
             let run = try await subscribed
             #expect(run.exitCode == 0, "\(run.stderr)")
             #expect(run.stdout == #"""
@@ -95,24 +95,24 @@ struct APICommandTests {
 
     @Test("REST get and post sign for execute-api with the environment's keys; a refused signature exits 1 with API Gateway's message")
     func rest() async throws {
-        let http = try LocalHTTPServer()
+        let http = try await LocalHTTPServer.start()
         defer { http.stop() }
         try await AppSyncServer.with { server in
             let folder = try folder(server, rest: http)
             defer { try? FileManager.default.removeItem(at: folder) }
             let keys = ["AWS_ACCESS_KEY_ID": "AKIDEXECUTEAPI", "AWS_SECRET_ACCESS_KEY": "execute-api-secret", "AWS_PROFILE": "none-\(UUID().uuidString)"]
-            let get = try await Tool.running(["api", "get", "/orders/7", "--query", "expand=lines", "--header", "X-Trace: t-9"], in: folder, environment: keys)
+            let get = try await Tool.run(["api", "get", "/orders/7", "--query", "expand=lines", "--header", "X-Trace: t-9"], in: folder, environment: keys)
             #expect(get.exitCode == 0, "\(get.stderr)")
             let echo = try JSONSerialization.jsonObject(with: Data(get.stdout.utf8)) as? [String: Any]
             #expect(echo?["path"] as? String == "/execute-api/dev/orders/7")
             #expect(echo?["query"] as? String == "expand=lines")
             #expect((echo?["headers"] as? [String: Any])?["x-trace"] as? String == "t-9")
-            let post = try await Tool.running(["api", "post", "/orders", "--body", #"{"qty": 1}"#, "--json"], in: folder, environment: keys)
+            let post = try await Tool.run(["api", "post", "/orders", "--body", #"{"qty": 1}"#, "--json"], in: folder, environment: keys)
             #expect(post.exitCode == 0, "\(post.stderr)")
             #expect(post.stdout.contains("\"body\" : \"{\\\"qty\\\": 1}\""))
             var wrong = keys
             wrong["AWS_SECRET_ACCESS_KEY"] = "wrong"
-            let refused = try await Tool.running(["api", "get", "/orders"], in: folder, environment: wrong)
+            let refused = try await Tool.run(["api", "get", "/orders"], in: folder, environment: wrong)
             #expect(refused.exitCode == 1)
             #expect(refused.stderr.hasPrefix("error: The HTTP response status code is [403]. The service said: InvalidSignatureException: The request signature we calculated does not match"))
         }

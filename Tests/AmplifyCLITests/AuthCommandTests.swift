@@ -4,7 +4,7 @@ import Testing
 /// The auth commands, each run as its own process: the session persists between them.
 @Suite("amplify auth, hub listen and demo")
 struct AuthCommandTests {
-    private func folderWithPool() throws -> URL {
+    private func folderWithPool() async throws -> URL {
         let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("cli-auth-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         try Data(#"{"auth": {"plugins": {"localAuthPlugin": {"directory": "pool", "passwordHashCost": 1024}}}}"#.utf8)
@@ -13,57 +13,57 @@ struct AuthCommandTests {
     }
 
     @Test("sign-up, outbox, confirm, sign-in in separate processes; a later process finds the session; sign-out ends it")
-    func persistedAcrossProcesses() throws {
-        let folder = try folderWithPool()
+    func persistedAcrossProcesses() async throws {
+        let folder = try await folderWithPool()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let signUp = try Tool.run(["auth", "sign-up", "alice", "--email", "alice@example.com", "--password-stdin"], in: folder, input: "Passw0rd!\n")
+        let signUp = try await Tool.run(["auth", "sign-up", "alice", "--email", "alice@example.com", "--password-stdin"], in: folder, input: "Passw0rd!\n")
         #expect(signUp.exitCode == 0)
         #expect(signUp.stdout == "Signed up alice; a confirmation code was sent to a***@example.com.\n")
-        let outbox = try Tool.run(["--json", "auth", "outbox"], in: folder)
+        let outbox = try await Tool.run(["--json", "auth", "outbox"], in: folder)
         let messages = try JSONSerialization.jsonObject(with: Data(outbox.stdout.utf8)) as? [[String: String]]
         let code = try #require(messages?.last?["code"])
-        #expect(try Tool.run(["auth", "confirm-sign-up", "alice", code], in: folder).stdout == "alice is confirmed; sign in.\n")
-        #expect(try Tool.run(["auth", "sign-in", "alice", "--password-stdin"], in: folder, input: "Passw0rd!\n").stdout == "Signed in as alice.\n")
-        let whoami = try Tool.run(["auth", "whoami"], in: folder)
+        #expect(try await Tool.run(["auth", "confirm-sign-up", "alice", code], in: folder).stdout == "alice is confirmed; sign in.\n")
+        #expect(try await Tool.run(["auth", "sign-in", "alice", "--password-stdin"], in: folder, input: "Passw0rd!\n").stdout == "Signed in as alice.\n")
+        let whoami = try await Tool.run(["auth", "whoami"], in: folder)
         #expect(whoami.exitCode == 0)
         #expect(whoami.stdout.hasPrefix("alice ("))
-        #expect(try Tool.run(["auth", "session"], in: folder).stdout.hasPrefix("Signed in; tokens expire at "))
-        #expect(try Tool.run(["auth", "update-attribute", "name", "Alice"], in: folder).exitCode == 0)
-        #expect(try Tool.run(["auth", "attributes"], in: folder).stdout.contains("name=Alice\n"))
-        #expect(try Tool.run(["auth", "sign-out"], in: folder).stdout == "Signed out.\n")
-        let after = try Tool.run(["auth", "whoami"], in: folder)
+        #expect(try await Tool.run(["auth", "session"], in: folder).stdout.hasPrefix("Signed in; tokens expire at "))
+        #expect(try await Tool.run(["auth", "update-attribute", "name", "Alice"], in: folder).exitCode == 0)
+        #expect(try await Tool.run(["auth", "attributes"], in: folder).stdout.contains("name=Alice\n"))
+        #expect(try await Tool.run(["auth", "sign-out"], in: folder).stdout == "Signed out.\n")
+        let after = try await Tool.run(["auth", "whoami"], in: folder)
         #expect(after.exitCode == 1)
         #expect(after.stderr == "error: Nobody is signed in.\nhow to fix: Sign in first.\n")
     }
 
     @Test("a wrong password exits 1 with the reason; a password is never taken from the command line")
-    func errors() throws {
-        let folder = try folderWithPool()
+    func errors() async throws {
+        let folder = try await folderWithPool()
         defer { try? FileManager.default.removeItem(at: folder) }
-        _ = try Tool.run(["auth", "sign-up", "bob", "--email", "bob@example.com", "--password-stdin"], in: folder, input: "Passw0rd!\n")
-        let unconfirmed = try Tool.run(["auth", "sign-in", "bob", "--password-stdin"], in: folder, input: "Wrong0ne!\n")
+        _ = try await Tool.run(["auth", "sign-up", "bob", "--email", "bob@example.com", "--password-stdin"], in: folder, input: "Passw0rd!\n")
+        let unconfirmed = try await Tool.run(["auth", "sign-in", "bob", "--password-stdin"], in: folder, input: "Wrong0ne!\n")
         #expect(unconfirmed.exitCode == 1)
         #expect(unconfirmed.stderr.contains("error: Incorrect username or password."))
-        let argv = try Tool.run(["auth", "sign-in", "bob", "Passw0rd!"], in: folder)
+        let argv = try await Tool.run(["auth", "sign-in", "bob", "Passw0rd!"], in: folder)
         #expect(argv.exitCode == 2)
-        let noTerminal = try Tool.run(["auth", "sign-in", "bob"], in: folder, input: "")
+        let noTerminal = try await Tool.run(["auth", "sign-in", "bob"], in: folder, input: "")
         #expect(noTerminal.exitCode == 1)
         #expect(noTerminal.stderr.contains("There is no terminal to ask for the password."))
     }
 
     @Test("hub listen prints one JSON line per event and stops at --count")
-    func hubListen() throws {
-        let folder = try folderWithPool()
+    func hubListen() async throws {
+        let folder = try await folderWithPool()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let run = try Tool.run(["hub", "listen", "--channel", "auth", "--count", "1", "--timeout", "5"], in: folder)
+        let run = try await Tool.run(["hub", "listen", "--channel", "auth", "--count", "1", "--timeout", "5"], in: folder)
         // Nothing happens on the auth channel here but Amplify.configured.
         #expect(run.exitCode == 0)
         #expect(run.stdout == #"{"channel":"auth","data":null,"event":"Amplify.configured"}"# + "\n")
     }
 
     @Test("amplify demo walks the whole flow and shows the session expiring on its own")
-    func demo() throws {
-        let run = try Tool.run(["demo"])
+    func demo() async throws {
+        let run = try await Tool.run(["demo"])
         #expect(run.exitCode == 0)
         let lines = run.stdout.components(separatedBy: "\n")
         let events = lines.filter { $0.hasPrefix("    hub    ") }.map { $0.dropFirst(11).prefix { $0 != " " } }

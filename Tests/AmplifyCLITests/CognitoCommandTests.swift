@@ -46,21 +46,21 @@ struct CognitoCommandTests {
             ]]])
             let folder = try folder(moto, seeded)
             defer { try? FileManager.default.removeItem(at: folder) }
-            let check = try Tool.run(["config", "check"], in: folder)
+            let check = try await Tool.run(["config", "check"], in: folder)
             #expect(check.exitCode == 0)
             #expect(check.stdout.contains("awsCognitoAuthPlugin"))
             #expect(check.stdout.contains("user pool: \(seeded["userPoolId"]?.stringValue ?? "?")"))
             #expect(check.stdout.contains("sign-in flow: USER_SRP_AUTH"))
 
-            #expect(try Tool.run(["auth", "sign-in", "alice", "--password-stdin"], in: folder, input: "Secr3t!pass\n").stdout == "Signed in as alice.\n")
-            let whoami = try Tool.run(["auth", "whoami"], in: folder)
+            #expect(try await Tool.run(["auth", "sign-in", "alice", "--password-stdin"], in: folder, input: "Secr3t!pass\n").stdout == "Signed in as alice.\n")
+            let whoami = try await Tool.run(["auth", "whoami"], in: folder)
             #expect(whoami.stdout.hasPrefix("alice ("))
-            #expect(try Tool.run(["auth", "session"], in: folder).stdout.hasPrefix("Signed in; tokens expire at "))
-            #expect(try Tool.run(["auth", "attributes"], in: folder).stdout.contains("email=alice@example.com"))
-            let signOut = try Tool.run(["auth", "sign-out"], in: folder)
+            #expect(try await Tool.run(["auth", "session"], in: folder).stdout.hasPrefix("Signed in; tokens expire at "))
+            #expect(try await Tool.run(["auth", "attributes"], in: folder).stdout.contains("email=alice@example.com"))
+            let signOut = try await Tool.run(["auth", "sign-out"], in: folder)
             #expect(signOut.exitCode == 0)
             #expect(signOut.stdout.hasPrefix("Signed out here, but the refresh token was not revoked"))
-            #expect(try Tool.run(["auth", "whoami"], in: folder).exitCode == 1)
+            #expect(try await Tool.run(["auth", "whoami"], in: folder).exitCode == 1)
         }
     }
 
@@ -70,9 +70,9 @@ struct CognitoCommandTests {
             let seeded = try moto.seed(["userPool": ["name": "cli", "users": [["username": "newbie", "temporaryPassword": "Temp0rary!x"]]]])
             let folder = try folder(moto, seeded)
             defer { try? FileManager.default.removeItem(at: folder) }
-            let run = try Tool.run(["auth", "sign-in", "newbie", "--password-stdin"], in: folder, input: "Temp0rary!x\nCh0sen!passw0rd\n")
+            let run = try await Tool.run(["auth", "sign-in", "newbie", "--password-stdin"], in: folder, input: "Temp0rary!x\nCh0sen!passw0rd\n")
             #expect(run.stdout == "Signed in as newbie.\n")
-            let missing = try Tool.run(["auth", "sign-in", "newbie", "--password-stdin"], in: folder, input: "Ch0sen!passw0rd\n")
+            let missing = try await Tool.run(["auth", "sign-in", "newbie", "--password-stdin"], in: folder, input: "Ch0sen!passw0rd\n")
             #expect(missing.exitCode == 1)
             #expect(missing.stderr.contains("already signed in"))
         }
@@ -87,10 +87,10 @@ struct CognitoCommandTests {
             let tokens = try moto.tokens(
                 userPoolId: seeded["userPoolId"]?.stringValue ?? "", clientId: seeded["clientId"]?.stringValue ?? "", username: "alice", password: "Secr3t!pass")
             let idToken = try #require(tokens["IdToken"]?.stringValue)
-            let valid = try Tool.run(["auth", "verify-token", idToken], in: folder)
+            let valid = try await Tool.run(["auth", "verify-token", idToken], in: folder)
             #expect(valid.exitCode == 0)
             #expect(valid.stdout.hasPrefix("Valid id token of alice (sub "))
-            let wrongUse = try Tool.run(["auth", "verify-token", idToken, "--access"], in: folder)
+            let wrongUse = try await Tool.run(["auth", "verify-token", idToken, "--access"], in: folder)
             #expect(wrongUse.exitCode == 1)
             #expect(wrongUse.stderr.contains("the token is an 'id' token"))
         }
@@ -105,16 +105,16 @@ struct CognitoCommandTests {
             let tokens = try moto.tokens(
                 userPoolId: seeded["userPoolId"]?.stringValue ?? "", clientId: seeded["clientId"]?.stringValue ?? "", username: "alice", password: "Secr3t!pass")
             let idToken = try #require(tokens["IdToken"]?.stringValue)
-            let dash = try Tool.run(["auth", "verify-token", "-"], in: folder, input: idToken + "\n")
+            let dash = try await Tool.run(["auth", "verify-token", "-"], in: folder, input: idToken + "\n")
             #expect(dash.exitCode == 0, "\(dash.stderr)")
             #expect(dash.stdout.hasPrefix("Valid id token of alice (sub "))
-            let none = try Tool.run(["auth", "verify-token"], in: folder, input: idToken)
+            let none = try await Tool.run(["auth", "verify-token"], in: folder, input: idToken)
             #expect(none.exitCode == 0, "\(none.stderr)")
             #expect(none.stdout.hasPrefix("Valid id token of alice (sub "))
-            let access = try Tool.run(["auth", "verify-token", "--access"], in: folder, input: idToken)
+            let access = try await Tool.run(["auth", "verify-token", "--access"], in: folder, input: idToken)
             #expect(access.exitCode == 1)
             #expect(access.stderr.contains("the token is an 'id' token"))
-            let empty = try Tool.run(["auth", "verify-token", "-"], in: folder, input: "")
+            let empty = try await Tool.run(["auth", "verify-token", "-"], in: folder, input: "")
             #expect(empty.exitCode != 0)
             #expect(empty.stderr.contains("standard input"))
         }
@@ -124,17 +124,17 @@ struct CognitoCommandTests {
     func webSignIn() async throws {
         try await MotoServer.with { moto in
             let seeded = try moto.seed(["userPool": ["name": "cli"]])
-            let hostedUI = try LocalHTTPServer()
+            let hostedUI = try await LocalHTTPServer.start()
             defer { hostedUI.stop() }
             let redirect = "http://127.0.0.1:\(try RedisServer.freePort())/callback"
             let oauth = #"{"WebDomain": "\#(hostedUI.url("").absoluteString)", "AppClientId": "\#(seeded["clientId"]?.stringValue ?? "")", "SignInRedirectURI": "\#(redirect)", "SignOutRedirectURI": "\#(redirect)", "Scopes": ["openid"]}"#
             let folder = try folder(moto, seeded, oauth: oauth)
             defer { try? FileManager.default.removeItem(at: folder) }
-            let run = try Tool.run(["auth", "sign-in", "--web", "--browser", "curl -fsSL"], in: folder)
+            let run = try await Tool.run(["auth", "sign-in", "--web", "--browser", "curl -fsSL"], in: folder)
             #expect(run.exitCode == 0)
             #expect(run.stderr.contains("Open this URL to sign in:\n  \(hostedUI.url("/oauth2/authorize").absoluteString)?"))
             #expect(run.stdout == "Signed in as carol through the hosted UI.\n")
-            #expect(try Tool.run(["auth", "whoami"], in: folder).stdout == "carol (hosted-sub)\n")
+            #expect(try await Tool.run(["auth", "whoami"], in: folder).stdout == "carol (hosted-sub)\n")
         }
     }
 }

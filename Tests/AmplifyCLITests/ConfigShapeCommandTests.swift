@@ -26,15 +26,15 @@ struct ConfigShapeCommandTests {
         var error: String? { (document["error"] as? [String: Any])?["description"] as? String }
     }
 
-    private func check(_ name: String, strict: Bool = false) throws -> Check {
-        let run = try Tool.run(["config", "check", "--json", "--config", Self.fixtures.appendingPathComponent(name).path] + (strict ? ["--strict"] : []))
+    private func check(_ name: String, strict: Bool = false) async throws -> Check {
+        let run = try await Tool.run(["config", "check", "--json", "--config", Self.fixtures.appendingPathComponent(name).path] + (strict ? ["--strict"] : []))
         let document = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
         return Check(exitCode: run.exitCode, document: document, stderr: run.stderr)
     }
 
     @Test("a full Gen 1 iOS file: Cognito, S3 and both APIs configure, Pinpoint warns, geo/predictions are not handled, every resource is named")
-    func gen1Full() throws {
-        let result = try check("gen1-ios-full.json")
+    func gen1Full() async throws {
+        let result = try await check("gen1-ios-full.json")
         #expect(result.exitCode == 0)
         #expect(result.plugins == ["auth.awsCognitoAuthPlugin", "analytics.awsPinpointAnalyticsPlugin", "storage.awsS3StoragePlugin", "api.awsAPIPlugin"])
         #expect(result.warnings == ["analytics.plugins.awsPinpointAnalyticsPlugin"])
@@ -45,60 +45,60 @@ struct ConfigShapeCommandTests {
             "bucket notesapp-storage-dev", "REST API https://abcde12345.execute-api.us-east-1.amazonaws.com/dev",
             "GraphQL API https://abcdefghijklmnopqrstuvwxyz.appsync-api.us-east-1.amazonaws.com/graphql",
         ])
-        #expect(try check("gen1-ios-full.json", strict: true).exitCode == 1)
+        #expect(try await check("gen1-ios-full.json", strict: true).exitCode == 1)
     }
 
     @Test("identity pool only, user pool only, and a hand-edited CRLF file with nulls all configure without warnings")
-    func cognitoShapes() throws {
+    func cognitoShapes() async throws {
         for name in ["gen1-identity-pool-only.json", "gen1-user-pool-only.json", "gen1-hand-edited.json", "awsconfiguration-guest.json"] {
-            let result = try check(name)
+            let result = try await check(name)
             #expect(result.exitCode == 0, "\(name): \(result.stderr)")
             #expect(result.error == nil, "\(name)")
             #expect(result.plugins.contains("auth.awsCognitoAuthPlugin"), "\(name)")
         }
-        #expect(try check("gen1-identity-pool-only.json").resources == [
+        #expect(try await check("gen1-identity-pool-only.json").resources == [
             "identity pool eu-central-1:0f1e2d3c-aaaa-bbbb-cccc-ddddeeeeffff", "bucket guestphotos-dev",
         ])
-        let guest = try check("awsconfiguration-guest.json")
+        let guest = try await check("awsconfiguration-guest.json")
         #expect(guest.format == "awsconfiguration.json")
         #expect(guest.warnings == ["analytics.plugins.awsPinpointAnalyticsPlugin"])
         #expect(guest.resources.contains("GraphQL API https://zyxwvutsrqponmlkjihgfedcba.appsync-api.us-east-2.amazonaws.com/graphql"))
     }
 
     @Test("the Amplify JS files configure Cognito, S3 and their APIs, and name the APIs")
-    func amplifyJS() throws {
-        let flat = try check("aws-exports.json")
+    func amplifyJS() async throws {
+        let flat = try await check("aws-exports.json")
         #expect(flat.exitCode == 0)
         #expect(flat.format == "Amplify JS configuration (aws-exports shape)")
         #expect(flat.plugins == ["auth.awsCognitoAuthPlugin", "analytics.awsPinpointAnalyticsPlugin", "storage.awsS3StoragePlugin", "api.awsAPIPlugin"])
         #expect(flat.resources.contains("GraphQL API https://jsflatapi0123456789abcdefg.appsync-api.us-west-2.amazonaws.com/graphql"))
         #expect(flat.resources.contains("REST API https://orders1234.execute-api.us-west-2.amazonaws.com/dev"))
-        let resources = try check("js-v6-resources.json")
+        let resources = try await check("js-v6-resources.json")
         #expect(resources.exitCode == 0)
         #expect(resources.plugins == ["auth.awsCognitoAuthPlugin", "storage.awsS3StoragePlugin", "api.awsAPIPlugin"])
         #expect(resources.resources.filter { $0.hasPrefix("bucket ") } == ["bucket jssix-archive", "bucket jssix-media"])
     }
 
     @Test("Gen 2 files of versions 1, 1.4 and 1.5 configure; 1.4's extra key warns; version 2 fails naming the versions known")
-    func gen2() throws {
-        #expect(try check("amplify_outputs-v1.json").exitCode == 0)
-        let full = try check("amplify_outputs-v1.4.json")
+    func gen2() async throws {
+        #expect(try await check("amplify_outputs-v1.json").exitCode == 0)
+        let full = try await check("amplify_outputs-v1.4.json")
         #expect(full.exitCode == 0)
         #expect(full.format == "Gen 2 amplify_outputs.json version 1.4")
         #expect(full.warnings == ["websocket"])
         #expect(full.resources.filter { $0.hasPrefix("bucket ") } == ["bucket gentwo-photos-bucket", "bucket gentwo-reports-bucket"])
         #expect(full.resources.contains("GraphQL API https://gentwov14api.appsync-api.us-east-1.amazonaws.com/graphql"))
-        #expect(try check("amplify_outputs-v1.5.json").exitCode == 0)
-        let future = try check("amplify_outputs-v2.json")
+        #expect(try await check("amplify_outputs-v1.5.json").exitCode == 0)
+        let future = try await check("amplify_outputs-v2.json")
         #expect(future.exitCode == 1)
         #expect(future.error?.hasSuffix("has `version` \"2.0\", which this package does not know; it reads versions 1, 1.1, 1.2, 1.3, 1.4, 1.5.") == true)
-        let placeholder = try check("amplify_outputs-placeholder.json")
+        let placeholder = try await check("amplify_outputs-placeholder.json")
         #expect(placeholder.exitCode == 0)
         #expect(placeholder.stderr.contains("holds no resources (a placeholder)"))
     }
 
     @Test("every amplify command works on the embedded default: storage put/get and analytics record")
-    func embeddedDefaultServesEveryCategory() throws {
+    func embeddedDefaultServesEveryCategory() async throws {
         let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("cli-embedded-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -106,12 +106,12 @@ struct ConfigShapeCommandTests {
         try FileManager.default.copyItem(at: Tool.samples.appendingPathComponent("embedded.json"), to: config)
         let file = folder.appendingPathComponent("hello.txt")
         try Data("hello".utf8).write(to: file)
-        let put = try Tool.run(["storage", "put", "public/hello.txt", file.path], in: folder)
+        let put = try await Tool.run(["storage", "put", "public/hello.txt", file.path], in: folder)
         #expect(put.exitCode == 0, "\(put.stderr)")
-        let get = try Tool.run(["storage", "get", "public/hello.txt", "-"], in: folder)
+        let get = try await Tool.run(["storage", "get", "public/hello.txt", "-"], in: folder)
         #expect(get.exitCode == 0, "\(get.stderr)")
         #expect(get.stdout == "hello")
-        let record = try Tool.run(["analytics", "record", "opened"], in: folder)
+        let record = try await Tool.run(["analytics", "record", "opened"], in: folder)
         #expect(record.exitCode == 0, "\(record.stderr)")
     }
 }

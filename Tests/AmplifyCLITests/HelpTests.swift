@@ -12,8 +12,8 @@ struct HelpTests {
     ]
 
     @Test("--help lists every command and the global options, and exits 0")
-    func topLevelHelp() throws {
-        let run = try Tool.run(["--help"])
+    func topLevelHelp() async throws {
+        let run = try await Tool.run(["--help"])
         #expect(run.exitCode == 0)
         #expect(run.stdout.contains("config check"))
         // swift-argument-parser writes an option's value as <path>.
@@ -30,13 +30,13 @@ struct HelpTests {
     }
 
     @Test("every command has its own --help")
-    func commandHelp() throws {
-        let run = try Tool.run(["config", "check", "--help"])
+    func commandHelp() async throws {
+        let run = try await Tool.run(["config", "check", "--help"])
         #expect(run.exitCode == 0)
         #expect(run.stdout.hasPrefix("OVERVIEW: Check a configuration file; summarise it.\n"))
         #expect(run.stdout.contains("USAGE: amplify config check [--config <path>] [--json] [--verbose] [--strict]"))
         #expect(run.stdout.contains("  --strict                Fail (exit 1) on any warning.\n"))
-        let group = try Tool.run(["config", "--help"])
+        let group = try await Tool.run(["config", "--help"])
         #expect(group.exitCode == 0)
         #expect(group.stdout.contains("USAGE: amplify config <subcommand>"))
         #expect(group.stdout.contains("SUBCOMMANDS:\n  check                   Check a configuration file; summarise it.\n"))
@@ -46,49 +46,49 @@ struct HelpTests {
     func helpForEveryCommand() async throws {
         for command in Self.commands {
             let words = command.split(separator: " ").map(String.init)
-            let run = try await Tool.running(words + ["--help"])
+            let run = try await Tool.run(words + ["--help"])
             #expect(run.exitCode == 0, "\(command)")
             #expect(run.stdout.hasPrefix("OVERVIEW: "), "\(command)")
             #expect(run.stdout.contains("USAGE: amplify \(command) [--config <path>] [--json] [--verbose]"), "\(command): \(run.stdout)")
             #expect(run.stdout.contains("  --config <path>"), "\(command)")
-            let viaHelp = try await Tool.running(["help"] + words)
+            let viaHelp = try await Tool.run(["help"] + words)
             #expect(viaHelp.stdout == run.stdout, "\(command)")
         }
-        let signIn = try await Tool.running(["auth", "sign-in", "--help"])
+        let signIn = try await Tool.run(["auth", "sign-in", "--help"])
         #expect(signIn.stdout.contains("never from the command line"))
         #expect(signIn.stdout.contains("  --password-stdin        Read the password (and the answers to challenges)\n"))
     }
 
     @Test("an unknown command or a bad option exits 2 with a pointer to --help")
-    func usageErrors() throws {
-        let unknown = try Tool.run(["frobnicate"])
+    func usageErrors() async throws {
+        let unknown = try await Tool.run(["frobnicate"])
         #expect(unknown.exitCode == 2)
         #expect(unknown.stderr.contains("Unknown command: frobnicate."))
-        let noPath = try Tool.run(["config", "check", "--config"])
+        let noPath = try await Tool.run(["config", "check", "--config"])
         #expect(noPath.exitCode == 2)
         #expect(noPath.stderr.contains("--config needs a path."))
-        let none = try Tool.run([])
+        let none = try await Tool.run([])
         #expect(none.exitCode == 2)
         #expect(none.stdout.contains("USAGE: amplify"))
     }
 
     @Test("a wrong value or an unknown option is refused before anything runs, with a message that names the option")
     func validationNamesTheOption() async throws {
-        let unknownOption = try await Tool.running(["storage", "ls", "--recursive"])
+        let unknownOption = try await Tool.run(["storage", "ls", "--recursive"])
         #expect(unknownOption.exitCode == 2)
         #expect(unknownOption.stderr.hasPrefix("Unknown option '--recursive'\nUsage: amplify storage ls"))
-        let count = try await Tool.running(["hub", "listen", "--count", "many"])
+        let count = try await Tool.run(["hub", "listen", "--count", "many"])
         #expect(count.exitCode == 2)
         #expect(count.stderr.hasPrefix("--count needs a positive whole number; got 'many'."))
-        let missing = try await Tool.running(["hub", "listen", "--timeout"])
+        let missing = try await Tool.run(["hub", "listen", "--timeout"])
         #expect(missing.stderr.hasPrefix("--timeout needs a seconds."))
-        let unknownInGroup = try await Tool.running(["auth", "log-in", "bob"])
+        let unknownInGroup = try await Tool.run(["auth", "log-in", "bob"])
         #expect(unknownInGroup.exitCode == 2)
         #expect(unknownInGroup.stderr == "Unknown command: auth log-in bob.\nRun `amplify --help` for the list of commands.\n")
-        let group = try await Tool.running(["auth"])
+        let group = try await Tool.run(["auth"])
         #expect(group.exitCode == 2)
         #expect(group.stdout.contains("USAGE: amplify auth <subcommand>"))
-        let web = try await Tool.running(["auth", "sign-in", "--web", "bob"])
+        let web = try await Tool.run(["auth", "sign-in", "--web", "bob"])
         #expect(web.exitCode == 2)
         #expect(web.stderr.hasPrefix("auth sign-in --web takes no USER"))
     }
@@ -98,30 +98,30 @@ struct HelpTests {
         for arguments in [["auth", "sign-in", "bob", "Hunter2!pass"], ["auth", "sign-in", "bob", "--password", "Hunter2!pass"],
                           ["auth", "sign-up", "bob", "--email", "b@example.com", "Hunter2!pass"], ["auth", "change-password", "Hunter2!pass"],
                           ["auth", "confirm-reset-password", "bob", "123456", "Hunter2!pass"]] {
-            let run = try await Tool.running(arguments)
+            let run = try await Tool.run(arguments)
             #expect(run.exitCode == 2, "\(arguments)")
             #expect(!run.stderr.contains("Hunter2!pass") && !run.stdout.contains("Hunter2!pass"), "\(arguments)")
             #expect(run.stderr.contains("--password-stdin"), "\(arguments)")
         }
-        #expect(try await Tool.running(["auth", "sign-in", "bob", "--password", "x"]).stderr.contains("There is no --password option."))
+        #expect(try await Tool.run(["auth", "sign-in", "bob", "--password", "x"]).stderr.contains("There is no --password option."))
     }
 
     @Test("--version prints the version; --generate-completion-script writes bash, zsh and fish scripts that know every command")
     func versionAndCompletion() async throws {
-        let version = try await Tool.running(["--version"])
+        let version = try await Tool.run(["--version"])
         #expect(version.exitCode == 0)
         #expect(version.stdout == "0.1.0\n")
         for shell in ["bash", "zsh", "fish"] {
-            let script = try await Tool.running(["--generate-completion-script", shell])
+            let script = try await Tool.run(["--generate-completion-script", shell])
             #expect(script.exitCode == 0, "\(shell)")
             // fish names options without their dashes (-l password-stdin).
             for word in ["confirm-reset-password", "verify-token", "password-stdin", "strict", "config"] {
                 #expect(script.stdout.contains(word), "\(shell) script lacks \(word)")
             }
         }
-        #expect(try await Tool.running(["--generate-completion-script", "bash"]).stdout.hasPrefix("#!/bin/bash"))
-        #expect(try await Tool.running(["--generate-completion-script", "zsh"]).stdout.hasPrefix("#compdef amplify"))
-        #expect(try await Tool.running(["--generate-completion-script", "tcsh"]).exitCode == 2)
+        #expect(try await Tool.run(["--generate-completion-script", "bash"]).stdout.hasPrefix("#!/bin/bash"))
+        #expect(try await Tool.run(["--generate-completion-script", "zsh"]).stdout.hasPrefix("#compdef amplify"))
+        #expect(try await Tool.run(["--generate-completion-script", "tcsh"]).exitCode == 2)
     }
 
     @Test("global options work before the command, after it, and in the --config=PATH form")
@@ -129,7 +129,7 @@ struct HelpTests {
         let sample = Tool.samples.appendingPathComponent("embedded.json").path
         for arguments in [["--json", "config", "check", "--config", sample], ["config", "--json", "check", "--config=\(sample)"],
                           ["config", "check", "--config", sample, "--json"]] {
-            let run = try await Tool.running(arguments)
+            let run = try await Tool.run(arguments)
             #expect(run.exitCode == 0, "\(arguments): \(run.stderr)")
             #expect(run.stdout.hasPrefix("{"), "\(arguments)")
         }

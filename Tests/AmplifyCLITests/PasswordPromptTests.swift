@@ -6,7 +6,7 @@ import Testing
 @Suite("amplify password prompt")
 struct PasswordPromptTests {
     @Test("Ctrl-C at the password prompt ends the command and leaves the terminal with echo on")
-    func interruptRestoresEcho() throws {
+    func interruptRestoresEcho() async throws {
         let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("cli-pty-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -40,7 +40,7 @@ struct PasswordPromptTests {
         process.standardError = FileHandle.nullDevice
         try process.runSerialized()
         let printed = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
+        await process.exited()
         #expect(printed == "prompt True during False after True signalled True\n")
     }
 }

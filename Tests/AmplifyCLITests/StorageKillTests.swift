@@ -38,7 +38,7 @@ struct StorageKillTests {
         }
         let killedMidway = process.isRunning
         kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        await process.exited()
         #expect(killedMidway, "the upload finished before it could be killed")
         let temporary = folder.appendingPathComponent("store/tmp").path
         #expect(((try? FileManager.default.contentsOfDirectory(atPath: temporary)) ?? []).isEmpty)

@@ -49,7 +49,7 @@ struct AmplifyServiceShutdownTests {
             while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(20)) }
             if process.isRunning {
                 kill(process.processIdentifier, SIGKILL)
-                process.waitUntilExit()
+                await process.exited()
             }
             // Let the pipe's last bytes arrive.
             try await Task.sleep(for: .milliseconds(100))

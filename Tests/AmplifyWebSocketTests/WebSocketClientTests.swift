@@ -58,7 +58,7 @@ struct WebSocketClientTests {
     @Test("ws and wss: open with the chosen subprotocol, echo text and binary (fragmented when sent), answer the server's ping, close cleanly")
     func echoOverWSAndWSS() async throws {
         for tls in [false, true] {
-            let peer = try WebSocketTestServer(tls: tls)
+            let peer = try await WebSocketTestServer.start(tls: tls)
             defer { peer.stop() }
             let big = [UInt8]((0..<70_000).map { UInt8(truncatingIfNeeded: $0) })
             let options = WebSocketClient.Options(subprotocols: ["graphql-ws"], trustedCertificatesFile: peer.certificateFile, outgoingFragmentSize: 16_384)
@@ -75,7 +75,7 @@ struct WebSocketClientTests {
 
     @Test("a fragmented message with a ping between its fragments arrives whole, and the ping is answered")
     func fragmentedFromServer() async throws {
-        let peer = try WebSocketTestServer()
+        let peer = try await WebSocketTestServer.start()
         defer { peer.stop() }
         let events = try await run(peer.url("/fragmented")) { client, event in
             if case .text = event { client.close() }
@@ -89,14 +89,14 @@ struct WebSocketClientTests {
 
     @Test("the server's close frame is answered and ends the connection cleanly with its code and reason")
     func serverCloses() async throws {
-        let peer = try WebSocketTestServer()
+        let peer = try await WebSocketTestServer.start()
         defer { peer.stop() }
         #expect(try await run(peer.url("/close")) { _, _ in } == [.open(subprotocol: nil), .closed(.clean(code: 4000, reason: "bye"))])
     }
 
     @Test("a close in the middle of a frame, a masked frame, a 2 GiB frame and text that is not UTF-8 each end with their error")
     func misbehavingServers() async throws {
-        let peer = try WebSocketTestServer()
+        let peer = try await WebSocketTestServer.start()
         defer { peer.stop() }
         #expect(failure(try await run(peer.url("/midframe")) { _, _ in })?.kind == .closedMidFrame)
         #expect(failure(try await run(peer.url("/masked")) { _, _ in })?.kind == .protocolViolation)
@@ -107,7 +107,7 @@ struct WebSocketClientTests {
 
     @Test("a refused upgrade, a server that never answers, nothing listening, and an untrusted certificate fail in time")
     func failuresToOpen() async throws {
-        let peer = try WebSocketTestServer()
+        let peer = try await WebSocketTestServer.start()
         defer { peer.stop() }
         let refused = failure(try await run(peer.url("/refuse")) { _, _ in })
         #expect(refused?.kind == .handshakeFailed)
@@ -119,7 +119,7 @@ struct WebSocketClientTests {
         #expect(ContinuousClock.now - started < .seconds(20))
         let nobody = failure(try await run(try #require(URL(string: "ws://127.0.0.1:9/"))) { _, _ in })
         #expect(nobody?.kind == .connectionFailed)
-        let secure = try WebSocketTestServer(tls: true)
+        let secure = try await WebSocketTestServer.start(tls: true)
         defer { secure.stop() }
         let untrusted = failure(try await run(secure.url("/echo")) { _, _ in })
         #expect(untrusted?.kind == .connectionFailed)

@@ -27,7 +27,7 @@ struct CognitoQuickstartExampleTests {
                "endpoint": "https://tutorial.appsync-api.us-east-1.amazonaws.com/graphql", "region": "us-east-1", "authorizationType": "API_KEY", "apiKey": "da2-x"}}}},
              "geo": {"plugins": {"awsLocationGeoPlugin": {"region": "us-east-1"}}}}
             """.utf8).write(to: file)
-            let run = try ProductRunner.run(
+            let run = try await ProductRunner.run(
                 "CognitoQuickstart", ["alice"], in: folder,
                 environment: ProcessInfo.processInfo.environment.merging(["AMPLIFY_CONFIG": file.path]) { $1 }, input: "Secr3t!pass\n")
             #expect(run.exitCode == 0, "\(run.stderr)")

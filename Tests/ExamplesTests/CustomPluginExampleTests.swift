@@ -5,8 +5,8 @@ import Testing
 @Suite("Examples/CustomPlugin")
 struct CustomPluginExampleTests {
     @Test("the example plugin is made from its factory, configured from its block, and prints each event")
-    func printsEvents() throws {
-        let run = try ProductRunner.run("CustomPlugin")
+    func printsEvents() async throws {
+        let run = try await ProductRunner.run("CustomPlugin")
         let (status, stdout, stderr) = (run.exitCode, run.stdout, run.stderr)
         #expect(status == 0)
         #expect(stdout == """
@@ -24,11 +24,11 @@ struct CustomPluginExampleTests {
     }
 
     @Test("a block missing the plugin's required key fails with the full JSON path")
-    func missingKey() throws {
+    func missingKey() async throws {
         let file = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("custom-\(UUID().uuidString).json")
         try Data(#"{"analytics": {"plugins": {"printingAnalyticsPlugin": {}}}}"#.utf8).write(to: file)
         defer { try? FileManager.default.removeItem(at: file) }
-        let run = try ProductRunner.run("CustomPlugin", [file.path])
+        let run = try await ProductRunner.run("CustomPlugin", [file.path])
         let (status, stderr) = (run.exitCode, run.stderr)
         #expect(status == 1)
         #expect(stderr.contains("error: `analytics.plugins.printingAnalyticsPlugin.appName` in \(file.path) is missing; expected a non-empty string."))

@@ -5,8 +5,8 @@ import Testing
 @Suite("Examples/HubBridge")
 struct HubBridgeExampleTests {
     @Test("the watch process sees the user that the sign-out process signed in and out, through Redis", .timeLimit(.minutes(1)))
-    func watcherFollowsOtherProcess() throws {
-        let redis = try RedisServer()
+    func watcherFollowsOtherProcess() async throws {
+        let redis = try await RedisServer.launch()
         defer { redis.stop() }
         let url = "redis://127.0.0.1:\(redis.port)"
         let watcher = Process()
@@ -24,11 +24,11 @@ struct HubBridgeExampleTests {
             guard !chunk.isEmpty else { break }
             seen.append(chunk)
         }
-        let signer = try ProductRunner.run("HubBridgeExample", ["sign-out", url])
+        let signer = try await ProductRunner.run("HubBridgeExample", ["sign-out", url])
         #expect(signer.exitCode == 0)
         #expect(signer.stdout.contains("signed out alice"))
         seen.append(output.fileHandleForReading.readDataToEndOfFile())
-        watcher.waitUntilExit()
+        await watcher.exited()
         let lines = String(decoding: seen, as: UTF8.self).split(separator: "\n").map(String.init)
         #expect(watcher.terminationStatus == 0)
         #expect(lines.filter { $0.hasPrefix("session state:") } == [

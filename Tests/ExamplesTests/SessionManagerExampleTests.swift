@@ -5,8 +5,8 @@ import Testing
 @Suite("Examples/SessionManager")
 struct SessionManagerExampleTests {
     @Test("the session-manager example follows sign-up, sign-in, expiry on its own, sign-in and sign-out")
-    func flow() throws {
-        let run = try ProductRunner.run("SessionManager")
+    func flow() async throws {
+        let run = try await ProductRunner.run("SessionManager")
         let (status, stdout) = (run.exitCode, run.stdout)
         #expect(status == 0)
         let lines = stdout.split(separator: "\n").map(String.init)

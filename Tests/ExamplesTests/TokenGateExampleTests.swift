@@ -26,7 +26,7 @@ struct TokenGateExampleTests {
               "Auth": {"Default": {"authenticationFlowType": "USER_SRP_AUTH"}}}}}}
             """.utf8).write(to: file)
             let input = ["Bearer \(access)", "Bearer \(id)", "Bearer " + parts.joined(separator: "."), "", "Basic dXNlcjpwYXNz", "Bearer garbage"]
-            let run = try ProductRunner.run(
+            let run = try await ProductRunner.run(
                 "TokenGate", [], in: folder, environment: ProcessInfo.processInfo.environment.merging(["AMPLIFY_CONFIG": file.path]) { $1 },
                 input: input.joined(separator: "\n") + "\n")
             #expect(run.exitCode == 0)

@@ -127,8 +127,8 @@ struct LocalStorageLargeFileTests {
     /// Measured in a process of its own (`StorageBenchmark --memory-check`): resident memory is
     /// per process, and other tests run at the same time.
     @Test("a 256 MiB upload and download stream in chunks: resident memory grows by less than 48 MiB")
-    func memoryStaysFlat() throws {
-        let run = try ProductRunner.run("StorageBenchmark", ["--memory-check", "256"])
+    func memoryStaysFlat() async throws {
+        let run = try await ProductRunner.run("StorageBenchmark", ["--memory-check", "256"])
         #expect(run.exitCode == 0, "\(run.stderr)")
         let growth = run.stdout.split(separator: "\n").compactMap { $0.hasPrefix("resident growth bytes: ") ? Int($0.dropFirst(23)) : nil }.first
         let bytes = try #require(growth)

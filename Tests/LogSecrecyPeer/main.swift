@@ -69,7 +69,7 @@ func localPool(folder: String) async throws {
 /// SigV4 with a session token: a signed JSON call, a signed REST call and a presigned URL, all
 /// fetched through the HTTP client.
 func signedRequests() async throws {
-    let server = try LocalHTTPServer()
+    let server = try await LocalHTTPServer.start()
     defer { server.stop() }
     let loop = try EventLoop(name: "secrecy-http")
     let http = try HTTPClient(loop: loop)

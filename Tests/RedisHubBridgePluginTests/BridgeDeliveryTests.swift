@@ -59,7 +59,7 @@ struct BridgeDeliveryTests {
 
     @Test("a signed-out event reaches the other bridge's listeners with its data and a RemoteHubEvent context, and never comes back to its sender")
     func crossDeliveryWithoutEcho() async throws {
-        let redis = try RedisServer()
+        let redis = try await RedisServer.launch()
         defer { redis.stop() }
         let a = try Node("bridge-a", port: redis.port)
         let b = try Node("bridge-b", port: redis.port)
@@ -87,7 +87,7 @@ struct BridgeDeliveryTests {
     @Test("only the configured events cross; an event whose payload cannot be encoded stays local, counted")
     func selectionAndUnencodable() async throws {
         struct NotEncodable: Sendable {}
-        let redis = try RedisServer()
+        let redis = try await RedisServer.launch()
         defer { redis.stop() }
         let a = try Node("bridge-a", port: redis.port)
         let b = try Node("bridge-b", port: redis.port)
@@ -107,7 +107,7 @@ struct BridgeDeliveryTests {
 
     @Test("with Redis down at start the local Hub works, and what was dispatched meanwhile reaches Redis once it is up")
     func redisDownAtStart() async throws {
-        let redis = try RedisServer()
+        let redis = try await RedisServer.launch()
         redis.stop()
         let a = try Node("bridge-a", port: redis.port, mode: .streams)
         a.bridge.dispatch(to: .auth, payload: HubPayload(eventName: HubPayload.EventName.Auth.signedOut, data: "early"))
@@ -115,7 +115,7 @@ struct BridgeDeliveryTests {
         #expect(a.received.value.count == 1)
         try await waitFor("a to notice Redis is down") { a.bridge.statistics.disconnections >= 1 }
         #expect(!a.bridge.statistics.connected)
-        try redis.start()
+        try await redis.start()
         defer { redis.stop() }
         try await a.waitConnected()
         try await waitFor("the queued event to reach Redis") { a.bridge.statistics.published == 1 }
@@ -130,7 +130,7 @@ struct BridgeDeliveryTests {
 
     @Test("streams mode: redis-server restarted (its data gone) while events are dispatched; nothing is lost and order holds")
     func streamsSurviveRedisRestart() async throws {
-        let redis = try RedisServer()
+        let redis = try await RedisServer.launch()
         defer { redis.stop() }
         let a = try Node("bridge-a", port: redis.port, mode: .streams)
         let b = try Node("bridge-b", port: redis.port, mode: .streams)
@@ -143,7 +143,7 @@ struct BridgeDeliveryTests {
         for index in 1...20 {
             a.bridge.dispatch(to: .auth, payload: HubPayload(eventName: HubPayload.EventName.Auth.signedOut, data: "u\(index)"))
         }
-        try redis.start()
+        try await redis.start()
         try await waitFor("b to receive all") { b.received.value.count == 21 }
         #expect(b.received.value.compactMap { $0.data as? String } == (0...20).map { "u\($0)" })
         #expect(a.bridge.statistics.dropped == 0)
@@ -153,7 +153,7 @@ struct BridgeDeliveryTests {
 
     @Test("streams mode: events published while a bridge was stopped arrive when it starts again with its consumer group")
     func streamsSurviveBridgeRestart() async throws {
-        let redis = try RedisServer()
+        let redis = try await RedisServer.launch()
         defer { redis.stop() }
         let a = try Node("bridge-a", port: redis.port, mode: .streams)
         let b = try Node("bridge-b", port: redis.port, mode: .streams, group: "service-b")

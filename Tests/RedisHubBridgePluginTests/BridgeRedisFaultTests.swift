@@ -85,7 +85,7 @@ struct BridgeRedisFaultTests {
         .timeLimit(.minutes(3)))
     func restartsWithLoadingLoseNothing() async throws {
         // 10 000 filler keys loaded at 50 µs each: every restart answers LOADING for about a second.
-        let redis = try RedisServer(appendOnly: true, arguments: ["--key-load-delay", "50", "--loading-process-events-interval-bytes", "1024"])
+        let redis = try await RedisServer.launch(appendOnly: true, arguments: ["--key-load-delay", "50", "--loading-process-events-interval-bytes", "1024"])
         defer { redis.stop() }
         try redis.command(["DEBUG", "POPULATE", "10000", "filler"])
         try redis.command(["BGREWRITEAOF"])
@@ -110,7 +110,7 @@ struct BridgeRedisFaultTests {
         var sawDisconnectedWhileLoading = 0
         for restart in 1...2 {
             try await Task.sleep(for: .milliseconds(restart == 1 ? 900 : 600))
-            try redis.restart(waitForData: false)
+            try await redis.restart(waitForData: false)
             // While Redis is still loading, neither bridge may claim to be connected.
             try await Task.sleep(for: .milliseconds(300))
             let connectedDuring = a.bridge.statistics.connected || b.bridge.statistics.connected
@@ -138,7 +138,7 @@ struct BridgeRedisFaultTests {
 
     @Test("streams mode: events Redis refuses with BUSY while a script runs are sent again once it ends, in order; nothing is dropped and no disconnection is reported", .timeLimit(.minutes(2)))
     func busyRepliesAreRetried() async throws {
-        let redis = try RedisServer()
+        let redis = try await RedisServer.launch()
         defer { redis.stop() }
         let a = try Node("busy-a", port: redis.port)
         let b = try Node("busy-b", port: redis.port)
@@ -166,7 +166,7 @@ struct BridgeRedisFaultTests {
 
     @Test("streams mode: beyond maxQueuedEvents while Redis is BUSY the oldest events are dropped, and statistics.dropped counts exactly those")
     func droppedCountsWhatIsLost() async throws {
-        let redis = try RedisServer()
+        let redis = try await RedisServer.launch()
         defer { redis.stop() }
         let a = try Node("cap-a", port: redis.port, maxQueuedEvents: 100)
         let b = try Node("cap-b", port: redis.port)

@@ -2,7 +2,8 @@ import AmplifyTestKit
 import Foundation
 import Testing
 
-/// Separate `HubBridgePeer` processes on the test's own redis-server.
+/// Separate `HubBridgePeer` processes on the test's own redis-server. The tests read the peers'
+/// output with blocking reads, so each runs on a thread of its own (``offThePool(_:)``).
 @Suite("Redis Hub bridge: separate processes")
 struct CrossProcessTests {
     /// A running peer: commands on its standard input, lines from its standard output.
@@ -60,8 +61,12 @@ struct CrossProcessTests {
     }
 
     @Test("pub/sub: two listener processes each get a publisher process's 2000 events once, in its order; the publisher gets none back", .timeLimit(.minutes(2)))
-    func pubsubAcrossProcesses() throws {
-        let redis = try RedisServer()
+    func pubsubAcrossProcesses() async throws {
+        try await offThePool { try Self.pubsub() }
+    }
+
+    private static func pubsub() throws {
+        let redis = try RedisServer.launchBlocking()
         defer { redis.stop() }
         let listeners = try [Peer(port: redis.port, mode: "pubsub", group: "l1"), Peer(port: redis.port, mode: "pubsub", group: "l2")]
         let publisher = try Peer(port: redis.port, mode: "pubsub", group: "p")
@@ -78,8 +83,12 @@ struct CrossProcessTests {
     }
 
     @Test("streams: redis-server restarted mid-run with a listener process waiting; every event arrives, in order", .timeLimit(.minutes(2)))
-    func streamsRestartAcrossProcesses() throws {
-        let redis = try RedisServer()
+    func streamsRestartAcrossProcesses() async throws {
+        try await offThePool { try Self.streamsRestart() }
+    }
+
+    private static func streamsRestart() throws {
+        let redis = try RedisServer.launchBlocking()
         defer { redis.stop() }
         let listener = try Peer(port: redis.port, mode: "streams", group: "listener")
         let publisher = try Peer(port: redis.port, mode: "streams", group: "publisher")
@@ -88,7 +97,7 @@ struct CrossProcessTests {
         #expect(publisher.line() == "READY")
         publisher.send("publish 500")
         #expect(listener.events(500) == Array(1...500))
-        try redis.restart()
+        try redis.restartBlocking()
         publisher.send("publish 500")
         publisher.send("wait")
         #expect(publisher.line() == "PUBLISHED 1000")

@@ -59,7 +59,7 @@ struct S3FaultTests {
 
     @Test("get, put and list against an S3 endpoint that stops answering each fail within the block's limits, and the error says the request was tried 2 times", .timeLimit(.minutes(6)))
     func stalledCallsEndAndSayTheyWereRetried() async throws {
-        let server = try LocalHTTPServer()
+        let server = try await LocalHTTPServer.start()
         defer { server.stop() }
         let fixture = try Fixture([
             "bucket": "stalled-bucket", "region": "us-east-1", "endpoint": .string(server.url("/s3stall").absoluteString),
@@ -92,7 +92,7 @@ struct S3FaultTests {
 
     @Test("with maxAttempts 1 a stalled get fails once and its error says it was not retried")
     func notRetriedSaysSo() async throws {
-        let server = try LocalHTTPServer()
+        let server = try await LocalHTTPServer.start()
         defer { server.stop() }
         let fixture = try Fixture([
             "bucket": "stalled-bucket", "region": "us-east-1", "endpoint": .string(server.url("/s3stall").absoluteString),
@@ -111,7 +111,7 @@ struct S3FaultTests {
     func cutDownloadContinues() async throws {
         try await MotoServer.with { moto in
             try moto.seed(["buckets": ["cut-bucket"]])
-            let proxy = try LocalHTTPServer(proxyingTo: moto.port)
+            let proxy = try await LocalHTTPServer.start(proxyingTo: moto.port)
             defer { proxy.stop() }
             let fixture = try Fixture([
                 "bucket": "cut-bucket", "region": .string(moto.region), "endpoint": .string(proxy.url("").absoluteString),

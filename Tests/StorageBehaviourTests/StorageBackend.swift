@@ -27,7 +27,7 @@ final class StorageFixture: @unchecked Sendable {
     private let moto: MotoServer?
     private let root: String?
 
-    init(_ backend: StorageBackend, chunkSize: Int = 1 << 20) throws {
+    init(_ backend: StorageBackend, chunkSize: Int = 1 << 20) async throws {
         self.backend = backend
         loop = try EventLoop(name: "storage-\(backend.rawValue)")
         hub = DefaultHubPlugin(loop: loop)
@@ -40,7 +40,7 @@ final class StorageFixture: @unchecked Sendable {
             self.root = root
             moto = nil
         case .s3:
-            let moto = try MotoServer.start()
+            let moto = try await MotoServer.start()
             try moto.seed(["buckets": ["behaviour-bucket"]])
             let plugin = AWSS3StoragePlugin(
                 loop: loop, credentials: StaticCredentialsProvider(AWSCredentials(accessKeyId: "testing", secretAccessKey: "testing")),

@@ -11,7 +11,7 @@ struct StorageBehaviourTests {
 
     @Test("uploads and downloads round-trip byte-exact from 0 bytes to 64 MiB (a multipart object on S3)", arguments: StorageBackend.allCases, sizes)
     func roundTrip(_ backend: StorageBackend, _ size: Int) async throws {
-        let fixture = try StorageFixture(backend)
+        let fixture = try await StorageFixture(backend)
         let data = StorageFixture.bytes(size)
         let key = try await fixture.plugin.uploadData(path: .fromString("public/blob-\(size).bin"), data: data, options: nil).value
         #expect(key == "public/blob-\(size).bin")
@@ -23,7 +23,7 @@ struct StorageBehaviourTests {
 
     @Test("uploadFile (multipart from file ranges on S3) and downloadFile stream through files", arguments: StorageBackend.allCases)
     func fileRoundTrip(_ backend: StorageBackend) async throws {
-        let fixture = try StorageFixture(backend, chunkSize: 64 << 10)
+        let fixture = try await StorageFixture(backend, chunkSize: 64 << 10)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("behaviour-files-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -40,7 +40,7 @@ struct StorageBehaviourTests {
 
     @Test("downloadFile refuses a folder or a FIFO as its destination and leaves it as it was (it would replace it whole)", arguments: StorageBackend.allCases)
     func downloadFileRefusesSpecialDestinations(_ backend: StorageBackend) async throws {
-        let fixture = try StorageFixture(backend, chunkSize: 64 << 10)
+        let fixture = try await StorageFixture(backend, chunkSize: 64 << 10)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("behaviour-special-\(UUID().uuidString)")
         let inner = folder.appendingPathComponent("kept")
         try FileManager.default.createDirectory(at: inner, withIntermediateDirectories: true)
@@ -67,7 +67,7 @@ struct StorageBehaviourTests {
 
     @Test("progress rises monotonically and ends at the total, up and down", arguments: StorageBackend.allCases)
     func progress(_ backend: StorageBackend) async throws {
-        let fixture = try StorageFixture(backend, chunkSize: 4096)
+        let fixture = try await StorageFixture(backend, chunkSize: 4096)
         let data = StorageFixture.bytes(20 << 20)
         let task = fixture.plugin.uploadData(path: .fromString("public/progress.bin"), data: data, options: nil)
         var seen: [Int64] = []
@@ -86,7 +86,7 @@ struct StorageBehaviourTests {
 
     @Test("ranges return exactly the asked bytes; a range outside the object is an error", arguments: StorageBackend.allCases)
     func ranges(_ backend: StorageBackend) async throws {
-        let fixture = try StorageFixture(backend, chunkSize: 4096)
+        let fixture = try await StorageFixture(backend, chunkSize: 4096)
         let data = StorageFixture.bytes(10_000)
         _ = try await fixture.plugin.uploadData(path: .fromString("public/r.bin"), data: data, options: nil).value
         let middle = try await fixture.plugin.downloadData(path: .fromString("public/r.bin"), options: .init(pluginOptions: StorageByteRange(start: 100, end: 5_099))).value
@@ -101,7 +101,7 @@ struct StorageBehaviourTests {
 
     @Test("list pages through keys in order with nextToken, and groups sub-paths with a delimiter", arguments: StorageBackend.allCases)
     func listing(_ backend: StorageBackend) async throws {
-        let fixture = try StorageFixture(backend)
+        let fixture = try await StorageFixture(backend)
         let keys = (1...7).map { "public/photos/p\($0).jpg" } + ["public/photos/2026/a.jpg", "public/photos/2026/b.jpg", "public/other.txt"]
         for key in keys { _ = try await fixture.plugin.uploadData(path: .fromString(key), data: Data(key.utf8), options: nil).value }
         var pages: [[String]] = []
@@ -122,7 +122,7 @@ struct StorageBehaviourTests {
 
     @Test("remove deletes the object; a missing object is keyNotFound for download, getURL and remove", arguments: StorageBackend.allCases)
     func removeAndMissing(_ backend: StorageBackend) async throws {
-        let fixture = try StorageFixture(backend)
+        let fixture = try await StorageFixture(backend)
         _ = try await fixture.plugin.uploadData(path: .fromString("public/gone.txt"), data: Data("x".utf8), options: nil).value
         _ = try await fixture.plugin.getURL(path: .fromString("public/gone.txt"), options: nil)
         #expect(try await fixture.plugin.remove(path: .fromString("public/gone.txt"), options: nil) == "public/gone.txt")
@@ -143,7 +143,7 @@ struct StorageBehaviourTests {
 
     @Test("bad keys are refused with a validation error", arguments: StorageBackend.allCases, ["", "/etc/passwd", "nul\0byte"])
     func badKeys(_ backend: StorageBackend, _ key: String) async throws {
-        let fixture = try StorageFixture(backend)
+        let fixture = try await StorageFixture(backend)
         do {
             _ = try await fixture.plugin.uploadData(path: .fromString(key), data: Data("x".utf8), options: nil).value
             Issue.record("'\(key)' was accepted")
@@ -155,7 +155,7 @@ struct StorageBehaviourTests {
 
     @Test("a cancelled upload ends cancelled and leaves the previous object whole", arguments: StorageBackend.allCases)
     func cancel(_ backend: StorageBackend) async throws {
-        let fixture = try StorageFixture(backend, chunkSize: 4096)
+        let fixture = try await StorageFixture(backend, chunkSize: 4096)
         let old = StorageFixture.bytes(5_000, seed: 1)
         _ = try await fixture.plugin.uploadData(path: .fromString("public/doc.bin"), data: old, options: nil).value
         let task = fixture.plugin.uploadData(path: .fromString("public/doc.bin"), data: StorageFixture.bytes(40 << 20, seed: 2), options: nil)
@@ -172,7 +172,7 @@ struct StorageBehaviourTests {
 
     @Test("a paused upload stops moving and finishes byte-exact after resume", arguments: StorageBackend.allCases)
     func pauseResume(_ backend: StorageBackend) async throws {
-        let fixture = try StorageFixture(backend, chunkSize: 4096)
+        let fixture = try await StorageFixture(backend, chunkSize: 4096)
         let data = StorageFixture.bytes(40 << 20)
         let task = fixture.plugin.uploadData(path: .fromString("public/paused.bin"), data: data, options: nil)
         let latest = Locked<Int64>(0)

@@ -122,10 +122,16 @@ public final class AppSyncServer: @unchecked Sendable {
     /// `ws(s)://127.0.0.1:<port>/graphql/realtime`, the real-time endpoint Amplify derives for it.
     public var realtimeEndpoint: URL { URL(string: "\(tls ? "wss" : "ws")://127.0.0.1:\(port)/graphql/realtime") ?? URL(fileURLWithPath: "/") }
 
-    /// Starts a server and waits for its `READY` line.
+    /// Starts a server and waits for its `READY` line, on a thread of its own, so that waiting
+    /// for the server (about a second) does not hold one of the few threads Swift's concurrency
+    /// runs tests on.
     /// - Throws: ``AppSyncServerError`` when the venv cannot be made, the certificate cannot be
     ///   made, or the server does not start.
-    public static func start(_ options: Options = Options()) throws -> AppSyncServer {
+    public static func start(_ options: Options = Options()) async throws -> AppSyncServer {
+        try await offThePool { try startBlocking(options) }
+    }
+
+    private static func startBlocking(_ options: Options) throws -> AppSyncServer {
         let python = try MotoServer.pythonExecutable()
         let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("appsync-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -173,18 +179,9 @@ public final class AppSyncServer: @unchecked Sendable {
     ///   - body: the test.
     /// - Throws: what ``start(_:)`` or `body` throws.
     public static func with<T>(_ options: Options = Options(), _ body: (AppSyncServer) async throws -> T) async throws -> T {
-        let server = try await started(options)
+        let server = try await start(options)
         defer { server.stop() }
         return try await body(server)
-    }
-
-    /// ``start(_:)`` on a thread of its own, so that waiting for the server (about a second) does
-    /// not hold one of the few threads Swift's concurrency runs tests on.
-    /// - Throws: what ``start(_:)`` throws.
-    public static func started(_ options: Options = Options()) async throws -> AppSyncServer {
-        try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try start(options) }) }.start()
-        }
     }
 
     /// POSTs to the control endpoint `/control/<name>` with `query` (and `body`) and returns the answer.

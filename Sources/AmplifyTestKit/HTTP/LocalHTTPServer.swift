@@ -14,7 +14,7 @@ import Glibc
 /// serves whole bodies (both honour `Range` and `If-Match`; `/seen?key=` lists the `Range` and
 /// `If-Match` each request carried), `/s3stall/…` never answers past a GET's first 1000 bytes,
 /// and `/blackhole` names a port whose connections never complete. With
-/// ``init(proxyingTo:)`` it forwards every request to another loopback server instead, and can
+/// ``start(proxyingTo:)`` it forwards every request to another loopback server instead, and can
 /// cut the next download (`/__control/cut?after=N`, `/__control/log`).
 /// ``stop()`` ends it by its PID.
 public final class LocalHTTPServer: @unchecked Sendable {
@@ -23,10 +23,11 @@ public final class LocalHTTPServer: @unchecked Sendable {
     /// The server's port on 127.0.0.1.
     public let port: Int
 
-    /// Starts the server and waits until it prints its port.
+    /// Starts the server and waits until it prints its port (on a thread of its own, not one of
+    /// the test pool's).
     /// - Throws: what `Process.run` throws, or `CocoaError` when the server does not start.
-    public convenience init() throws {
-        try self.init(arguments: [])
+    public static func start() async throws -> LocalHTTPServer {
+        try await offThePool { try LocalHTTPServer(arguments: []) }
     }
 
     /// Starts a forwarding proxy to the server on `port` of 127.0.0.1 (a `moto_server`): requests
@@ -36,8 +37,8 @@ public final class LocalHTTPServer: @unchecked Sendable {
     /// status).
     /// - Parameter port: the server to forward to.
     /// - Throws: what `Process.run` throws, or `CocoaError` when the proxy does not start.
-    public convenience init(proxyingTo port: Int) throws {
-        try self.init(arguments: ["--proxy-to", String(port)])
+    public static func start(proxyingTo port: Int) async throws -> LocalHTTPServer {
+        try await offThePool { try LocalHTTPServer(arguments: ["--proxy-to", String(port)]) }
     }
 
     private init(arguments: [String]) throws {
@@ -54,7 +55,7 @@ public final class LocalHTTPServer: @unchecked Sendable {
             line.append(byte)
         }
         guard let port = Int(String(decoding: line, as: UTF8.self).replacingOccurrences(of: "PORT ", with: "")) else {
-            process.terminate()
+            ChildProcessStop.stop(process, signal: SIGKILL)
             throw CocoaError(.fileReadCorruptFile)
         }
         self.port = port
@@ -65,9 +66,8 @@ public final class LocalHTTPServer: @unchecked Sendable {
         URL(string: "http://127.0.0.1:\(port)\(path)") ?? URL(fileURLWithPath: "/")
     }
 
-    /// Ends the server by its PID and waits for it.
+    /// Ends the server by its PID and waits for it to be gone.
     public func stop() {
-        kill(process.processIdentifier, SIGTERM)
-        process.waitUntilExit()
+        ChildProcessStop.stop(process)
     }
 }

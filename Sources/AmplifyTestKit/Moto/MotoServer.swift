@@ -37,10 +37,15 @@ public final class MotoServer: @unchecked Sendable {
 
     deinit { stop() }
 
-    /// Starts a server and waits until it answers.
+    /// Starts a server and waits until it answers, on a thread of its own (moto takes seconds to
+    /// start, and a wait on one of the test pool's few threads stalls every other test).
     ///
     /// - Throws: ``MotoServerError`` when the venv cannot be made or the server does not start.
-    public static func start() throws -> MotoServer {
+    public static func start() async throws -> MotoServer {
+        try await offThePool { try startBlocking() }
+    }
+
+    private static func startBlocking() throws -> MotoServer {
         let python = try pythonExecutable()
         let process = Process()
         process.executableURL = python
@@ -53,8 +58,7 @@ public final class MotoServer: @unchecked Sendable {
         try process.runSerialized()
         let answers = LineReader(output.fileHandleForReading)
         guard let first = answers.nextLine(), let port = try? JSONDecoder().decode(JSONValue.self, from: Data(first.utf8))["port"]?.intValue else {
-            process.terminate()
-            process.waitUntilExit()
+            ChildProcessStop.stop(process, signal: SIGKILL)
             throw MotoServerError("moto_server did not start (set AMPLIFY_MOTO_LOG=/path/to/file to see its output)")
         }
         return try MotoServer(process: process, commands: input.fileHandleForWriting, answers: answers, port: port)
@@ -63,7 +67,7 @@ public final class MotoServer: @unchecked Sendable {
     /// Starts a server, runs `body` with it, and stops it, whether `body` returns or throws.
     /// - Throws: what ``start()`` or `body` throws.
     public static func with<T>(_ body: (MotoServer) async throws -> T) async throws -> T {
-        let server = try start()
+        let server = try await start()
         defer { server.stop() }
         return try await body(server)
     }
@@ -108,13 +112,12 @@ public final class MotoServer: @unchecked Sendable {
         try send(["op": "strict", "on": .boolean(on)])
     }
 
-    /// Kills the server by its PID and waits for it (once; later calls do nothing).
+    /// Kills the server by its PID and waits for it to be gone (once; later calls do nothing).
     public func stop() {
         lock.withLock { _ in
             guard !stopped else { return }
             stopped = true
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
+            ChildProcessStop.stop(process, signal: SIGKILL)
             try? commands.close()
         }
     }

@@ -16,9 +16,14 @@ public final class WebSocketTestServer: @unchecked Sendable {
     /// The certificate it serves with TLS (trust it as the only authority); `nil` without TLS.
     public let certificateFile: String?
 
-    /// Starts the server (with TLS when `tls`) and waits until it prints its port.
+    /// Starts the server (with TLS when `tls`) and waits until it prints its port, on a thread of
+    /// its own (not one of the test pool's).
     /// - Throws: what `Process.run` throws, or `CocoaError` when the server or openssl fails.
-    public init(tls: Bool = false) throws {
+    public static func start(tls: Bool = false) async throws -> WebSocketTestServer {
+        try await offThePool { try WebSocketTestServer(tls: tls) }
+    }
+
+    private init(tls: Bool) throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("ws_test_server.py")
         var arguments = ["python3", script.path]
         var certificate: String?
