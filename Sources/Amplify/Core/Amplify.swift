@@ -164,6 +164,22 @@ public enum Amplify {
         try configure(outputs.resolve())
     }
 
+    /// Configures from a decoded (or built) Gen 2 configuration, as amplify-swift's
+    /// `configure(_:)` for `AmplifyOutputsData` does: the same translation, order and events as
+    /// ``configure(with:)``.
+    /// - Throws: ``ConfigurationError/invalidAmplifyOutputsFile(_:_:_:)`` naming a missing or bad
+    ///   value, and everything ``configure(_:)`` throws.
+    public static func configure(_ outputs: AmplifyOutputsData) throws {
+        let json: Data
+        do {
+            json = try outputs.encodedJSON()
+        } catch {
+            throw ConfigurationError.invalidAmplifyOutputsFile(
+                "The AmplifyOutputsData could not be encoded: \(error).", "Check the values built in code (numbers must be finite).", error)
+        }
+        try configure(ConfigurationDocument.configuration(from: [UInt8](json), file: nil, requireGen2: true))
+    }
+
     // MARK: Reset
 
     /// Puts Amplify back to its state at launch: delivers every Hub event already dispatched,

@@ -190,3 +190,16 @@ final class EmptyKeyLoggingPlugin: LoggingCategoryPlugin {
     func enable() {}
     func disable() {}
 }
+
+extension AmplifyLifecycleTests {
+    @Test("Amplify.configure(_:) with an AmplifyOutputsData configures the plugins as the file would")
+    func configureWithDecodedOutputs() async throws {
+        await fresh()
+        Amplify.registry.register(key: "awsCognitoAuthPlugin", category: .auth) { TestAuthPlugin(key: "awsCognitoAuthPlugin") }
+        let outputs = AmplifyOutputsData(auth: .init(awsRegion: "us-west-2", userPoolId: "us-west-2_Data1", userPoolClientId: "client"))
+        try Amplify.configure(outputs)
+        #expect(Amplify.isConfigured)
+        #expect(configureRecords.value.first?.block?.value(at: "CognitoUserPool.Default.PoolId") == "us-west-2_Data1")
+        await Amplify.reset()
+    }
+}
