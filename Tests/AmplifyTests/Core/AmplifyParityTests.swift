@@ -203,3 +203,20 @@ extension AmplifyLifecycleTests {
         await Amplify.reset()
     }
 }
+
+extension AmplifyLifecycleTests {
+    @Test("unregisterGlobalProperties takes an array, a list or a set; an empty array or no names unregisters all, as amplify-swift does")
+    func unregisterGlobalPropertiesForms() async throws {
+        await fresh()
+        let plugin = TestAnalyticsPlugin()
+        try Amplify.add(plugin: plugin)
+        try Amplify.configure(AmplifyConfiguration())
+        Amplify.Analytics.unregisterGlobalProperties(["b", "a", "a"])
+        Amplify.Analytics.unregisterGlobalProperties([String]())
+        Amplify.Analytics.unregisterGlobalProperties("c")
+        Amplify.Analytics.unregisterGlobalProperties(Set(["d"]))
+        Amplify.Analytics.unregisterGlobalProperties()
+        #expect(plugin.recorded.value == ["unregister:a,b", "unregister:all", "unregister:c", "unregister:d", "unregister:all"])
+        await Amplify.reset()
+    }
+}

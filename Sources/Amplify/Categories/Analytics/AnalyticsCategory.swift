@@ -68,9 +68,15 @@ public final class AnalyticsCategory: AnalyticsCategoryBehavior {
         each(HubPayload.EventName.Analytics.record) { $0.unregisterGlobalProperties(keys) }
     }
 
-    /// Removes the named global properties.
+    /// Removes the named global properties; with no name, all of them (as amplify-swift does).
     public func unregisterGlobalProperties(_ keys: String...) {
-        unregisterGlobalProperties(Set(keys))
+        unregisterGlobalProperties(keys)
+    }
+
+    /// Removes the global properties named in `keys` (duplicates are ignored); an empty array
+    /// removes all of them, as in amplify-swift.
+    public func unregisterGlobalProperties(_ keys: [String]) {
+        unregisterGlobalProperties(keys.isEmpty ? nil : Set(keys))
     }
 
     /// Sends what is queued now.
