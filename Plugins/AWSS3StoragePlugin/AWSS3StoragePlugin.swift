@@ -23,16 +23,28 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
     private let support: StoragePluginSupport
     private let credentials: (any AWSCredentialsProvider)?
     private let identityId: @Sendable () async throws -> String
-    private let state = Locked<(operations: S3Operations, http: HTTPClient, configuration: S3StorageConfiguration)?>(nil)
+    private let caller: @Sendable () async -> StorageAccessRules.Caller
+    private let state = Locked<Configured?>(nil)
+    /// The operations of each other bucket a call named, made on first use.
+    private let otherBuckets = Locked<[String: S3Operations]>([:])
+
+    private struct Configured: Sendable {
+        let operations: S3Operations
+        let http: HTTPClient
+        let configuration: S3StorageConfiguration
+        let credentials: any AWSCredentialsProvider
+    }
 
     /// A plugin on `loop` (the Amplify loop by default), reporting to `hub` (`Amplify.Hub` by default), signing with `credentials` (the default
     /// chain, cached); `identityId` gives the id `.fromIdentityID` paths are built from (the
-    /// signed-in user's id by default).
+    /// signed-in user's id by default); `caller` says who is calling for Gen 2 access rules
+    /// (``StoragePluginSupport/signedInCaller`` by default).
     public init(
         loop: EventLoop? = nil, credentials: (any AWSCredentialsProvider)? = nil, identityId: (@Sendable () async throws -> String)? = nil,
-        hub: (any HubCategoryBehavior)? = nil
+        hub: (any HubCategoryBehavior)? = nil, caller: (@Sendable () async -> StorageAccessRules.Caller)? = nil
     ) {
         self.loop = loop
+        self.caller = caller ?? StoragePluginSupport.signedInCaller
         support = StoragePluginSupport(hub: hub)
         self.credentials = credentials
         self.identityId = identityId ?? {
@@ -52,17 +64,47 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
         let addressing = try S3Addressing(bucket: settings.bucket, region: settings.region, configuredEndpoint: settings.endpoint)
         let loop = try loop ?? Amplify.eventLoop()
         let http = try HTTPClient(loop: loop)
-        let client = AWSRESTClient(
-            http: http, endpoint: addressing.endpoint, region: settings.region,
-            credentials: credentials ?? AuthPluginCredentialsProvider.defaultChain(), options: settings.http)
-        state.withLock { $0 = (S3Operations(client: client, addressing: addressing), http, settings) }
+        let signing = credentials ?? AuthPluginCredentialsProvider.defaultChain()
+        let client = AWSRESTClient(http: http, endpoint: addressing.endpoint, region: settings.region, credentials: signing, options: settings.http)
+        otherBuckets.withLock { $0.removeAll() }
+        state.withLock { $0 = Configured(operations: S3Operations(client: client, addressing: addressing), http: http, configuration: settings, credentials: signing) }
     }
 
     private func configured() throws -> (operations: S3Operations, http: HTTPClient, configuration: S3StorageConfiguration) {
         guard let current = state.value else {
             throw StorageError.configuration("The S3 storage plugin is not configured.", "Call Amplify.configure() first.")
         }
-        return current
+        return (current.operations, current.http, current.configuration)
+    }
+
+    /// The operations for a call's bucket (the default one without), and the bucket's entry
+    /// (with its access rules) when the block names it.
+    /// - Throws: `StorageError` for a bucket name the block does not have, or one S3 would refuse.
+    private func target(_ bucket: (any StorageBucket)?) throws -> (operations: S3Operations, entry: StorageBucketTable.Entry?) {
+        guard let current = state.value else {
+            throw StorageError.configuration("The S3 storage plugin is not configured.", "Call Amplify.configure() first.")
+        }
+        let settings = current.configuration
+        guard let entry = try settings.buckets.resolve(bucket) else {
+            return (current.operations, settings.buckets.entries.first { $0.bucketName == settings.bucket && $0.region == settings.region })
+        }
+        if entry.bucketName == settings.bucket, entry.region == settings.region { return (current.operations, entry) }
+        let id = "\(entry.bucketName)|\(entry.region)"
+        if let made = otherBuckets.withLock({ $0[id] }) { return (made, entry) }
+        let addressing: S3Addressing
+        do {
+            addressing = try S3Addressing(bucket: entry.bucketName, region: entry.region, configuredEndpoint: settings.endpoint)
+        } catch {
+            throw StorageError.validation("bucket", "The bucket '\(entry.bucketName)' cannot be used: \(error)", "Check the bucket's name and region.", error)
+        }
+        let client = AWSRESTClient(http: current.http, endpoint: addressing.endpoint, region: entry.region, credentials: current.credentials, options: settings.http)
+        let operations = S3Operations(client: client, addressing: addressing)
+        otherBuckets.withLock { $0[id] = operations }
+        return (operations, entry)
+    }
+
+    private func check(_ permission: StorageAccessRules.Permission, _ key: String, _ entry: StorageBucketTable.Entry?) async throws {
+        try await StoragePluginSupport.checkAccess(permission, path: key, in: entry, caller: caller, identityId: identityId)
     }
 
     private func key(_ path: any StoragePath) async throws -> String {
@@ -118,7 +160,9 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
     private func upload(_ event: String, path: any StoragePath, source: Source, options: StorageUploadOptions?) -> StorageTransferTask<String> {
         support.transfer(event) { [self] gate, controller in
             let key = try await key(path)
-            let (operations, _, settings) = try configured()
+            let settings = try configured().configuration
+            let (operations, entry) = try target(options?.bucket)
+            try await check(.write, key, entry)
             var headers: [(name: String, value: String)] = [("Content-Type", options?.contentType ?? StorageContentType.guess(for: key))]
             for (name, value) in (options?.metadata ?? [:]).sorted(by: { $0.key < $1.key }) { headers.append(("x-amz-meta-\(name.lowercased())", value)) }
             let size: Int64
@@ -239,7 +283,8 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
     public func downloadData(path: any StoragePath, options: StorageDownloadDataRequest.Options?) -> StorageDownloadDataTask {
         support.transfer(HubPayload.EventName.Storage.downloadData) { [self] gate, controller in
             let key = try await key(path)
-            let operations = try configured().operations
+            let (operations, entry) = try target(options?.bucket)
+            try await check(.get, key, entry)
             try await gate.check()
             do {
                 let bytes = try await operations.getObject(key, range: options?.pluginOptions as? StorageByteRange, toFile: nil) { done, total in
@@ -259,7 +304,8 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
         support.transfer(HubPayload.EventName.Storage.downloadFile) { [self] gate, controller in
             let key = try await key(path)
             try StoragePluginSupport.checkDownloadDestination(local)
-            let operations = try configured().operations
+            let (operations, entry) = try target(options?.bucket)
+            try await check(.get, key, entry)
             let temporary = local.deletingLastPathComponent().appendingPathComponent(".\(local.lastPathComponent).\(UUID().uuidString).part").path
             try await gate.check()
             do {
@@ -277,15 +323,21 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
 
     // MARK: Other calls
 
-    /// A presigned GET URL valid for `options.expires` seconds, after checking the object exists.
+    /// A presigned URL valid for `options.expires` seconds: a GET, or with
+    /// `AWSStorageGetURLOptions(method: .put)` a PUT that uploads the object. With
+    /// `validateObjectExistence` a GET URL is made only for an object that exists.
     /// - Throws: `StorageError/keyNotFound(_:_:_:_:)` and the other mapped S3 errors.
     public func getURL(path: any StoragePath, options: StorageGetURLRequest.Options?) async throws -> URL {
         try await support.reporting(HubPayload.EventName.Storage.getURL) {
             let key = try await key(path)
-            let operations = try configured().operations
+            let (operations, entry) = try target(options?.bucket)
+            let urlOptions = options?.urlOptions ?? AWSStorageGetURLOptions()
+            try await check(urlOptions.method == .put ? .write : .get, key, entry)
             do {
-                guard try await operations.headObject(key) != nil else { throw StorageError.keyNotFound(key, "There is no object at '\(key)'.", "Check the path; `list` shows which objects exist.") }
-                let url = try await operations.presignedGet(key, expires: options?.expires ?? 18_000)
+                if urlOptions.method == .get, urlOptions.validateObjectExistence, try await operations.headObject(key) == nil {
+                    throw StorageError.keyNotFound(key, "There is no object at '\(key)'.", "Check the path; `list` shows which objects exist.")
+                }
+                let url = try await operations.presigned(key, method: urlOptions.method == .put ? "PUT" : "GET", expires: options?.expires ?? 18_000)
                 return url
             } catch {
                 throw Self.storageError(error, key: key)
@@ -298,7 +350,8 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
     public func remove(path: any StoragePath, options: StorageRemoveRequest.Options?) async throws -> String {
         try await support.reporting(HubPayload.EventName.Storage.remove) {
             let key = try await key(path)
-            let operations = try configured().operations
+            let (operations, entry) = try target(options?.bucket)
+            try await check(.delete, key, entry)
             do {
                 guard try await operations.headObject(key) != nil else { throw StorageError.keyNotFound(key, "There is no object at '\(key)'.", "Check the path; `list` shows which objects exist.") }
                 try await operations.deleteObject(key)
@@ -315,10 +368,12 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
         try await support.reporting(HubPayload.EventName.Storage.list) {
             let prefix = try await path.resolve(identityId: identityId)
             let options = options ?? StorageListRequest.Options()
+            let (operations, entry) = try target(options.bucket)
+            try await check(.list, prefix, entry)
             let delimiter: String? = if case .exclude(let delimiter) = options.subpathStrategy { delimiter } else { nil }
             let listing: S3Operations.Listing
             do {
-                listing = try await configured().operations.listObjects(
+                listing = try await operations.listObjects(
                     prefix: prefix, delimiter: delimiter, maxKeys: Int(min(max(options.pageSize, 1), 1000)), continuationToken: options.nextToken)
             } catch {
                 throw Self.storageError(error, key: prefix)

@@ -104,8 +104,8 @@ package struct S3Operations: Sendable {
             nextToken: truncated ? answer.text(of: "NextContinuationToken") : nil)
     }
 
-    func presignedGet(_ key: String, expires: Int) async throws -> URL {
-        try await client.presignedURL(path: addressing.objectPath(key), expires: expires)
+    func presigned(_ key: String, method: String, expires: Int) async throws -> URL {
+        try await client.presignedURL(method: method, path: addressing.objectPath(key), expires: expires)
     }
 
     static func escape(_ text: String) -> String {

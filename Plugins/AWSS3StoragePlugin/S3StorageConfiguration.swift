@@ -45,6 +45,8 @@ public struct S3StorageConfiguration: Sendable, Equatable {
     public var concurrentParts: Int
     /// Time limits and retries of every call (the block's `http` object).
     public var http: AWSClientOptions
+    /// The named buckets (`buckets`, from a Gen 2 file's `storage.buckets`) and their access rules.
+    public var buckets: StorageBucketTable
 
     /// Reads the block.
     /// - Throws: `ConfigurationValueError` naming the key that is missing or wrong.
@@ -62,5 +64,6 @@ public struct S3StorageConfiguration: Sendable, Equatable {
             unit: "bytes") ?? max(16 << 20, partSizeBytes)
         concurrentParts = try json.boundedInt("concurrentParts", in: Limits.concurrentParts) ?? 4
         http = try AWSClientOptions(json: json, defaults: .s3Defaults)
+        buckets = try StorageBucketTable(json: json)
     }
 }

@@ -56,6 +56,11 @@ struct LocalObjectStore: Sendable {
         for folder in [root, objectsFolder, root + "/index", temporaryFolder] { try await makeFolder(folder) }
     }
 
+    /// Creates `path` (one folder) unless it exists.
+    func makeFolderIfNeeded(_ path: String) async throws {
+        try await makeFolder(path)
+    }
+
     private func makeFolder(_ path: String) async throws {
         do {
             try await fileSystem.mkdir(path, mode: 0o700)

@@ -12,8 +12,12 @@ import Glibc
 /// content type and metadata kept beside each object. `getURL` gives a `file://` URL.
 ///
 /// Block, under `storage.plugins.localStoragePlugin` (all optional):
-/// `{"directory": ".amplify/storage", "chunkSizeBytes": 1048576}`. A relative directory is
-/// relative to the configuration file. Paths are checked before they touch the disk: empty,
+/// `{"directory": ".amplify/storage", "chunkSizeBytes": 1048576, "bucket": "main", "buckets": [...]}`.
+/// A relative directory is relative to the configuration file. `buckets` lists named buckets as
+/// a Gen 2 file's `storage.buckets` does (`name`, `bucket_name`, `aws_region`, `paths`); a call
+/// whose options name a bucket (`.fromOutputs(name:)`, `.fromBucketInfo(_:)`) works in that
+/// bucket's own folder, `<directory>/buckets/<bucket_name>`, under its access rules; `bucket`
+/// names the entry whose rules apply to calls without a bucket. Paths are checked before they touch the disk: empty,
 /// absolute, `.`/`..` segments, NUL and paths through symbolic links are refused.
 ///
 /// Outcomes also go to the Hub through the one dispatch path: `Storage.uploadData`,
@@ -26,16 +30,23 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
     /// `"localStoragePlugin"`.
     public var key: PluginKey { Self.pluginKey }
     private let storeSlot = Locked<LocalObjectStore?>(nil)
+    private let tableSlot = Locked<(table: StorageBucketTable, defaultEntry: StorageBucketTable.Entry?)>((StorageBucketTable(), nil))
     private let loop: EventLoop?
     private let support: StoragePluginSupport
     private let identityId: @Sendable () async throws -> String
+    private let caller: @Sendable () async -> StorageAccessRules.Caller
 
     /// A plugin on `loop` (the Amplify loop by default), reporting to `hub` (`Amplify.Hub` by default); `identityId` gives the id that
-    /// `.fromIdentityID` paths are built from (the signed-in user's id by default).
-    public init(loop: EventLoop? = nil, identityId: (@Sendable () async throws -> String)? = nil, hub: (any HubCategoryBehavior)? = nil) {
+    /// `.fromIdentityID` paths are built from (the signed-in user's id by default); `caller` says
+    /// who is calling for Gen 2 access rules (``StoragePluginSupport/signedInCaller`` by default).
+    public init(
+        loop: EventLoop? = nil, identityId: (@Sendable () async throws -> String)? = nil, hub: (any HubCategoryBehavior)? = nil,
+        caller: (@Sendable () async -> StorageAccessRules.Caller)? = nil
+    ) {
         self.loop = loop
         support = StoragePluginSupport(hub: hub)
         self.identityId = identityId ?? StoragePluginSupport.signedInUserIdentityId
+        self.caller = caller ?? StoragePluginSupport.signedInCaller
     }
 
     /// The folder objects are kept in; `nil` before `configure`.
@@ -51,6 +62,9 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
         guard (4096...(64 << 20)).contains(chunkSize) else {
             throw ConfigurationValueError(keyPath: "chunkSizeBytes", expected: "a size from 4096 to 67108864 bytes", found: .number(Double(chunkSize)))
         }
+        let table = try StorageBucketTable(json: json)
+        let defaultName = try json.optionalString("bucket")
+        let defaultEntry = defaultName.flatMap { name in table.entries.first { $0.bucketName == name || $0.name == name } }
         let loop = try loop ?? Amplify.eventLoop()
         let store = LocalObjectStore(root: directory, fileSystem: loop.fileSystem, chunkSize: chunkSize)
         do {
@@ -60,6 +74,7 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
         }
         LocalObjectStore.sweepStaleTemporaries(in: directory)
         storeSlot.withLock { $0 = store }
+        tableSlot.withLock { $0 = (table, defaultEntry) }
     }
 
     private func store() async throws -> LocalObjectStore {
@@ -70,6 +85,29 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
         return store
     }
 
+    /// The store of a call's bucket (the default folder without one, `buckets/<bucket_name>`
+    /// with one) and the bucket's entry, for its access rules.
+    /// - Throws: `StorageError.validation` for an unknown bucket name or one that cannot name a folder.
+    private func store(for bucket: (any StorageBucket)?) async throws -> (store: LocalObjectStore, entry: StorageBucketTable.Entry?) {
+        let base = try await store()
+        let (table, defaultEntry) = tableSlot.value
+        guard let entry = try table.resolve(bucket) else { return (base, defaultEntry) }
+        let folder = entry.bucketName
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_")
+        guard (1...255).contains(folder.count), folder.allSatisfy(allowed.contains), folder != ".", folder != ".." else {
+            throw StorageError.validation(
+                "bucket", "The bucket name '\(folder)' cannot name a folder.", "Use letters, digits, dots, hyphens and underscores.")
+        }
+        let named = LocalObjectStore(root: base.root + "/buckets/" + folder, fileSystem: base.fileSystem, chunkSize: base.chunkSize)
+        try await base.makeFolderIfNeeded(base.root + "/buckets")
+        try await named.prepare()
+        return (named, entry)
+    }
+
+    private func check(_ permission: StorageAccessRules.Permission, _ key: String, _ entry: StorageBucketTable.Entry?) async throws {
+        try await StoragePluginSupport.checkAccess(permission, path: key, in: entry, caller: caller, identityId: identityId)
+    }
+
     private func key(_ path: any StoragePath) async throws -> String {
         try ObjectKey.validated(try await path.resolve(identityId: identityId))
     }
@@ -78,7 +116,8 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
     private func upload(_ event: String, path: any StoragePath, source: ByteSource, options: StorageUploadOptions?) -> StorageTransferTask<String> {
         support.transfer(event) { [self] gate, controller in
             let key = try await key(path)
-            let store = try await store()
+            let (store, entry) = try await store(for: options?.bucket)
+            try await check(.write, key, entry)
             let contentType = options?.contentType ?? StorageContentType.guess(for: key)
             _ = try await store.write(key, from: source, contentType: contentType, metadata: options?.metadata ?? [:], gate: gate) { done, total in
                 controller.report(StorageTransferProgress(completedBytes: done, totalBytes: total))
@@ -101,7 +140,8 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
     public func downloadData(path: any StoragePath, options: StorageDownloadDataRequest.Options?) -> StorageDownloadDataTask {
         support.transfer(HubPayload.EventName.Storage.downloadData) { [self] gate, controller in
             let key = try await key(path)
-            let store = try await store()
+            let (store, entry) = try await store(for: options?.bucket)
+            try await check(.get, key, entry)
             let bytes = Locked<[UInt8]>([])
             try await store.read(key, range: options?.pluginOptions as? StorageByteRange, gate: gate, progress: { done, total in
                 controller.report(StorageTransferProgress(completedBytes: done, totalBytes: total))
@@ -116,7 +156,8 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
         support.transfer(HubPayload.EventName.Storage.downloadFile) { [self] gate, controller in
             let key = try await key(path)
             try StoragePluginSupport.checkDownloadDestination(local)
-            let store = try await store()
+            let (store, entry) = try await store(for: options?.bucket)
+            try await check(.get, key, entry)
             let fileSystem = store.fileSystem
             let temporary = local.deletingLastPathComponent().appendingPathComponent(".\(local.lastPathComponent).\(UUID().uuidString).part").path
             let descriptor: Int32
@@ -143,13 +184,22 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
         }
     }
 
-    /// A `file://` URL of the object (`expires` does not apply to files).
+    /// A `file://` URL of the object (`expires` does not apply to files); with
+    /// `AWSStorageGetURLOptions(validateObjectExistence: true)` only for an object that exists.
+    /// A file has no upload URL: `method: .put` is refused (upload with `uploadData` instead).
     /// - Throws: `StorageError/keyNotFound(_:_:_:_:)` or `StorageError/validation(_:_:_:_:)`.
     public func getURL(path: any StoragePath, options: StorageGetURLRequest.Options?) async throws -> URL {
         try await support.reporting(HubPayload.EventName.Storage.getURL) {
             let key = try await key(path)
-            let store = try await store()
-            _ = try await store.metadata(key)
+            let urlOptions = options?.urlOptions ?? AWSStorageGetURLOptions()
+            guard urlOptions.method == .get else {
+                throw StorageError.validation(
+                    "method", "The local storage plugin has no upload URLs: a file:// URL cannot take a PUT.",
+                    "Upload with uploadData or uploadFile, or use the S3 plugin for presigned upload URLs.")
+            }
+            let (store, entry) = try await store(for: options?.bucket)
+            try await check(.get, key, entry)
+            if urlOptions.validateObjectExistence { _ = try await store.metadata(key) }
             let url = URL(fileURLWithPath: store.objectsFolder + "/" + key)
             return url
         }
@@ -160,7 +210,9 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
     public func remove(path: any StoragePath, options: StorageRemoveRequest.Options?) async throws -> String {
         try await support.reporting(HubPayload.EventName.Storage.remove) {
             let key = try await key(path)
-            try await store().remove(key)
+            let (store, entry) = try await store(for: options?.bucket)
+            try await check(.delete, key, entry)
+            try await store.remove(key)
             return key
         }
     }
@@ -184,7 +236,8 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
                 }
                 after = key
             }
-            let store = try await store()
+            let (store, entry) = try await store(for: options.bucket)
+            try await check(.list, prefix, entry)
             var items: [StorageListResult.Item] = []
             var subpaths: [String] = []
             var last: String?

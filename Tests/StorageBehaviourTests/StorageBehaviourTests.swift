@@ -120,7 +120,7 @@ struct StorageBehaviourTests {
         try await fixture.close()
     }
 
-    @Test("remove deletes the object; a missing object is keyNotFound for download, getURL and remove", arguments: StorageBackend.allCases)
+    @Test("remove deletes the object; a missing object is keyNotFound for download, getURL with validateObjectExistence, and remove", arguments: StorageBackend.allCases)
     func removeAndMissing(_ backend: StorageBackend) async throws {
         let fixture = try await StorageFixture(backend)
         _ = try await fixture.plugin.uploadData(path: .fromString("public/gone.txt"), data: Data("x".utf8), options: nil).value
@@ -130,7 +130,9 @@ struct StorageBehaviourTests {
             do {
                 switch call {
                 case "download": _ = try await fixture.plugin.downloadData(path: .fromString("public/gone.txt"), options: nil).value
-                case "url": _ = try await fixture.plugin.getURL(path: .fromString("public/gone.txt"), options: nil)
+                case "url":
+                    _ = try await fixture.plugin.getURL(
+                        path: .fromString("public/gone.txt"), options: .init(pluginOptions: AWSStorageGetURLOptions(validateObjectExistence: true)))
                 default: _ = try await fixture.plugin.remove(path: .fromString("public/gone.txt"), options: nil)
                 }
                 Issue.record("\(call) of a missing object succeeded")

@@ -28,6 +28,29 @@ public struct StoragePluginSupport: Sendable {
         }
     }
 
+    /// Who is calling, for Gen 2 access rules: signed in or not (`Amplify.Auth.fetchAuthSession()`;
+    /// no Auth plugin counts as a guest) and the user's groups (from a session that is
+    /// ``AuthUserGroupsProviding``). The identity id is the plugin's to add.
+    public static let signedInCaller: @Sendable () async -> StorageAccessRules.Caller = {
+        guard let session = try? await Amplify.Auth.fetchAuthSession(), session.isSignedIn else { return .guest }
+        return StorageAccessRules.Caller(isAuthenticated: true, groups: (session as? any AuthUserGroupsProviding)?.userGroups ?? [])
+    }
+
+    /// Checks `entry`'s access rules (if it has any) for `permission` on `path`: asks `caller`
+    /// who is calling and, only when a rule needs it, `identityId` for the caller's identity id.
+    /// - Throws: ``StorageError/accessDenied(_:_:_:)`` naming the rule.
+    public static func checkAccess(
+        _ permission: StorageAccessRules.Permission, path: String, in entry: StorageBucketTable.Entry?,
+        caller: @Sendable () async -> StorageAccessRules.Caller, identityId: @Sendable () async throws -> String
+    ) async throws {
+        guard let entry, !entry.rules.isEmpty else { return }
+        var who = await caller()
+        if who.isAuthenticated, who.identityId == nil, entry.rules.rule(for: path)?.entity != nil {
+            who.identityId = try? await identityId()
+        }
+        try entry.rules.check(permission, path: path, caller: who, bucket: entry.name)
+    }
+
     /// Checks that `local` may be replaced by a downloaded file: absent, a regular file or a
     /// symbolic link. A folder, a device (`/dev/null`), a FIFO or a socket is refused, since a
     /// download replaces its destination whole (a temporary file renamed over it).

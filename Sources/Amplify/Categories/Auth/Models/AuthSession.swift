@@ -19,3 +19,10 @@ public protocol AuthSignOutResult: Sendable {
     /// Whether the local session is gone (it is, unless the plugin could not reach its store).
     var signedOutLocally: Bool { get }
 }
+
+/// A session that knows the signed-in user's groups (Cognito's `cognito:groups` claim); the
+/// Storage plugins read it to apply Gen 2 group access rules.
+public protocol AuthUserGroupsProviding: Sendable {
+    /// The user's groups (empty when signed out or in none).
+    var userGroups: [String] { get }
+}

@@ -6,6 +6,11 @@ public struct StorageListResult: Sendable {
     public struct Item: Sendable, Equatable {
         /// Its full path.
         public let path: String
+        /// amplify-swift's key: the path below the access level's prefix for the deprecated
+        /// `list(options:)`, the full path otherwise.
+        @available(*, deprecated, message: "Use `path` instead.")
+        public var key: String { legacyKey }
+        package let legacyKey: String
         /// Its size in bytes.
         public let size: Int?
         /// Its entity tag.
@@ -15,7 +20,13 @@ public struct StorageListResult: Sendable {
 
         /// An item.
         public init(path: String, size: Int? = nil, eTag: String? = nil, lastModified: Date? = nil) {
+            self.init(path: path, key: path, size: size, eTag: eTag, lastModified: lastModified)
+        }
+
+        /// An item whose amplify-swift `key` differs from its path.
+        package init(path: String, key: String, size: Int?, eTag: String?, lastModified: Date?) {
             self.path = path
+            legacyKey = key
             self.size = size
             self.eTag = eTag
             self.lastModified = lastModified

@@ -4,10 +4,27 @@ public protocol StoragePath: Sendable {
     func resolve(identityId: @Sendable () async throws -> String) async throws -> String
 }
 
+/// amplify-swift's closure that makes a path: from the identity id for an identity-based path,
+/// from an empty string for a string path.
+public typealias StoragePathResolver = @Sendable (String) -> String
+
 /// A path given as a string: `.fromString("public/photo.png")`.
 public struct StringStoragePath: StoragePath {
     /// The path.
     public let path: String
+
+    /// The path `path`.
+    public init(path: String) {
+        self.path = path
+    }
+
+    /// amplify-swift's initialiser: the path is what `pathResolver` returns for an empty string.
+    public init(pathResolver: StoragePathResolver) {
+        path = pathResolver("")
+    }
+
+    /// amplify-swift's resolver: returns ``path`` whatever it is given.
+    public var pathResolver: StoragePathResolver { { [path] _ in path } }
 
     /// Returns ``path``.
     public func resolve(identityId: @Sendable () async throws -> String) async throws -> String { path }
@@ -18,12 +35,28 @@ public struct IdentityIDStoragePath: StoragePath {
     /// Builds the path from the identity id.
     public let build: @Sendable (String) -> String
 
+    /// A path `build` makes from the identity id.
+    public init(build: @escaping @Sendable (String) -> String) {
+        self.build = build
+    }
+
+    /// amplify-swift's initialiser.
+    public init(pathResolver: @escaping StoragePathResolver) {
+        build = pathResolver
+    }
+
+    /// amplify-swift's name for ``build``.
+    public var pathResolver: StoragePathResolver { build }
+
     /// Fetches the identity id and builds the path.
     /// - Throws: what fetching the identity id throws.
     public func resolve(identityId: @Sendable () async throws -> String) async throws -> String {
         build(try await identityId())
     }
 }
+
+/// amplify-swift's name for ``IdentityIDStoragePath``.
+public typealias IdentityIdStoragePath = IdentityIDStoragePath
 
 extension StoragePath where Self == StringStoragePath {
     /// A fixed path.
@@ -34,6 +67,10 @@ extension StoragePath where Self == IdentityIDStoragePath {
     /// A path built from the caller's identity id.
     public static func fromIdentityID(_ build: @escaping @Sendable (String) -> String) -> IdentityIDStoragePath {
         IdentityIDStoragePath(build: build)
+    }
+    /// amplify-swift's spelling of ``fromIdentityID(_:)``.
+    public static func fromIdentityId(_ identityIdPathResolver: @escaping StoragePathResolver) -> IdentityIDStoragePath {
+        IdentityIDStoragePath(build: identityIdPathResolver)
     }
 }
 

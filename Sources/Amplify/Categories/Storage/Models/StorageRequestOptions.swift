@@ -12,6 +12,16 @@ public enum StorageUploadFileRequest {
 
 /// Options shared by the upload calls.
 public struct StorageUploadOptions: Sendable {
+    /// amplify-swift's access level for the key-based calls (`.guest` unless given).
+    @available(*, deprecated, message: "Use `path` in Storage API instead of `Options`")
+    public var accessLevel: StorageAccessLevel { legacyAccessLevel }
+    /// The user whose `protected/` objects a key-based call reads (`nil`: the caller).
+    @available(*, deprecated, message: "Use `path` in Storage API instead of `Options`")
+    public var targetIdentityId: String? { legacyTargetIdentityId }
+    package let legacyAccessLevel: StorageAccessLevel
+    package let legacyTargetIdentityId: String?
+    /// The bucket the call acts on (`nil`: the plugin's default bucket).
+    public let bucket: (any StorageBucket)?
     /// Metadata stored with the object.
     public let metadata: [String: String]?
     /// The object's content type (guessed from the name when `nil`).
@@ -19,8 +29,24 @@ public struct StorageUploadOptions: Sendable {
     /// Data for the plugin.
     public let pluginOptions: (any Sendable)?
 
-    /// Upload options.
-    public init(metadata: [String: String]? = nil, contentType: String? = nil, pluginOptions: (any Sendable)? = nil) {
+    /// Upload options (`accessLevel` and `targetIdentityId` apply to the deprecated key-based calls).
+    public init(
+        accessLevel: StorageAccessLevel = .guest, targetIdentityId: String? = nil, metadata: [String: String]? = nil,
+        contentType: String? = nil, pluginOptions: (any Sendable)? = nil
+    ) {
+        legacyAccessLevel = accessLevel
+        legacyTargetIdentityId = targetIdentityId
+        bucket = nil
+        self.metadata = metadata
+        self.contentType = contentType
+        self.pluginOptions = pluginOptions
+    }
+
+    /// Upload options for `bucket`.
+    public init(metadata: [String: String]? = nil, contentType: String? = nil, bucket: some StorageBucket, pluginOptions: (any Sendable)? = nil) {
+        legacyAccessLevel = .guest
+        legacyTargetIdentityId = nil
+        self.bucket = bucket
         self.metadata = metadata
         self.contentType = contentType
         self.pluginOptions = pluginOptions
@@ -45,27 +71,83 @@ public enum StorageRemoveRequest {
     public typealias Options = StoragePluginOptions
 }
 
-/// Options of the Storage calls that take nothing but data for the plugin.
+/// Options of the Storage calls that take nothing but a bucket and data for the plugin.
 public struct StoragePluginOptions: Sendable {
+    /// amplify-swift's access level for the key-based calls (`.guest` unless given).
+    @available(*, deprecated, message: "Use `path` in Storage API instead of `Options`")
+    public var accessLevel: StorageAccessLevel { legacyAccessLevel }
+    /// The user whose `protected/` objects a key-based call reads (`nil`: the caller).
+    @available(*, deprecated, message: "Use `path` in Storage API instead of `Options`")
+    public var targetIdentityId: String? { legacyTargetIdentityId }
+    package let legacyAccessLevel: StorageAccessLevel
+    package let legacyTargetIdentityId: String?
+    /// The bucket the call acts on (`nil`: the plugin's default bucket).
+    public let bucket: (any StorageBucket)?
     /// Data for the plugin.
     public let pluginOptions: (any Sendable)?
-    /// Options carrying `pluginOptions`.
-    public init(pluginOptions: (any Sendable)? = nil) { self.pluginOptions = pluginOptions }
+
+    /// Options carrying `pluginOptions` (`accessLevel` and `targetIdentityId` apply to the
+    /// deprecated key-based calls).
+    public init(accessLevel: StorageAccessLevel = .guest, targetIdentityId: String? = nil, pluginOptions: (any Sendable)? = nil) {
+        legacyAccessLevel = accessLevel
+        legacyTargetIdentityId = targetIdentityId
+        bucket = nil
+        self.pluginOptions = pluginOptions
+    }
+
+    /// Options for `bucket`.
+    public init(bucket: some StorageBucket, pluginOptions: (any Sendable)? = nil) {
+        legacyAccessLevel = .guest
+        legacyTargetIdentityId = nil
+        self.bucket = bucket
+        self.pluginOptions = pluginOptions
+    }
 }
 
 /// Options for `getURL`.
 public enum StorageGetURLRequest {
     /// The URL's lifetime, and plugin options.
     public struct Options: Sendable {
+        /// The default lifetime of a URL: 18 000 seconds (5 hours), as in amplify-swift.
+        public static let defaultExpireInSeconds = 18_000
+        /// amplify-swift's access level for the key-based calls (`.guest` unless given).
+        @available(*, deprecated, message: "Use `path` in Storage API instead of `Options`")
+        public var accessLevel: StorageAccessLevel { legacyAccessLevel }
+        /// The user whose `protected/` objects a key-based call reads (`nil`: the caller).
+        @available(*, deprecated, message: "Use `path` in Storage API instead of `Options`")
+        public var targetIdentityId: String? { legacyTargetIdentityId }
+        package let legacyAccessLevel: StorageAccessLevel
+        package let legacyTargetIdentityId: String?
+        /// The bucket the call acts on (`nil`: the plugin's default bucket).
+        public let bucket: (any StorageBucket)?
         /// Seconds the URL stays valid (18 000 by default, as in amplify-swift).
         public let expires: Int
-        /// Data for the plugin.
+        /// Data for the plugin (``AWSStorageGetURLOptions`` for an upload URL or an existence check).
         public let pluginOptions: (any Sendable)?
-        /// Options.
-        public init(expires: Int = 18_000, pluginOptions: (any Sendable)? = nil) {
+
+        /// Options (`accessLevel` and `targetIdentityId` apply to the deprecated key-based call).
+        public init(
+            accessLevel: StorageAccessLevel = .guest, targetIdentityId: String? = nil, expires: Int = Options.defaultExpireInSeconds,
+            pluginOptions: (any Sendable)? = nil
+        ) {
+            legacyAccessLevel = accessLevel
+            legacyTargetIdentityId = targetIdentityId
+            bucket = nil
             self.expires = expires
             self.pluginOptions = pluginOptions
         }
+
+        /// Options for `bucket`.
+        public init(expires: Int = Options.defaultExpireInSeconds, bucket: some StorageBucket, pluginOptions: (any Sendable)? = nil) {
+            legacyAccessLevel = .guest
+            legacyTargetIdentityId = nil
+            self.bucket = bucket
+            self.expires = expires
+            self.pluginOptions = pluginOptions
+        }
+
+        /// The ``AWSStorageGetURLOptions`` given, or the defaults.
+        public var urlOptions: AWSStorageGetURLOptions { pluginOptions as? AWSStorageGetURLOptions ?? AWSStorageGetURLOptions() }
     }
 }
 
@@ -81,6 +163,22 @@ public enum StorageListRequest {
 
     /// Paging and grouping.
     public struct Options: Sendable {
+        /// amplify-swift's name for ``StorageListRequest/SubpathStrategy``.
+        public typealias SubpathStrategy = StorageListRequest.SubpathStrategy
+        /// amplify-swift's access level for the key-based calls (`.guest` unless given).
+        @available(*, deprecated, message: "Use `path` in Storage API instead of `Options`")
+        public var accessLevel: StorageAccessLevel { legacyAccessLevel }
+        /// The user whose `protected/` objects a key-based call reads (`nil`: the caller).
+        @available(*, deprecated, message: "Use `path` in Storage API instead of `Options`")
+        public var targetIdentityId: String? { legacyTargetIdentityId }
+        package let legacyAccessLevel: StorageAccessLevel
+        package let legacyTargetIdentityId: String?
+        /// The bucket the call acts on (`nil`: the plugin's default bucket).
+        public let bucket: (any StorageBucket)?
+        /// The prefix below the access level the deprecated `list(options:)` lists (`nil`: all).
+        @available(*, deprecated, message: "Use `path` in Storage API instead of `Options`")
+        public var path: String? { legacyPath }
+        package let legacyPath: String?
         /// Whether sub-paths are listed or grouped.
         public let subpathStrategy: SubpathStrategy
         /// At most this many items per page (1000 by default).
@@ -90,11 +188,32 @@ public enum StorageListRequest {
         /// Data for the plugin.
         public let pluginOptions: (any Sendable)?
 
-        /// Options.
+        /// Options (`accessLevel`, `targetIdentityId` and `path` apply to the deprecated
+        /// `list(options:)`).
         public init(
+            accessLevel: StorageAccessLevel = .guest, targetIdentityId: String? = nil, path: String? = nil,
             subpathStrategy: SubpathStrategy = .include, pageSize: UInt = 1000, nextToken: String? = nil,
             pluginOptions: (any Sendable)? = nil
         ) {
+            legacyAccessLevel = accessLevel
+            legacyTargetIdentityId = targetIdentityId
+            legacyPath = path
+            bucket = nil
+            self.subpathStrategy = subpathStrategy
+            self.pageSize = pageSize
+            self.nextToken = nextToken
+            self.pluginOptions = pluginOptions
+        }
+
+        /// Options for `bucket`.
+        public init(
+            subpathStrategy: SubpathStrategy = .include, pageSize: UInt = 1000, bucket: some StorageBucket, nextToken: String? = nil,
+            pluginOptions: (any Sendable)? = nil
+        ) {
+            legacyAccessLevel = .guest
+            legacyTargetIdentityId = nil
+            legacyPath = nil
+            self.bucket = bucket
             self.subpathStrategy = subpathStrategy
             self.pageSize = pageSize
             self.nextToken = nextToken
