@@ -220,3 +220,100 @@ extension AmplifyLifecycleTests {
         await Amplify.reset()
     }
 }
+
+/// Records the path each call resolves to (identity id `id-7`); lists what was uploaded.
+final class PathRecordingStoragePlugin: StorageCategoryPlugin {
+    let key: PluginKey = "pathRecordingStoragePlugin"
+    let paths = Locked<[String]>([])
+    private let stored = Locked<[String]>([])
+
+    func configure(using configuration: Any?) throws {}
+    func reset() async {}
+
+    private func resolve(_ path: any StoragePath, _ call: String) async throws -> String {
+        let resolved = try await path.resolve(identityId: { "id-7" })
+        paths.withLock { $0.append("\(call) \(resolved)") }
+        return resolved
+    }
+
+    private func finished<T>(_ body: @escaping @Sendable () async throws -> T) -> StorageTransferTask<T> {
+        let (task, controller) = StorageTransferTask<T>.make()
+        Task {
+            do { controller.succeed(try await body()) } catch { controller.fail(error) }
+        }
+        return task
+    }
+
+    func uploadData(path: any StoragePath, data: Data, options: StorageUploadDataRequest.Options?) -> StorageUploadDataTask {
+        finished { let key = try await self.resolve(path, "upload"); self.stored.withLock { $0.append(key) }; return key }
+    }
+    func uploadFile(path: any StoragePath, local: URL, options: StorageUploadFileRequest.Options?) -> StorageUploadFileTask {
+        finished { try await self.resolve(path, "uploadFile") }
+    }
+    func downloadData(path: any StoragePath, options: StorageDownloadDataRequest.Options?) -> StorageDownloadDataTask {
+        finished { Data(try await self.resolve(path, "download").utf8) }
+    }
+    func downloadFile(path: any StoragePath, local: URL, options: StorageDownloadFileRequest.Options?) -> StorageDownloadFileTask {
+        finished { _ = try await self.resolve(path, "downloadFile") }
+    }
+    func getURL(path: any StoragePath, options: StorageGetURLRequest.Options?) async throws -> URL {
+        URL(fileURLWithPath: "/" + (try await resolve(path, "url")))
+    }
+    func remove(path: any StoragePath, options: StorageRemoveRequest.Options?) async throws -> String { try await resolve(path, "remove") }
+    func list(path: any StoragePath, options: StorageListRequest.Options?) async throws -> StorageListResult {
+        let prefix = try await resolve(path, "list")
+        return StorageListResult(items: stored.value.filter { $0.hasPrefix(prefix) }.map { StorageListResult.Item(path: $0) })
+    }
+}
+
+/// amplify-swift's deprecated key-based calls, reached through a protocol so that calling them
+/// here does not warn (the package builds with zero warnings).
+protocol KeyBasedStorageCalls {
+    func uploadData(key: String, data: Data, options: StorageUploadDataRequest.Options?) -> StorageUploadDataTask
+    func downloadData(key: String, options: StorageDownloadDataRequest.Options?) -> StorageDownloadDataTask
+    func getURL(key: String, options: StorageGetURLRequest.Options?) async throws -> URL
+    func remove(key: String, options: StorageRemoveRequest.Options?) async throws -> String
+    func list(options: StorageListRequest.Options?) async throws -> StorageListResult
+}
+
+extension StorageCategory: KeyBasedStorageCalls {}
+
+/// The key an item of a deprecated `list(options:)` carries, read without a warning.
+protocol LegacyKeyed { var key: String { get } }
+extension StorageListResult.Item: LegacyKeyed {}
+
+extension AmplifyLifecycleTests {
+    @Test("the deprecated key-based Storage calls map access levels to amplify-swift's prefixes and return keys")
+    func keyBasedStorageCalls() async throws {
+        await fresh()
+        let plugin = PathRecordingStoragePlugin()
+        try Amplify.add(plugin: plugin)
+        try Amplify.configure(AmplifyConfiguration())
+        let storage: any KeyBasedStorageCalls = Amplify.Storage
+        #expect(try await storage.uploadData(key: "a.txt", data: Data(), options: nil).value == "a.txt")
+        #expect(try await storage.uploadData(key: "b.txt", data: Data(), options: .init(accessLevel: .protected)).value == "b.txt")
+        _ = try await storage.uploadData(key: "c.txt", data: Data(), options: .init(accessLevel: .private)).value
+        #expect(try await storage.downloadData(key: "b.txt", options: .init(accessLevel: .protected, targetIdentityId: "id-9")).value == Data("protected/id-9/b.txt".utf8))
+        #expect(try await storage.getURL(key: "a.txt", options: nil).path == "/public/a.txt")
+        #expect(try await storage.remove(key: "c.txt", options: .init(accessLevel: .private)) == "c.txt")
+        let listed = try await storage.list(options: .init(accessLevel: .protected))
+        #expect(listed.items.map(\.path) == ["protected/id-7/b.txt"])
+        #expect(listed.items.map { ($0 as any LegacyKeyed).key } == ["b.txt"])
+        #expect(plugin.paths.value == [
+            "upload public/a.txt", "upload protected/id-7/b.txt", "upload private/id-7/c.txt", "download protected/id-9/b.txt",
+            "url public/a.txt", "remove private/id-7/c.txt", "list protected/id-7/",
+        ])
+        await Amplify.reset()
+    }
+
+    @Test("StoragePath has amplify-swift's initialisers: pathResolver, fromIdentityId, IdentityIdStoragePath")
+    func storagePathInitialisers() async throws {
+        let string = StringStoragePath(pathResolver: { _ in "public/x" })
+        #expect(try await string.resolve(identityId: { "ignored" }) == "public/x")
+        #expect(string.pathResolver("anything") == "public/x")
+        let identity = IdentityIdStoragePath(pathResolver: { "private/\($0)/y" })
+        #expect(try await identity.resolve(identityId: { "me" }) == "private/me/y")
+        let path: any StoragePath = .fromIdentityId { "protected/\($0)/z" }
+        #expect(try await path.resolve(identityId: { "me" }) == "protected/me/z")
+    }
+}
