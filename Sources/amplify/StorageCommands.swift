@@ -13,6 +13,15 @@ struct StorageGroup: CommandGroup {
         subcommands: [StorageCommands.Put.self, StorageCommands.Get.self, StorageCommands.List.self, StorageCommands.Remove.self, StorageCommands.URLCommand.self])
 }
 
+/// `--bucket NAME`: the bucket of `storage.buckets` a command acts on.
+struct BucketOption: ParsableArguments {
+    @Option(help: ArgumentHelp("A bucket of the configuration's storage.buckets, by name (default: the default bucket).", valueName: "name"))
+    var bucket: String?
+
+    /// The bucket the options name, if any.
+    var selected: OutputsStorageBucket? { bucket.map { OutputsStorageBucket.fromOutputs(name: $0) } }
+}
+
 /// The `amplify storage` commands.
 enum StorageCommands {
     struct Put: AmplifyCommand {
@@ -22,6 +31,7 @@ enum StorageCommands {
         @OptionGroup var global: GlobalOptions
         @Argument(help: ArgumentHelp("The object's key (public/photos/cat.jpg).", valueName: "key")) var key: String
         @Argument(help: ArgumentHelp("The file to upload, or - for standard input.", valueName: "file")) var file: String
+        @OptionGroup var bucket: BucketOption
 
         func execute() async throws -> CommandResult {
             var source = file
@@ -34,7 +44,8 @@ enum StorageCommands {
             guard FileManager.default.fileExists(atPath: source) else {
                 throw StorageError.localFileNotFound("There is no file \(source).", "Check the path, or use - to read standard input.")
             }
-            let task = Amplify.Storage.uploadFile(path: .fromString(key), local: URL(fileURLWithPath: source))
+            let options = bucket.selected.map { StorageUploadFileRequest.Options(bucket: $0) }
+            let task = Amplify.Storage.uploadFile(path: .fromString(key), local: URL(fileURLWithPath: source), options: options)
             let progress = ProgressBar(label: "put \(key)")
             for await update in task.progress { progress.show(update) }
             _ = try await task.value
@@ -51,21 +62,23 @@ enum StorageCommands {
         @OptionGroup var global: GlobalOptions
         @Argument(help: ArgumentHelp("The object's key.", valueName: "key")) var key: String
         @Argument(help: ArgumentHelp("Where to write it, or - for standard output.", valueName: "file")) var file: String?
+        @OptionGroup var bucket: BucketOption
 
         func execute() async throws -> CommandResult {
             // The key's last name, split on the byte '/' as the store splits it.
             let lastName = key.utf8.split(separator: UInt8(ascii: "/")).last.map { String(decoding: $0, as: UTF8.self) } ?? key
             let destination = file ?? lastName
             let progress = ProgressBar(label: "get \(key)")
+            let options = bucket.selected.map { StoragePluginOptions(bucket: $0) }
             if destination == "-" {
-                let task = Amplify.Storage.downloadData(path: .fromString(key))
+                let task = Amplify.Storage.downloadData(path: .fromString(key), options: options)
                 for await update in task.progress { progress.show(update) }
                 let data = try await task.value
                 progress.finish()
                 FileHandle.standardOutput.write(data)
                 return CommandResult(text: "", json: global.json ? ["key": .string(key), "bytes": .number(Double(data.count))] : .null)
             }
-            let task = Amplify.Storage.downloadFile(path: .fromString(key), local: URL(fileURLWithPath: destination))
+            let task = Amplify.Storage.downloadFile(path: .fromString(key), local: URL(fileURLWithPath: destination), options: options)
             for await update in task.progress { progress.show(update) }
             try await task.value
             progress.finish()
@@ -80,12 +93,14 @@ enum StorageCommands {
             discussion: "Lists every object whose key starts with PREFIX (all objects without one): size and key per line.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: ArgumentHelp("Only keys that start with this.", valueName: "prefix")) var prefix: String?
+        @OptionGroup var bucket: BucketOption
 
         func execute() async throws -> CommandResult {
             var items: [StorageListResult.Item] = []
             var token: String?
             repeat {
-                let page = try await Amplify.Storage.list(path: .fromString(prefix ?? ""), options: .init(nextToken: token))
+                let options = bucket.selected.map { StorageListRequest.Options(bucket: $0, nextToken: token) } ?? .init(nextToken: token)
+                let page = try await Amplify.Storage.list(path: .fromString(prefix ?? ""), options: options)
                 items += page.items
                 token = page.nextToken
             } while token != nil
@@ -99,9 +114,10 @@ enum StorageCommands {
         static let configuration = CommandConfiguration(commandName: "rm", abstract: "Remove an object.", discussion: "Removes KEY.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: ArgumentHelp("The object's key.", valueName: "key")) var key: String
+        @OptionGroup var bucket: BucketOption
 
         func execute() async throws -> CommandResult {
-            let removed = try await Amplify.Storage.remove(path: .fromString(key))
+            let removed = try await Amplify.Storage.remove(path: .fromString(key), options: bucket.selected.map { StoragePluginOptions(bucket: $0) })
             return CommandResult(text: "Removed \(removed).", json: ["key": .string(removed)])
         }
     }
@@ -109,10 +125,16 @@ enum StorageCommands {
     struct URLCommand: AmplifyCommand {
         static let configuration = CommandConfiguration(
             commandName: "url", abstract: "A URL for an object.",
-            discussion: "Prints a URL for KEY: a presigned URL valid for SECONDS (default 18000) from S3, a file:// URL from the local plugin.")
+            discussion: """
+                Prints a URL for KEY: a presigned URL valid for SECONDS (default 18000) from S3, a file:// URL from the local plugin. \
+                With --put, a presigned URL that uploads KEY with an HTTP PUT (S3 only); with --check, only for an object that exists.
+                """)
         @OptionGroup var global: GlobalOptions
         @Argument(help: ArgumentHelp("The object's key.", valueName: "key")) var key: String
         @Option(help: ArgumentHelp("How long a presigned URL is valid, 1 to 604800 seconds.", valueName: "seconds")) var expires = "18000"
+        @Flag(help: "A URL that uploads the object (HTTP PUT) instead of one that downloads it.") var put = false
+        @Flag(help: "Fail unless the object exists (download URLs).") var check = false
+        @OptionGroup var bucket: BucketOption
 
         func validate() throws {
             guard let seconds = Int(expires), (1...604_800).contains(seconds) else {
@@ -121,7 +143,11 @@ enum StorageCommands {
         }
 
         func execute() async throws -> CommandResult {
-            let url = try await Amplify.Storage.getURL(path: .fromString(key), options: .init(expires: Int(expires) ?? 18_000))
+            let seconds = Int(expires) ?? 18_000
+            let urlOptions = AWSStorageGetURLOptions(validateObjectExistence: check, method: put ? .put : .get)
+            let options = bucket.selected.map { StorageGetURLRequest.Options(expires: seconds, bucket: $0, pluginOptions: urlOptions) }
+                ?? StorageGetURLRequest.Options(expires: seconds, pluginOptions: urlOptions)
+            let url = try await Amplify.Storage.getURL(path: .fromString(key), options: options)
             return CommandResult(text: url.absoluteString, json: ["url": .string(url.absoluteString)])
         }
     }

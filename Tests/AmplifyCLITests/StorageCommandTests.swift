@@ -91,4 +91,27 @@ struct S3StorageCommandTests {
             #expect(missing.stderr.hasPrefix("error: There is no object at 'public/nothing.txt'."))
         }
     }
+
+    @Test("--bucket NAME puts, lists, gets and removes in that bucket; url --put is refused by the local plugin; url --check needs the object")
+    func bucketOption() async throws {
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("cli-storage-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data(#"{"storage": {"plugins": {"localStoragePlugin": {"directory": "store", "buckets": [{"name": "reports", "bucket_name": "reports-bucket", "aws_region": "us-east-1"}]}}}}"#.utf8)
+            .write(to: folder.appendingPathComponent("amplifyconfiguration.json"))
+        #expect(try await Tool.run(["storage", "put", "q4.txt", "-", "--bucket", "reports"], in: folder, input: "q4").exitCode == 0)
+        #expect(try await Tool.run(["storage", "ls", "--bucket", "reports"], in: folder).stdout == "           2  q4.txt\n")
+        #expect(try await !Tool.run(["storage", "ls"], in: folder).stdout.contains("q4.txt"))
+        #expect(try await Tool.run(["storage", "get", "q4.txt", "-", "--bucket", "reports"], in: folder).stdout == "q4")
+        #expect(FileManager.default.fileExists(atPath: folder.appendingPathComponent("store/buckets/reports-bucket/objects/q4.txt").path))
+        let unknown = try await Tool.run(["storage", "ls", "--bucket", "nope"], in: folder)
+        #expect(unknown.exitCode == 1)
+        #expect(unknown.stderr.hasPrefix("error: No bucket named 'nope' is in the Storage configuration; its buckets are reports."))
+        let put = try await Tool.run(["storage", "url", "q4.txt", "--put", "--bucket", "reports"], in: folder)
+        #expect(put.exitCode == 1)
+        #expect(put.stderr.hasPrefix("error: The local storage plugin has no upload URLs"))
+        #expect(try await Tool.run(["storage", "url", "gone.txt"], in: folder).exitCode == 0)
+        #expect(try await Tool.run(["storage", "url", "gone.txt", "--check"], in: folder).exitCode == 1)
+        #expect(try await Tool.run(["storage", "rm", "q4.txt", "--bucket", "reports"], in: folder).stdout == "Removed q4.txt.\n")
+    }
 }
