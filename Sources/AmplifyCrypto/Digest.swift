@@ -1,6 +1,6 @@
 import COpenSSL
 
-/// SHA-256 (and SHA-1 for the WebSocket handshake), HMAC-SHA256, secure random bytes and constant-time comparison, on OpenSSL.
+/// SHA-256 (and SHA-1 for the WebSocket handshake), HMAC (SHA-1, SHA-256, SHA-512), secure random bytes and constant-time comparison, on OpenSSL.
 public enum Digest {
     /// The SHA-256 digest of `data` (32 bytes).
     public static func sha256<Bytes: Collection<UInt8>>(_ data: Bytes) -> [UInt8] {
@@ -35,6 +35,35 @@ public enum Digest {
             }
         }
         return output
+    }
+
+    /// The hash functions ``hmac(_:key:_:)`` takes.
+    public enum HMACHash: Sendable, Equatable {
+        /// SHA-1 (20 bytes): only where a protocol requires it, as RFC 6238's default TOTP does.
+        case sha1
+        /// SHA-256 (32 bytes).
+        case sha256
+        /// SHA-512 (64 bytes).
+        case sha512
+    }
+
+    /// HMAC of `data` with `key` under `hash`, through OpenSSL's `HMAC`.
+    public static func hmac<Key: Collection<UInt8>, Bytes: Collection<UInt8>>(_ hash: HMACHash, key: Key, _ data: Bytes) -> [UInt8] {
+        var output = [UInt8](repeating: 0, count: 64)
+        var length: UInt32 = 64
+        let keyBytes = Array(key)
+        let input = Array(data)
+        let md = switch hash {
+        case .sha1: EVP_sha1()
+        case .sha256: EVP_sha256()
+        case .sha512: EVP_sha512()
+        }
+        keyBytes.withUnsafeBufferPointer { keyBuffer in
+            input.withUnsafeBufferPointer { inputBuffer in
+                _ = HMAC(md, keyBuffer.baseAddress, Int32(keyBuffer.count), inputBuffer.baseAddress, inputBuffer.count, &output, &length)
+            }
+        }
+        return Array(output.prefix(Int(length)))
     }
 
     /// `count` bytes from OpenSSL's cryptographically secure generator.
