@@ -6,6 +6,10 @@ public enum CodePurpose: String, Sendable, Codable {
     case signUp
     /// Resetting a forgotten password.
     case resetPassword
+    /// Verifying the email attribute.
+    case verifyEmail
+    /// Verifying the phone number attribute.
+    case verifyPhoneNumber
 }
 
 /// A code on its way to a user: what a delivery sends.

@@ -10,7 +10,7 @@ public actor LocalAuthEngine: AuthAccountEngine {
     private let delivery: (any CodeDelivery)?
     private let pluginKey: String
     private var pool: LocalUserPool?
-    private var keeper: AuthSessionKeeper?
+    private(set) var keeper: AuthSessionKeeper?
     private var preparing: Task<LocalUserPool, any Error>?
 
     private let hub: @Sendable () -> any HubCategoryBehavior
@@ -26,6 +26,9 @@ public actor LocalAuthEngine: AuthAccountEngine {
         self.hub = hub
         self.eventLoop = eventLoop
     }
+
+    /// How long a code (and an auto sign-in ticket) stays valid, in seconds.
+    nonisolated var codeLifetime: TimeInterval { configuration.codeLifetime }
 
     // MARK: Set-up
 
@@ -220,7 +223,7 @@ public actor LocalAuthEngine: AuthAccountEngine {
 
     // MARK: Session lifecycle
 
-    private func existingUser(_ username: String, _ pool: LocalUserPool) async throws -> PoolUser {
+    func existingUser(_ username: String, _ pool: LocalUserPool) async throws -> PoolUser {
         guard let user = try await pool.user(named: username) else {
             throw AuthError.validation("username", "There is no user named '\(username)'.", "Check the username, or sign up first.")
         }
@@ -229,7 +232,7 @@ public actor LocalAuthEngine: AuthAccountEngine {
 
     /// The signed-in user, refreshing an expired access token; a session that cannot be
     /// refreshed ends here with `Auth.sessionExpired`.
-    private func requireUser() async throws -> (LocalUserPool, PoolUser) {
+    func requireUser() async throws -> (LocalUserPool, PoolUser) {
         let pool = try await prepare()
         guard let keeper else { throw AuthError.signedOut("Nobody is signed in.", "Sign in first.") }
         let current = try await keeper.validSession()
@@ -241,7 +244,7 @@ public actor LocalAuthEngine: AuthAccountEngine {
         }
     }
 
-    private static func storedSession(_ user: PoolUser, _ tokens: IssuedTokens) -> StoredSession {
+    static func storedSession(_ user: PoolUser, _ tokens: IssuedTokens) -> StoredSession {
         StoredSession(
             username: user.username, userId: user.sub, idToken: tokens.idToken, accessToken: tokens.accessToken,
             refreshToken: tokens.refreshToken, accessTokenExpiresAt: tokens.accessExpiresAt, refreshTokenExpiresAt: tokens.refreshExpiresAt)

@@ -24,6 +24,8 @@ public final class LocalAuthPlugin: AuthEngineBackedPlugin {
     /// The background restore started by `configure`; `reset` waits for it.
     private let restoring = Locked<Task<Void, Never>?>(nil)
     private let events: AuthEventReporter
+    /// Sign-ups that may end in `autoSignIn()`.
+    let autoSignInTickets = AutoSignInTickets()
 
     /// A plugin that delivers codes with `delivery` (default: the pool's outbox, read with
     /// ``outbox(for:)`` or `amplify auth outbox`), dispatches on `hub` and runs its expiry timer on

@@ -27,11 +27,11 @@ struct IssuedTokens: Sendable {
 /// pool's secret; tokens are ES256 JWTs signed with a key kept in a 0600 file.
 actor LocalUserPool {
     let configuration: LocalAuthConfiguration
-    private let database: SQLiteDatabase
+    let database: SQLiteDatabase
     private let signingKey: ES256Key
     let keyId: String
     private let poolSecret: [UInt8]
-    private let delivery: (any CodeDelivery)?
+    let delivery: (any CodeDelivery)?
 
     init(configuration: LocalAuthConfiguration, delivery: (any CodeDelivery)?) async throws {
         self.configuration = configuration
@@ -75,7 +75,7 @@ actor LocalUserPool {
         ]]]
     }
 
-    private func mac(_ text: String) -> [UInt8] {
+    func mac(_ text: String) -> [UInt8] {
         Digest.hmacSHA256(key: poolSecret, Array(text.utf8))
     }
 

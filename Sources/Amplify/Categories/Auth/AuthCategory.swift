@@ -32,6 +32,9 @@ public final class AuthCategory: AuthCategoryBehavior {
         for plugin in plugins.takeAll() { await plugin.reset() }
     }
 
+    /// The one plugin calls go to. - Throws: ``AuthError/configuration(_:_:_:)``.
+    func getSelected() throws -> any AuthCategoryPlugin { try selected() }
+
     private func selected() throws -> any AuthCategoryPlugin {
         let selection = plugins.selectOne()
         if case .plugin(let plugin) = selection { return plugin }

@@ -1,0 +1,66 @@
+import Amplify
+import AmplifyAuthCore
+import AmplifyCrypto
+import Foundation
+
+/// Attribute verification, TOTP, MFA preferences and auto sign-in on the local pool.
+extension LocalAuthEngine {
+    /// See `AuthCategoryExtendedBehavior/sendVerificationCode(forUserAttributeKey:options:)`.
+    func sendVerificationCode(for key: AuthUserAttributeKey) async throws -> AuthCodeDeliveryDetails {
+        let (pool, user) = try await requireUser()
+        return try await pool.sendVerificationCode(to: user, attribute: key)
+    }
+
+    /// See `AuthCategoryExtendedBehavior/confirm(userAttribute:confirmationCode:options:)`.
+    func confirmAttribute(_ key: AuthUserAttributeKey, code: String) async throws {
+        let (pool, user) = try await requireUser()
+        try await pool.confirmAttribute(sub: user.sub, attribute: key, code: code)
+    }
+
+    /// See `AuthCategoryExtendedBehavior/setUpTOTP()`.
+    func setUpTOTP() async throws -> TOTPSetupDetails {
+        let (pool, user) = try await requireUser()
+        let secret = try await pool.beginTOTPSetup(sub: user.sub)
+        return TOTPSetupDetails(sharedSecret: Base32.encode(secret), username: user.username)
+    }
+
+    /// See `AuthCategoryExtendedBehavior/verifyTOTPSetup(code:options:)`.
+    func verifyTOTPSetup(code: String) async throws {
+        let (pool, user) = try await requireUser()
+        try await pool.verifyTOTPSetup(sub: user.sub, code: code)
+    }
+
+    /// The signed-in user's MFA methods and preferred one.
+    func fetchMFAPreference() async throws -> UserMFAPreference {
+        let (pool, user) = try await requireUser()
+        return try await pool.mfaPreference(sub: user.sub)
+    }
+
+    /// Changes the signed-in user's MFA preferences.
+    func updateMFAPreference(_ changes: [MFAType: MFAPreference]) async throws {
+        let (pool, user) = try await requireUser()
+        try await pool.updateMFAPreference(sub: user.sub, changes)
+    }
+
+    /// Signs in `username`, confirmed since it signed up through this engine (the ticket
+    /// `LocalAuthPlugin` keeps), without a password.
+    /// - Throws: `AuthError.invalidState` if someone is signed in or the user is not confirmed.
+    func autoSignIn(username: String) async throws -> (AuthSignInResult, SignedInUser) {
+        let pool = try await prepare()
+        if let session = await keeper?.current {
+            throw AuthError.invalidState("'\(session.username)' is already signed in.", "Sign out first.")
+        }
+        let user = try await existingUser(username, pool)
+        guard user.confirmed else {
+            throw AuthError.invalidState("'\(username)' is not confirmed yet.", "Call confirmSignUp(for:confirmationCode:) first.")
+        }
+        let tokens = try await pool.issueTokens(for: user)
+        do {
+            try await keeper?.begin(Self.storedSession(user, tokens))
+        } catch {
+            try? await pool.revoke(refreshToken: tokens.refreshToken)
+            throw error
+        }
+        return (AuthSignInResult(nextStep: .done), SignedInUser(username: user.username, userId: user.sub))
+    }
+}
