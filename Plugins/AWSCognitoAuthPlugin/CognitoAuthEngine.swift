@@ -18,7 +18,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
     }
 
     let configuration: CognitoAuthConfiguration
-    private let service: CognitoUserPoolService
+    let service: CognitoUserPoolService
     private let keeper: AuthSessionKeeper
     private let pluginKey: String
     private let http: HTTPClient
@@ -340,7 +340,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
     /// Runs `call` with a usable access token. When Cognito refuses the token (revoked by a
     /// global sign-out elsewhere, say), the session is refreshed once; if that is refused too the
     /// session ends with `Auth.sessionExpired` and the call throws `sessionExpired`.
-    private func withAccessToken<T: Sendable>(_ call: @Sendable (String) async throws -> T) async throws -> T {
+    func withAccessToken<T: Sendable>(_ call: @Sendable (String) async throws -> T) async throws -> T {
         try await prepare()
         let session = try await keeper.validSession()
         do {

@@ -131,10 +131,6 @@ extension LocalAuthPlugin: AuthCategoryExtendedBehavior {
     /// - Throws: `AuthError.invalidState` when a method cannot be on (TOTP not set up, no phone
     ///   number or email), `AuthError.validation` when two are preferred.
     public func updateMFAPreference(sms: MFAPreference? = nil, totp: MFAPreference? = nil, email: MFAPreference? = nil) async throws {
-        var changes: [MFAType: MFAPreference] = [:]
-        changes[.sms] = sms
-        changes[.totp] = totp
-        changes[.email] = email
-        try await accountEngine().updateMFAPreference(changes)
+        try await accountEngine().updateMFAPreference(MFAPreference.changes(sms: sms, totp: totp, email: email))
     }
 }

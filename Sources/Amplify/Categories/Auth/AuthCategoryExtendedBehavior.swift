@@ -59,6 +59,15 @@ public enum MFAPreference: Sendable, Equatable {
     case preferred
     /// Turned on, and not the one asked for first.
     case notPreferred
+
+    /// The changes `updateMFAPreference(sms:totp:email:)` asks for, by method (`nil` ones left out).
+    public static func changes(sms: MFAPreference?, totp: MFAPreference?, email: MFAPreference?) -> [MFAType: MFAPreference] {
+        var changes: [MFAType: MFAPreference] = [:]
+        changes[.sms] = sms
+        changes[.totp] = totp
+        changes[.email] = email
+        return changes
+    }
 }
 
 /// The MFA methods a user has on, and the preferred one.

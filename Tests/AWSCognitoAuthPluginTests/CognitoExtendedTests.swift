@@ -1,0 +1,52 @@
+import AWSCognitoAuthPlugin
+import Amplify
+import AmplifyCrypto
+import AmplifyTestKit
+import Foundation
+import Testing
+
+/// TOTP set-up and MFA preferences against moto; attribute verification (which moto lacks)
+/// against a recorded exchange.
+@Suite("Cognito: TOTP, MFA preferences and attribute verification")
+struct CognitoExtendedTests {
+    @Test("setUpTOTP (AssociateSoftwareToken) gives the secret, verifyTOTPSetup (VerifySoftwareToken) takes its RFC 6238 code, and TOTP can then be preferred (SetUserMFAPreference, read back with GetUser)")
+    func totpAndPreferences() async throws {
+        try await MotoServer.with { moto in
+            let fixture = try CognitoFixture(moto: moto, pool: ["name": "totp", "users": [alice]])
+            let plugin = try fixture.plugin()
+            _ = try await plugin.signIn(username: "alice", password: "Secr3t!pass", options: nil)
+            #expect(try await plugin.fetchMFAPreference() == UserMFAPreference(enabled: nil, preferred: nil))
+            let details = try await plugin.setUpTOTP()
+            #expect(details.username == "alice")
+            let secret = try #require(Base32.decode(details.sharedSecret))
+            try await plugin.verifyTOTPSetup(code: TOTP(secret: secret).code(), options: nil)
+            try await plugin.updateMFAPreference(totp: .preferred)
+            #expect(try await plugin.fetchMFAPreference() == UserMFAPreference(enabled: [.totp], preferred: .totp))
+            let names = await fixture.eventNames()
+            #expect(names.contains(HubPayload.EventName.Auth.setUpTOTPAPI) && names.contains(HubPayload.EventName.Auth.verifyTOTPSetupAPI))
+            try await fixture.close(plugin)
+        }
+    }
+
+    @Test("sendVerificationCode (GetUserAttributeVerificationCode), resendConfirmationCode and confirm(userAttribute:) (VerifyUserAttribute) send the access token and the attribute; a wrong code maps to codeMismatch")
+    func attributeVerification() async throws {
+        let replay = try await RecordedExchangeTests.Replay("attribute_verification.json")
+        _ = try await replay.plugin.signIn(username: "bo", password: "Passw0rd!x", options: nil)
+        let sent = try await replay.plugin.sendVerificationCode(forUserAttributeKey: .email, options: nil)
+        #expect(sent.destination == .email("b***@e***.com"))
+        #expect(sent.attributeKey == .email)
+        _ = try await replay.plugin.resendConfirmationCode(forUserAttributeKey: .email, options: nil)
+        await #expect { try await replay.plugin.confirm(userAttribute: .email, confirmationCode: "000000", options: nil) } throws: { error in
+            guard case AuthError.service(_, _, let underlying as AWSCognitoAuthError) = error else { return false }
+            return underlying == .codeMismatch
+        }
+        try await replay.plugin.confirm(userAttribute: .email, confirmationCode: "123456", options: nil)
+        #expect(await replay.eventNames().suffix(4) == [
+            HubPayload.EventName.Auth.sendUserAttributeVerificationCodeAPI, HubPayload.EventName.Auth.attributeResendConfirmationCodeAPI,
+            HubPayload.EventName.Auth.confirmUserAttributesAPI, HubPayload.EventName.Auth.confirmUserAttributesAPI,
+        ])
+        let auto = await #expect(throws: AuthError.self) { try await replay.plugin.autoSignIn() }
+        guard case .invalidState? = auto else { Issue.record("\(String(describing: auto))"); return }
+        try await replay.close()
+    }
+}
