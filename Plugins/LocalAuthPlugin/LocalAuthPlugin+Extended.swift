@@ -44,7 +44,7 @@ final class AutoSignInTickets: Sendable {
 /// `signUp` made through this plugin and confirmed within the pool's code lifetime: its
 /// `confirmSignUp` then returns `.completeAutoSignIn`.
 extension LocalAuthPlugin: AuthCategoryExtendedBehavior {
-    /// Creates a user (see ``AuthEngineBackedPlugin``), and keeps a ticket so that, once
+    /// Creates a user (see `AuthEngineBackedPlugin`), and keeps a ticket so that, once
     /// confirmed, ``autoSignIn()`` can sign them in. - Throws: `AuthError`.
     public func signUp(username: String, password: String?, options: AuthSignUpRequest.Options?) async throws -> AuthSignUpResult {
         let result = try await authEvents.report(HubPayload.EventName.Auth.signUpAPI, username: username) {

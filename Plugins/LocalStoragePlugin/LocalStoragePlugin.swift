@@ -38,7 +38,7 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
 
     /// A plugin on `loop` (the Amplify loop by default), reporting to `hub` (`Amplify.Hub` by default); `identityId` gives the id that
     /// `.fromIdentityID` paths are built from (the signed-in user's id by default); `caller` says
-    /// who is calling for Gen 2 access rules (``StoragePluginSupport/signedInCaller`` by default).
+    /// who is calling for Gen 2 access rules (`StoragePluginSupport.signedInCaller` by default).
     public init(
         loop: EventLoop? = nil, identityId: (@Sendable () async throws -> String)? = nil, hub: (any HubCategoryBehavior)? = nil,
         caller: (@Sendable () async -> StorageAccessRules.Caller)? = nil
