@@ -1,12 +1,13 @@
 import AWSPluginsCore
 import Amplify
+import AmplifyAuthCore
 import Foundation
 
 /// Attribute verification, TOTP set-up and MFA preferences on Cognito: each a signed-in call
 /// authorized by the access token (refreshed once when Cognito refuses it).
-extension CognitoAuthEngine {
+extension CognitoAuthEngine: AuthExtendedAccountEngine {
     /// GetUserAttributeVerificationCode: sends a code for the attribute.
-    func sendVerificationCode(for key: AuthUserAttributeKey) async throws -> AuthCodeDeliveryDetails {
+    public func sendVerificationCode(for key: AuthUserAttributeKey) async throws -> AuthCodeDeliveryDetails {
         let service = service
         let answer = try await withAccessToken {
             try await service.call("GetUserAttributeVerificationCode", ["AccessToken": .string($0), "AttributeName": .string(key.rawValue)])
@@ -15,7 +16,7 @@ extension CognitoAuthEngine {
     }
 
     /// VerifyUserAttribute: checks the code; Cognito marks the attribute verified.
-    func confirmAttribute(_ key: AuthUserAttributeKey, code: String) async throws {
+    public func confirmAttribute(_ key: AuthUserAttributeKey, code: String) async throws {
         let service = service
         _ = try await withAccessToken {
             try await service.call("VerifyUserAttribute", ["AccessToken": .string($0), "AttributeName": .string(key.rawValue), "Code": .string(code)])
@@ -23,7 +24,7 @@ extension CognitoAuthEngine {
     }
 
     /// AssociateSoftwareToken with the access token: the TOTP secret for the signed-in user.
-    func setUpTOTP() async throws -> TOTPSetupDetails {
+    public func setUpTOTP() async throws -> TOTPSetupDetails {
         let service = service
         let answer = try await withAccessToken { try await service.call("AssociateSoftwareToken", ["AccessToken": .string($0)]) }
         guard let secret = answer["SecretCode"]?.stringValue, !secret.isEmpty else {
@@ -33,7 +34,7 @@ extension CognitoAuthEngine {
     }
 
     /// VerifySoftwareToken with the access token: checks the authenticator's first code.
-    func verifyTOTPSetup(code: String, friendlyDeviceName: String?) async throws {
+    public func verifyTOTPSetup(code: String, friendlyDeviceName: String?) async throws {
         let service = service
         let answer = try await withAccessToken { token in
             var body: [String: JSONValue] = ["AccessToken": .string(token), "UserCode": .string(code)]
@@ -46,7 +47,7 @@ extension CognitoAuthEngine {
     }
 
     /// GetUser's `UserMFASettingList` and `PreferredMfaSetting`.
-    func fetchMFAPreference() async throws -> UserMFAPreference {
+    public func fetchMFAPreference() async throws -> UserMFAPreference {
         let service = service
         let answer = try await withAccessToken { try await service.getUser(accessToken: $0) }
         let enabled = Set((answer["UserMFASettingList"]?.asArray ?? []).compactMap { $0.stringValue.flatMap(Self.mfaType) })
@@ -56,7 +57,7 @@ extension CognitoAuthEngine {
 
     /// SetUserMFAPreference with `SMSMfaSettings`, `SoftwareTokenMfaSettings` and
     /// `EmailMfaSettings` for the methods given.
-    func updateMFAPreference(_ changes: [MFAType: MFAPreference]) async throws {
+    public func updateMFAPreference(_ changes: [MFAType: MFAPreference]) async throws {
         var body: [String: JSONValue] = [:]
         for (type, preference) in changes {
             let settings: JSONValue = switch preference {

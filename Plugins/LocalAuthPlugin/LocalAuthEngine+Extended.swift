@@ -4,40 +4,40 @@ import AmplifyCrypto
 import Foundation
 
 /// Attribute verification, TOTP, MFA preferences and auto sign-in on the local pool.
-extension LocalAuthEngine {
+extension LocalAuthEngine: AuthExtendedAccountEngine {
     /// See `AuthCategoryExtendedBehavior/sendVerificationCode(forUserAttributeKey:options:)`.
-    func sendVerificationCode(for key: AuthUserAttributeKey) async throws -> AuthCodeDeliveryDetails {
+    public func sendVerificationCode(for key: AuthUserAttributeKey) async throws -> AuthCodeDeliveryDetails {
         let (pool, user) = try await requireUser()
         return try await pool.sendVerificationCode(to: user, attribute: key)
     }
 
     /// See `AuthCategoryExtendedBehavior/confirm(userAttribute:confirmationCode:options:)`.
-    func confirmAttribute(_ key: AuthUserAttributeKey, code: String) async throws {
+    public func confirmAttribute(_ key: AuthUserAttributeKey, code: String) async throws {
         let (pool, user) = try await requireUser()
         try await pool.confirmAttribute(sub: user.sub, attribute: key, code: code)
     }
 
     /// See `AuthCategoryExtendedBehavior/setUpTOTP()`.
-    func setUpTOTP() async throws -> TOTPSetupDetails {
+    public func setUpTOTP() async throws -> TOTPSetupDetails {
         let (pool, user) = try await requireUser()
         let secret = try await pool.beginTOTPSetup(sub: user.sub)
         return TOTPSetupDetails(sharedSecret: Base32.encode(secret), username: user.username)
     }
 
     /// See `AuthCategoryExtendedBehavior/verifyTOTPSetup(code:options:)`.
-    func verifyTOTPSetup(code: String) async throws {
+    public func verifyTOTPSetup(code: String, friendlyDeviceName: String?) async throws {
         let (pool, user) = try await requireUser()
         try await pool.verifyTOTPSetup(sub: user.sub, code: code)
     }
 
     /// The signed-in user's MFA methods and preferred one.
-    func fetchMFAPreference() async throws -> UserMFAPreference {
+    public func fetchMFAPreference() async throws -> UserMFAPreference {
         let (pool, user) = try await requireUser()
         return try await pool.mfaPreference(sub: user.sub)
     }
 
     /// Changes the signed-in user's MFA preferences.
-    func updateMFAPreference(_ changes: [MFAType: MFAPreference]) async throws {
+    public func updateMFAPreference(_ changes: [MFAType: MFAPreference]) async throws {
         let (pool, user) = try await requireUser()
         try await pool.updateMFAPreference(sub: user.sub, changes)
     }

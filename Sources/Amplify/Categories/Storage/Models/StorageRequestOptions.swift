@@ -11,15 +11,11 @@ public enum StorageUploadFileRequest {
 }
 
 /// Options shared by the upload calls.
-public struct StorageUploadOptions: Sendable {
-    /// amplify-swift's access level for the key-based calls (`.guest` unless given).
-    @available(*, deprecated, message: "Use `path` in Storage API instead of `Options`")
-    public var accessLevel: StorageAccessLevel { legacyAccessLevel }
-    /// The user whose `protected/` objects a key-based call reads (`nil`: the caller).
-    @available(*, deprecated, message: "Use `path` in Storage API instead of `Options`")
-    public var targetIdentityId: String? { legacyTargetIdentityId }
-    package let legacyAccessLevel: StorageAccessLevel
-    package let legacyTargetIdentityId: String?
+public struct StorageUploadOptions: StorageLegacyAccessOptions {
+    /// The access level given, for the deprecated key-based calls.
+    public let legacyAccessLevel: StorageAccessLevel
+    /// The target identity given, for the deprecated key-based calls.
+    public let legacyTargetIdentityId: String?
     /// The bucket the call acts on (`nil`: the plugin's default bucket).
     public let bucket: (any StorageBucket)?
     /// Metadata stored with the object.
@@ -72,15 +68,11 @@ public enum StorageRemoveRequest {
 }
 
 /// Options of the Storage calls that take nothing but a bucket and data for the plugin.
-public struct StoragePluginOptions: Sendable {
-    /// amplify-swift's access level for the key-based calls (`.guest` unless given).
-    @available(*, deprecated, message: "Use `path` in Storage API instead of `Options`")
-    public var accessLevel: StorageAccessLevel { legacyAccessLevel }
-    /// The user whose `protected/` objects a key-based call reads (`nil`: the caller).
-    @available(*, deprecated, message: "Use `path` in Storage API instead of `Options`")
-    public var targetIdentityId: String? { legacyTargetIdentityId }
-    package let legacyAccessLevel: StorageAccessLevel
-    package let legacyTargetIdentityId: String?
+public struct StoragePluginOptions: StorageLegacyAccessOptions {
+    /// The access level given, for the deprecated key-based calls.
+    public let legacyAccessLevel: StorageAccessLevel
+    /// The target identity given, for the deprecated key-based calls.
+    public let legacyTargetIdentityId: String?
     /// The bucket the call acts on (`nil`: the plugin's default bucket).
     public let bucket: (any StorageBucket)?
     /// Data for the plugin.
@@ -107,17 +99,13 @@ public struct StoragePluginOptions: Sendable {
 /// Options for `getURL`.
 public enum StorageGetURLRequest {
     /// The URL's lifetime, and plugin options.
-    public struct Options: Sendable {
+    public struct Options: StorageLegacyAccessOptions {
         /// The default lifetime of a URL: 18 000 seconds (5 hours), as in amplify-swift.
         public static let defaultExpireInSeconds = 18_000
-        /// amplify-swift's access level for the key-based calls (`.guest` unless given).
-        @available(*, deprecated, message: "Use `path` in Storage API instead of `Options`")
-        public var accessLevel: StorageAccessLevel { legacyAccessLevel }
-        /// The user whose `protected/` objects a key-based call reads (`nil`: the caller).
-        @available(*, deprecated, message: "Use `path` in Storage API instead of `Options`")
-        public var targetIdentityId: String? { legacyTargetIdentityId }
-        package let legacyAccessLevel: StorageAccessLevel
-        package let legacyTargetIdentityId: String?
+        /// The access level given, for the deprecated key-based calls.
+        public let legacyAccessLevel: StorageAccessLevel
+        /// The target identity given, for the deprecated key-based calls.
+        public let legacyTargetIdentityId: String?
         /// The bucket the call acts on (`nil`: the plugin's default bucket).
         public let bucket: (any StorageBucket)?
         /// Seconds the URL stays valid (18 000 by default, as in amplify-swift).
@@ -162,17 +150,13 @@ public enum StorageListRequest {
     }
 
     /// Paging and grouping.
-    public struct Options: Sendable {
+    public struct Options: StorageLegacyAccessOptions {
         /// amplify-swift's name for ``StorageListRequest/SubpathStrategy``.
         public typealias SubpathStrategy = StorageListRequest.SubpathStrategy
-        /// amplify-swift's access level for the key-based calls (`.guest` unless given).
-        @available(*, deprecated, message: "Use `path` in Storage API instead of `Options`")
-        public var accessLevel: StorageAccessLevel { legacyAccessLevel }
-        /// The user whose `protected/` objects a key-based call reads (`nil`: the caller).
-        @available(*, deprecated, message: "Use `path` in Storage API instead of `Options`")
-        public var targetIdentityId: String? { legacyTargetIdentityId }
-        package let legacyAccessLevel: StorageAccessLevel
-        package let legacyTargetIdentityId: String?
+        /// The access level given, for the deprecated key-based calls.
+        public let legacyAccessLevel: StorageAccessLevel
+        /// The target identity given, for the deprecated key-based calls.
+        public let legacyTargetIdentityId: String?
         /// The bucket the call acts on (`nil`: the plugin's default bucket).
         public let bucket: (any StorageBucket)?
         /// The prefix below the access level the deprecated `list(options:)` lists (`nil`: all).
@@ -239,4 +223,23 @@ public struct StorageByteRange: Sendable, Equatable {
 
     /// The `Range` header value: `bytes=0-99`.
     public var headerValue: String { "bytes=\(start)-\(end.map(String.init) ?? "")" }
+}
+
+/// Options that carry amplify-swift's access level and target identity for the deprecated
+/// key-based calls.
+public protocol StorageLegacyAccessOptions: Sendable {
+    /// The access level given (`.guest` unless given).
+    var legacyAccessLevel: StorageAccessLevel { get }
+    /// The target identity given.
+    var legacyTargetIdentityId: String? { get }
+}
+
+/// amplify-swift's deprecated option properties, once for every options type.
+extension StorageLegacyAccessOptions {
+    /// amplify-swift's access level for the key-based calls (`.guest` unless given).
+    @available(*, deprecated, message: "Use `path` in Storage API instead of `Options`")
+    public var accessLevel: StorageAccessLevel { legacyAccessLevel }
+    /// The user whose `protected/` objects a key-based call reads (`nil`: the caller).
+    @available(*, deprecated, message: "Use `path` in Storage API instead of `Options`")
+    public var targetIdentityId: String? { legacyTargetIdentityId }
 }
