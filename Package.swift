@@ -216,7 +216,7 @@ let package = Package(
         .testTarget(
             name: "AWSAPIPluginTests",
             dependencies: ["AWSAPIPlugin", "AWSCognitoAuthPlugin", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit", "Amplify", "AmplifyConcurrency"]),
-        .testTarget(name: "AmplifyCLITests", dependencies: ["amplify", "AmplifyTestKit", "Amplify"]),
+        .testTarget(name: "AmplifyCLITests", dependencies: ["amplify", "AmplifyTestKit", "Amplify", "AmplifyCrypto"]),
         .executableTarget(
             name: "AmplifyServicePeer",
             dependencies: [

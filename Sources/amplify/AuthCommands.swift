@@ -16,7 +16,8 @@ struct AuthGroup: CommandGroup {
             AuthCommands.VerifyToken.self, AuthCommands.SignOut.self, AuthCommands.WhoAmI.self, AuthCommands.Session.self,
             AuthCommands.Attributes.self, AuthCommands.UpdateAttribute.self, AuthCommands.ChangePassword.self,
             AuthCommands.ResetPassword.self, AuthCommands.ConfirmResetPassword.self, AuthCommands.DeleteUser.self,
-            AuthCommands.Outbox.self, AuthCommands.JWKS.self,
+            AuthCommands.Outbox.self, AuthCommands.JWKS.self, AuthCommands.VerifyAttribute.self, AuthCommands.ConfirmAttribute.self,
+            AuthCommands.SetUpTOTP.self, AuthCommands.VerifyTOTP.self, AuthCommands.MFA.self,
         ])
 }
 
