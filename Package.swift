@@ -169,7 +169,10 @@ let package = Package(
         // replay tool: AmplifyFuzz <target> <files>).
         .executableTarget(
             name: "AmplifyFuzz",
-            dependencies: ["Amplify", "AmplifyAuthCore", "AmplifyCrypto", "AWSPluginsCore", "AWSCognitoAuthPlugin", "AWSS3StoragePlugin", "RedisHubBridgePlugin"],
+            dependencies: [
+                "Amplify", "AmplifyAuthCore", "AmplifyCrypto", "AmplifyWebSocket", "AWSAPIPlugin", "AWSPluginsCore", "AWSCognitoAuthPlugin", "AWSS3StoragePlugin",
+                "RedisHubBridgePlugin",
+            ],
             path: "Fuzz/AmplifyFuzz"),
 
         // MARK: Tests.

@@ -82,7 +82,7 @@ struct BridgeRedisFaultTests {
 
     @Test(
         "streams mode: Redis restarted twice, answering LOADING while it replays its append-only file; no event of 20000 is lost, none is counted dropped, and each bridge reports one disconnected and one connected per restart",
-        .timeLimit(.minutes(3)))
+        .timeLimit(.minutes(10)))
     func restartsWithLoadingLoseNothing() async throws {
         // 10 000 filler keys loaded at 50 µs each: every restart answers LOADING for about a second.
         let redis = try await RedisServer.launch(appendOnly: true, arguments: ["--key-load-delay", "50", "--loading-process-events-interval-bytes", "1024"])
@@ -136,7 +136,7 @@ struct BridgeRedisFaultTests {
         try await b.close()
     }
 
-    @Test("streams mode: events Redis refuses with BUSY while a script runs are sent again once it ends, in order; nothing is dropped and no disconnection is reported", .timeLimit(.minutes(2)))
+    @Test("streams mode: events Redis refuses with BUSY while a script runs are sent again once it ends, in order; nothing is dropped and no disconnection is reported", .timeLimit(.minutes(10)))
     func busyRepliesAreRetried() async throws {
         let redis = try await RedisServer.launch()
         defer { redis.stop() }
