@@ -95,7 +95,7 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
     }
 
     /// The most queue entries whose storage a drain keeps for the next one.
-    static let retainedBatchCapacity = 4096
+    package static let retainedBatchCapacity = 4096
 
     /// The default ``queueLimit``.
     public static let defaultQueueLimit = 1 << 20
@@ -124,6 +124,8 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
     @exclusivity(unchecked) private var closedOnLoop = false
     /// The most entries one drain found waiting (written by the loop, read by anyone).
     private let peakDepth = Atomic<Int>(0)
+    /// The capacity of the batch storage kept between drains (written by the loop).
+    private let keptCapacity = Atomic<Int>(0)
     private let limit = Atomic<Int>(DefaultHubPlugin.defaultQueueLimit)
     private let overloadWaitNanoseconds = Atomic<Int>(1_000_000_000)
     private let overloads = Atomic<Int>(0)
@@ -406,6 +408,10 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
     /// the Hub's memory use beyond its listeners is this many entries.
     public var peakQueueDepth: Int { peakDepth.load(ordering: .relaxed) }
 
+    /// How many entries the batch storage kept between drains can hold: at most
+    /// `retainedBatchCapacity` once a burst is over (for tests of that bound).
+    package var keptBatchCapacity: Int { keptCapacity.load(ordering: .relaxed) }
+
     /// How many listeners (and streams) are registered.
     public var listenerCount: Int { registry.withLock { $0.count } }
 
@@ -465,6 +471,7 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
             batch.removeAll(keepingCapacity: true)
             spare = batch
         }
+        keptCapacity.store(spare.capacity, ordering: .relaxed)
     }
 
     /// Delivers one event; returns how many listeners were called.
