@@ -29,6 +29,11 @@ public enum FuzzHarnesses {
             fatalError("JSONValue encoded \(value) as \(String(decoding: encoded, as: UTF8.self)), which it cannot parse back")
         }
         if again != value { fatalError("JSONValue round trip changed \(value) into \(again)") }
+        // The direct writer must agree: what it writes parses back to the same value.
+        guard let written = try? value.jsonBytes(), let reread = try? JSONValue(parsing: written) else {
+            fatalError("jsonBytes() wrote \(value) as text JSONValue cannot parse")
+        }
+        if reread != value { fatalError("jsonBytes() round trip changed \(value) into \(reread)") }
     }
 
     /// The configuration path from bytes: parse once, recognise the shape, translate, check.

@@ -57,7 +57,7 @@ package enum GraphQLResponseDecoder {
         guard let json = try? JSONDecoder().decode(JSONValue.self, from: Data(message)), let payload = json["payload"] else {
             throw APIError.operationError("A data message is not JSON with a payload: \(snippet(message)).", "Check the real-time endpoint.")
         }
-        return try decode(Array(JSONEncoder().encode(payload)), as: type, decodePath: decodePath)
+        return try decode(payload.jsonBytes(), as: type, decodePath: decodePath)
     }
 
     private static func response<R: Decodable & Sendable>(_ envelope: Envelope<R>) -> GraphQLResponse<R>? {
