@@ -192,5 +192,10 @@ public enum FuzzHarnesses {
         _ = try? GraphQLResponseDecoder.decode(rest, as: Model.self, decodePath: path)
         _ = try? GraphQLResponseDecoder.decodeDataMessage(rest, as: JSONValue.self, decodePath: path)
         _ = try? GraphQLResponseDecoder.decodeDataMessage(rest, as: Model.self, decodePath: path)
+        // The routing scan must agree with a full parse wherever both read the message.
+        if let header = RealtimeMessageHeader(scanning: rest), let json = try? JSONValue(parsing: rest) {
+            if json["type"]?.stringValue != header.type { fatalError("the header scan read type \(header.type), the parser \(String(describing: json["type"]))") }
+            if let id = json["id"]?.stringValue, id != header.id { fatalError("the header scan read id \(String(describing: header.id)), the parser \(id)") }
+        }
     }
 }
