@@ -146,6 +146,18 @@ public final class RedisHubBridgePlugin: HubPluginWrapper {
         wrappedPlugin.listen(to: channel, eventName: eventName, file: file, line: line, listener: listener)
     }
 
+    /// See `HubCategoryBehavior/listen(to:isIncluded:listener:)`.
+    @discardableResult
+    public func listen(to channel: HubChannel, isIncluded filter: HubFilter?, listener: @escaping HubListener) -> UnsubscribeToken {
+        wrappedPlugin.listen(to: channel, isIncluded: filter, listener: listener)
+    }
+
+    /// See `HubCategoryBehavior/listen(to:eventName:listener:)`.
+    @discardableResult
+    public func listen(to channel: HubChannel, eventName: HubPayloadEventName, listener: @escaping HubListener) -> UnsubscribeToken {
+        wrappedPlugin.listen(to: channel, eventName: eventName, listener: listener)
+    }
+
     /// See `HubCategoryBehavior/removeListener(_:)`.
     public func removeListener(_ token: UnsubscribeToken) {
         wrappedPlugin.removeListener(token)

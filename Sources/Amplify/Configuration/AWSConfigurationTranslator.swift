@@ -10,7 +10,7 @@ enum AWSConfigurationTranslator {
     private static let serviceKeys = ["S3TransferUtility", "PinpointAnalytics", "PinpointTargeting", "AppSync"]
 
     static func looksLikeAWSConfiguration(_ top: [String: JSONValue]) -> Bool {
-        let hasCategory = CategoryType.allCases.contains { top[$0.rawValue] != nil }
+        let hasCategory = (CategoryType.allCases.map(\.rawValue) + ["notifications"]).contains { top[$0] != nil }
         return !hasCategory && (authKeys + serviceKeys).contains { top[$0] != nil }
     }
 

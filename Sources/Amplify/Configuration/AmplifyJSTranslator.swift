@@ -36,7 +36,7 @@ enum AmplifyJSTranslator {
 
     /// Whether the top level is the flat JS shape: any key of it that the JS tooling writes.
     static func looksLikeFlat(_ top: [String: JSONValue]) -> Bool {
-        let hasCategory = CategoryType.allCases.contains { top[$0.rawValue]?["plugins"] != nil }
+        let hasCategory = (CategoryType.allCases.map(\.rawValue) + ["notifications"]).contains { top[$0]?["plugins"] != nil }
         return !hasCategory && top.keys.contains { $0.hasPrefix("aws_") }
     }
 

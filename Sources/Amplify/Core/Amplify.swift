@@ -74,7 +74,10 @@ public enum Amplify {
 
     /// Adds a plugin to the category whose plugin protocol it implements.
     ///
-    /// - Throws: ``PluginError/pluginConfigurationError(_:_:_:)`` for an empty key;
+    /// - Throws: the category's own error for an empty key (``AuthError/configuration(_:_:_:)``,
+    ///   ``StorageError/configuration(_:_:_:)``, ``AnalyticsError/configuration(_:_:_:)``,
+    ///   ``APIError/invalidConfiguration(_:_:_:)``, ``HubError/configuration(_:_:_:)``,
+    ///   ``LoggingError/configuration(_:_:_:)``), as amplify-swift does;
     ///   ``PluginError/mismatchedPlugin(_:_:_:)`` if it implements no category this package has;
     ///   ``ConfigurationError/amplifyAlreadyConfigured(_:_:_:)`` after `configure`.
     public static func add<P: Plugin>(plugin: P) throws {
@@ -86,11 +89,6 @@ public enum Amplify {
             throw ConfigurationError.amplifyAlreadyConfigured(
                 "Amplify.add(plugin:) was called for '\(plugin.key)' after Amplify.configure().",
                 "Add every plugin before calling Amplify.configure(), or call `await Amplify.reset()` first.")
-        }
-        guard !plugin.key.isEmpty else {
-            throw PluginError.pluginConfigurationError(
-                "A \(plugin.categoryType.displayName) plugin (\(type(of: plugin))) has an empty key.",
-                "Give the plugin a non-empty `key`: it names the plugin's block in the configuration file.")
         }
         for category in configurableCategories {
             if try category.accept(plugin) { return }
@@ -140,7 +138,7 @@ public enum Amplify {
         succeeded = true
         report(findings)
         for channel in HubChannel.amplifyChannels {
-            Hub.dispatch(to: channel, payload: HubPayload(eventName: HubPayload.EventName.Amplify.configured))
+            Hub.dispatchToEveryPlugin(channel, payload: HubPayload(eventName: HubPayload.EventName.Amplify.configured))
         }
     }
 
@@ -166,6 +164,22 @@ public enum Amplify {
         try configure(outputs.resolve())
     }
 
+    /// Configures from a decoded (or built) Gen 2 configuration, as amplify-swift's
+    /// `configure(_:)` for `AmplifyOutputsData` does: the same translation, order and events as
+    /// ``configure(with:)``.
+    /// - Throws: ``ConfigurationError/invalidAmplifyOutputsFile(_:_:_:)`` naming a missing or bad
+    ///   value, and everything ``configure(_:)`` throws.
+    public static func configure(_ outputs: AmplifyOutputsData) throws {
+        let json: Data
+        do {
+            json = try outputs.encodedJSON()
+        } catch {
+            throw ConfigurationError.invalidAmplifyOutputsFile(
+                "The AmplifyOutputsData could not be encoded: \(error).", "Check the values built in code (numbers must be finite).", error)
+        }
+        try configure(ConfigurationDocument.configuration(from: [UInt8](json), file: nil, requireGen2: true))
+    }
+
     // MARK: Reset
 
     /// Puts Amplify back to its state at launch: delivers every Hub event already dispatched,
@@ -177,12 +191,12 @@ public enum Amplify {
     /// Do not call it from a task running on the event loop itself (it cannot join its own
     /// thread); such a call is logged and leaves the loop running.
     public static func reset() async {
-        if let hub = Hub.existingPlugin { await hub.flush() }
-        for plugin in Auth.plugins.takeAll() { await plugin.reset() }
-        for plugin in Analytics.plugins.takeAll() { await plugin.reset() }
-        for plugin in Storage.plugins.takeAll() { await plugin.reset() }
-        for plugin in API.plugins.takeAll() { await plugin.reset() }
-        if let hub = Hub.takePlugin() { await hub.reset() }
+        for hub in Hub.existingPlugins { await hub.flush() }
+        await Auth.reset()
+        await Analytics.reset()
+        await Storage.reset()
+        await API.reset()
+        await Hub.reset()
         await Logging.reset()
         do {
             try AmplifyRuntime.shared.shutdownLoop()

@@ -22,7 +22,8 @@ struct CategoryConfigurator {
                 }
                 var skipped: [ConfigurationFinding] = []
                 let present = category.configurablePlugins
-                for key in block.plugins.keys.sorted() where present[key] == nil {
+                let answered = Set(present.values.flatMap { category.configurationKeys(of: $0) })
+                for key in block.plugins.keys.sorted() where !answered.contains(key) {
                     guard let plugin = try makePlugin(key, for: category.categoryType) else {
                         skipped.append(unusedKey(key, category: category))
                         continue
@@ -88,7 +89,7 @@ struct CategoryConfigurator {
         let type = category.categoryType
         let block = configuration[type]
         for (key, plugin) in category.configurablePlugins.sorted(by: { $0.key < $1.key }) {
-            let pluginBlock = block?.plugins[key]
+            let pluginBlock = category.configurationKeys(of: plugin).lazy.compactMap { block?.plugins[$0] }.first
             do {
                 try plugin.configure(using: pluginBlock)
             } catch let error as ConfigurationValueError {

@@ -11,10 +11,14 @@ final class CategoryPlugins<P: Sendable>: Sendable {
     }
 
     let category: CategoryType
+    /// The category's own error for a description and a recovery suggestion
+    /// (`AuthError.configuration`, `StorageError.configuration`, …), as amplify-swift throws.
+    let categoryError: @Sendable (ErrorDescription, RecoverySuggestion) -> any Error
     private let state = Locked(State())
 
-    init(category: CategoryType) {
+    init(category: CategoryType, error: @escaping @Sendable (ErrorDescription, RecoverySuggestion) -> any Error) {
         self.category = category
+        categoryError = error
     }
 
     var isConfigured: Bool { state.withLock { $0.isConfigured } }
@@ -25,9 +29,9 @@ final class CategoryPlugins<P: Sendable>: Sendable {
 
     func add(_ plugin: P, key: PluginKey) throws {
         guard !key.isEmpty else {
-            throw PluginError.pluginConfigurationError(
-                "A \(category.displayName) plugin has an empty key.",
-                "Give the plugin a non-empty `key`: it names the plugin's block in the configuration file.")
+            throw categoryError(
+                "Plugin \(type(of: plugin as Any)) has an empty `key`.",
+                "Set the `key` property of \(type(of: plugin as Any)): it names the plugin's block in the configuration file.")
         }
         try state.withLock { state in
             guard !state.isConfigured else {
@@ -45,6 +49,15 @@ final class CategoryPlugins<P: Sendable>: Sendable {
 
     func plugin(for key: PluginKey) -> P? {
         state.withLock { $0.plugins[key] }
+    }
+
+    /// The plugin with `key`.
+    /// - Throws: the category's error naming the keys there are, as amplify-swift's `getPlugin(for:)`.
+    func require(_ key: PluginKey) throws -> P {
+        if let found = plugin(for: key) { return found }
+        throw categoryError(
+            "No plugin has been added for '\(key)'.",
+            "Either add a plugin for '\(key)', or use one of the known keys: \(keys.joined(separator: ", ")).")
     }
 
     func markConfigured(_ configured: Bool) {
@@ -107,12 +120,4 @@ final class CategoryPlugins<P: Sendable>: Sendable {
                     "Call it on one plugin: Amplify.\(name).getPlugin(for: \"\(keys.first ?? "")\").")
         }
     }
-}
-
-/// The error `getPlugin(for:)` throws for a category that holds a single plugin (Hub, Logging)
-/// when `key` is not that plugin's.
-func singlePluginMismatch(_ key: PluginKey, current: PluginKey, category: CategoryType) -> PluginError {
-    PluginError.noSuchPlugin(
-        "\(category.displayName) has no plugin '\(key)'; its plugin is '\(current)'.",
-        "Use Amplify.\(category.displayName).getPlugin(for: \"\(current)\").")
 }

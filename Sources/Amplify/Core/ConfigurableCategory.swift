@@ -16,6 +16,13 @@ protocol ConfigurableCategory: AnyObject, Sendable {
     /// Why calls find no plugin, when the configuration named one that was not applied (a
     /// retired service); `nil` to clear.
     func setMissingPluginAdvice(_ advice: (description: String, suggestion: String)?)
+    /// The keys `plugin` answers to in a configuration file, its own first.
+    func configurationKeys(of plugin: any Plugin) -> [PluginKey]
+}
+
+extension ConfigurableCategory {
+    /// A plugin answers to its own key.
+    func configurationKeys(of plugin: any Plugin) -> [PluginKey] { [plugin.key] }
 }
 
 /// A category that holds any number of plugins of one protocol in a ``CategoryPlugins``.
@@ -46,11 +53,15 @@ extension AnalyticsCategory: PluginHoldingCategory {}
 extension StorageCategory: PluginHoldingCategory {}
 extension APICategory: PluginHoldingCategory {}
 
-/// The Hub holds one plugin, started on first use; configuration may replace it.
+/// The Hub holds the plugins added, or the default one, started on first use.
 extension HubCategory: ConfigurableCategory {
     var configurablePlugins: [PluginKey: any Plugin] {
-        let current = plugin
-        return [current.key: current]
+        let existing = existingPlugins
+        if existing.isEmpty {
+            let current = plugin
+            return [current.key: current]
+        }
+        return Dictionary(existing.map { ($0.key, $0 as any Plugin) }, uniquingKeysWith: { first, _ in first })
     }
 
     func accept(_ plugin: any Plugin) throws -> Bool {
@@ -73,7 +84,7 @@ extension LoggingCategory: ConfigurableCategory {
 
     func accept(_ plugin: any Plugin) throws -> Bool {
         guard let logging = plugin as? any LoggingCategoryPlugin else { return false }
-        add(plugin: logging)
+        try add(plugin: logging)
         return true
     }
 

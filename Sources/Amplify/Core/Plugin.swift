@@ -5,7 +5,7 @@ public typealias PluginKey = String
 /// Storage; blocks for the others in a configuration file are skipped with a log message.
 public enum CategoryType: String, CaseIterable, Sendable, Codable {
     /// One case per Amplify category (its key in the configuration file).
-    case analytics, api, auth, dataStore, geo, hub, logging, notifications, predictions, pushNotifications, storage
+    case analytics, api, auth, dataStore, geo, hub, logging, predictions, pushNotifications, storage
 
     /// The category's name as people write it ("Auth").
     public var displayName: String {
@@ -17,7 +17,6 @@ public enum CategoryType: String, CaseIterable, Sendable, Codable {
         case .geo: "Geo"
         case .hub: "Hub"
         case .logging: "Logging"
-        case .notifications: "Notifications"
         case .predictions: "Predictions"
         case .pushNotifications: "PushNotifications"
         case .storage: "Storage"

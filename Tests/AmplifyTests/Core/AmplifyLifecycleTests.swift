@@ -7,7 +7,7 @@ import Testing
 /// Tests of the process-wide `Amplify` state: serialized, each starting from `Amplify.reset()`.
 @Suite("Amplify lifecycle", .serialized)
 struct AmplifyLifecycleTests {
-    private func fresh() async {
+    func fresh() async {
         await Amplify.reset()
         // Only the keys these tests register: other suites register the built-in ones meanwhile.
         for key in ["testAuthPlugin", "testAnalyticsPlugin", "testStoragePlugin", "testAPIPlugin", "awsCognitoAuthPlugin", "awsS3StoragePlugin"] {
@@ -16,7 +16,7 @@ struct AmplifyLifecycleTests {
         configureRecords.withLock { $0.removeAll() }
     }
 
-    private func error<E: Error>(_ type: E.Type, _ body: () async throws -> Void) async -> E? {
+    func error<E: Error>(_ type: E.Type, _ body: () async throws -> Void) async -> E? {
         do {
             try await body()
         } catch let error as E {
@@ -105,7 +105,7 @@ struct AmplifyLifecycleTests {
         #expect(states == [.connecting])
         await Amplify.reset()
         #expect(plugin.resets.value == 1)
-        #expect(throws: PluginError.self) { try Amplify.API.getPlugin(for: "testAPIPlugin") }
+        #expect(throws: APIError.self) { try Amplify.API.getPlugin(for: "testAPIPlugin") }
     }
 
     @Test("a bad value in an API's block is named by its full path, API name included")
@@ -145,8 +145,10 @@ struct AmplifyLifecycleTests {
         let thrown = await error(AuthError.self) { _ = try await Amplify.Auth.signIn(username: "a", password: "b") }
         #expect(thrown?.errorDescription == "The Auth category has 2 plugins (first, second) and this call needs exactly one.")
         #expect(try Amplify.Auth.getPlugin(for: "second").key == "second")
-        let missing = await error(PluginError.self) { _ = try Amplify.Auth.getPlugin(for: "third") }
-        #expect(missing?.errorDescription == "The Auth category has no plugin 'third'; its plugins are: first, second.")
+        let missing = await error(AuthError.self) { _ = try Amplify.Auth.getPlugin(for: "third") }
+        guard case .configuration(let description, let suggestion, _)? = missing else { Issue.record("\(String(describing: missing))"); return }
+        #expect(description == "No plugin has been added for 'third'.")
+        #expect(suggestion == "Either add a plugin for 'third', or use one of the known keys: first, second.")
         await Amplify.reset()
     }
 
@@ -199,7 +201,7 @@ struct AmplifyLifecycleTests {
         await Amplify.reset()
         // The factories outlive reset; the plugins they made do not.
         #expect(Amplify.registry.keys(for: .auth).contains("testAuthPlugin"))
-        #expect(throws: PluginError.self) { try Amplify.Auth.getPlugin(for: "testAuthPlugin") }
+        #expect(throws: AuthError.self) { try Amplify.Auth.getPlugin(for: "testAuthPlugin") }
     }
 
     @Test("a key with no plugin and no factory is a warning naming the known keys, and the rest configures")
@@ -263,7 +265,7 @@ struct AmplifyLifecycleTests {
         guard case .pluginConfigurationError(let description, _, _) = thrown else { Issue.record("\(String(describing: thrown))"); return }
         #expect(description == "`auth.plugins.testAuthPlugin.CognitoUserPool.Default.PoolId` in \(bad.path) is missing; expected a non-empty string.")
         #expect(!Amplify.isConfigured)
-        #expect(throws: PluginError.self) { try Amplify.Auth.getPlugin(for: "testAuthPlugin") }
+        #expect(throws: AuthError.self) { try Amplify.Auth.getPlugin(for: "testAuthPlugin") }
         let good = try folder.write("good.json", #"{"auth": {"plugins": {"testAuthPlugin": {"CognitoUserPool": {"Default": {"PoolId": "p"}}}}}}"#)
         try Amplify.configure(AmplifyConfiguration(configurationFile: good))
         #expect(Amplify.isConfigured)
@@ -282,11 +284,12 @@ struct AmplifyLifecycleTests {
         await Amplify.reset()
     }
 
-    @Test("add(plugin:) refuses an empty key and a plugin of no supported category")
+    @Test("add(plugin:) refuses an empty key with the category's error, and a plugin of no supported category")
     func badPlugins() async throws {
         await fresh()
-        let empty = await error(PluginError.self) { try Amplify.add(plugin: TestAuthPlugin(key: "")) }
-        guard case .pluginConfigurationError = empty else { Issue.record("\(String(describing: empty))"); return }
+        let empty = await error(AuthError.self) { try Amplify.add(plugin: TestAuthPlugin(key: "")) }
+        guard case .configuration(let description, _, _)? = empty else { Issue.record("\(String(describing: empty))"); return }
+        #expect(description == "Plugin TestAuthPlugin has an empty `key`.")
         let categoryless = await error(PluginError.self) { try Amplify.add(plugin: CategorylessPlugin()) }
         guard case .mismatchedPlugin = categoryless else { Issue.record("\(String(describing: categoryless))"); return }
         await Amplify.reset()
@@ -312,8 +315,9 @@ struct AmplifyLifecycleTests {
         #expect(await recorder.waitForEvents(count: 1))
         #expect(!Amplify.isConfigured)
         #expect(try Amplify.Hub.getPlugin(for: "defaultHubPlugin").key == "defaultHubPlugin")
-        let other = await error(PluginError.self) { _ = try Amplify.Hub.getPlugin(for: "redisHubBridgePlugin") }
-        #expect(other?.errorDescription == "Hub has no plugin 'redisHubBridgePlugin'; its plugin is 'defaultHubPlugin'.")
+        #expect(try Amplify.Hub.getPlugin(for: "awsHubPlugin") === Amplify.Hub.getPlugin(for: "defaultHubPlugin"))
+        let other = await error(HubError.self) { _ = try Amplify.Hub.getPlugin(for: "redisHubBridgePlugin") }
+        #expect(other?.errorDescription == "No plugin has been added for 'redisHubBridgePlugin'.")
         await Amplify.reset()
     }
 

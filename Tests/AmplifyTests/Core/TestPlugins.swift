@@ -72,7 +72,9 @@ final class TestAnalyticsPlugin: AnalyticsCategoryPlugin {
     func record(event: any AnalyticsEvent) { recorded.withLock { $0.append(event.name) } }
     func record(eventWithName eventName: String) { recorded.withLock { $0.append(eventName) } }
     func registerGlobalProperties(_ properties: AnalyticsProperties) {}
-    func unregisterGlobalProperties(_ keys: Set<String>?) {}
+    func unregisterGlobalProperties(_ keys: Set<String>?) {
+        recorded.withLock { $0.append("unregister:" + (keys.map { $0.sorted().joined(separator: ",") } ?? "all")) }
+    }
     func flushEvents() { recorded.withLock { $0.append("flush") } }
     func enable() {}
     func disable() {}

@@ -7,7 +7,7 @@ import Foundation
 /// ``APIError/invalidConfiguration(_:_:_:)`` if Amplify is not configured or the category does
 /// not have exactly one plugin.
 public final class APICategory: APICategoryBehavior {
-    let plugins = CategoryPlugins<any APICategoryPlugin>(category: .api)
+    let plugins = CategoryPlugins<any APICategoryPlugin>(category: .api) { APIError.invalidConfiguration($0, $1) }
 
     init() {}
 
@@ -15,13 +15,19 @@ public final class APICategory: APICategoryBehavior {
     public let categoryType: CategoryType = .api
 
     /// The plugin with `key`.
-    /// - Throws: ``PluginError/noSuchPlugin(_:_:_:)`` listing the keys there are.
+    /// - Throws: ``APIError/invalidConfiguration(_:_:_:)`` listing the keys there are (amplify-swift's error).
     public func getPlugin(for key: PluginKey) throws -> any APICategoryPlugin {
-        try plugins.plugin(for: key) ?? { throw noSuchPlugin(key, in: plugins) }()
+        try plugins.require(key)
     }
 
     /// Removes the plugin with `key` (before `configure`).
     public func removePlugin(for key: PluginKey) { plugins.remove(key: key) }
+
+    /// Resets every API plugin, removes them and marks the category unconfigured (what
+    /// `Amplify.reset()` does for API).
+    public func reset() async {
+        for plugin in plugins.takeAll() { await plugin.reset() }
+    }
 
     private func selected() throws -> any APICategoryPlugin {
         let selection = plugins.selectOne()

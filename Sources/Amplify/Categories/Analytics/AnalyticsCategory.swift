@@ -5,7 +5,7 @@
 /// ``AnalyticsError/configuration(_:_:_:)`` (category "Analytics", level error) and dispatch it
 /// on the Hub's `.analytics` channel under the call's event name.
 public final class AnalyticsCategory: AnalyticsCategoryBehavior {
-    let plugins = CategoryPlugins<any AnalyticsCategoryPlugin>(category: .analytics)
+    let plugins = CategoryPlugins<any AnalyticsCategoryPlugin>(category: .analytics) { AnalyticsError.configuration($0, $1) }
 
     init() {}
 
@@ -13,13 +13,19 @@ public final class AnalyticsCategory: AnalyticsCategoryBehavior {
     public let categoryType: CategoryType = .analytics
 
     /// The plugin with `key`.
-    /// - Throws: ``PluginError/noSuchPlugin(_:_:_:)`` listing the keys there are.
+    /// - Throws: ``AnalyticsError/configuration(_:_:_:)`` listing the keys there are (amplify-swift's error).
     public func getPlugin(for key: PluginKey) throws -> any AnalyticsCategoryPlugin {
-        try plugins.plugin(for: key) ?? { throw noSuchPlugin(key, in: plugins) }()
+        try plugins.require(key)
     }
 
     /// Removes the plugin with `key` (before `configure`).
     public func removePlugin(for key: PluginKey) { plugins.remove(key: key) }
+
+    /// Resets every Analytics plugin, removes them and marks the category unconfigured (what
+    /// `Amplify.reset()` does for Analytics).
+    public func reset() async {
+        for plugin in plugins.takeAll() { await plugin.reset() }
+    }
 
     /// Calls `body` on every plugin (analytics fans out), or reports why it cannot.
     private func each(_ eventName: String, _ body: (any AnalyticsCategoryPlugin) -> Void) {
@@ -62,9 +68,15 @@ public final class AnalyticsCategory: AnalyticsCategoryBehavior {
         each(HubPayload.EventName.Analytics.record) { $0.unregisterGlobalProperties(keys) }
     }
 
-    /// Removes the named global properties.
+    /// Removes the named global properties; with no name, all of them (as amplify-swift does).
     public func unregisterGlobalProperties(_ keys: String...) {
-        unregisterGlobalProperties(Set(keys))
+        unregisterGlobalProperties(keys)
+    }
+
+    /// Removes the global properties named in `keys` (duplicates are ignored); an empty array
+    /// removes all of them, as in amplify-swift.
+    public func unregisterGlobalProperties(_ keys: [String]) {
+        unregisterGlobalProperties(keys.isEmpty ? nil : Set(keys))
     }
 
     /// Sends what is queued now.

@@ -4,7 +4,7 @@
 /// Every call throws ``AuthError/configuration(_:_:_:)`` if Amplify is not configured, if no
 /// Auth plugin was added, or if more than one was (use ``getPlugin(for:)`` then).
 public final class AuthCategory: AuthCategoryBehavior {
-    let plugins = CategoryPlugins<any AuthCategoryPlugin>(category: .auth)
+    let plugins = CategoryPlugins<any AuthCategoryPlugin>(category: .auth) { AuthError.configuration($0, $1) }
 
     init() {}
 
@@ -12,9 +12,9 @@ public final class AuthCategory: AuthCategoryBehavior {
     public let categoryType: CategoryType = .auth
 
     /// The plugin with `key`.
-    /// - Throws: ``PluginError/noSuchPlugin(_:_:_:)`` listing the keys there are.
+    /// - Throws: ``AuthError/configuration(_:_:_:)`` listing the keys there are (amplify-swift's error).
     public func getPlugin(for key: PluginKey) throws -> any AuthCategoryPlugin {
-        try plugins.plugin(for: key) ?? { throw noSuchPlugin(key, in: plugins) }()
+        try plugins.require(key)
     }
 
     /// Every Auth plugin added, ordered by key (for plugins of other categories that look for a
@@ -25,6 +25,12 @@ public final class AuthCategory: AuthCategoryBehavior {
 
     /// Removes the plugin with `key` (before `configure`).
     public func removePlugin(for key: PluginKey) { plugins.remove(key: key) }
+
+    /// Resets every Auth plugin, removes them and marks the category unconfigured (what
+    /// `Amplify.reset()` does for Auth).
+    public func reset() async {
+        for plugin in plugins.takeAll() { await plugin.reset() }
+    }
 
     private func selected() throws -> any AuthCategoryPlugin {
         let selection = plugins.selectOne()
@@ -119,13 +125,4 @@ public struct UnavailableSignOutResult: AuthSignOutResult {
     public let error: any Error
     /// Always `false`.
     public var signedOutLocally: Bool { false }
-}
-
-/// "No plugin 'x' in Auth; its plugins are: a, b".
-func noSuchPlugin<P>(_ key: PluginKey, in plugins: CategoryPlugins<P>) -> PluginError {
-    let keys = plugins.keys
-    let known = keys.isEmpty ? "it has none" : "its plugins are: \(keys.joined(separator: ", "))"
-    return PluginError.noSuchPlugin(
-        "The \(plugins.category.displayName) category has no plugin '\(key)'; \(known).",
-        "Check the key, or add the plugin with Amplify.add(plugin:) before Amplify.configure().")
 }

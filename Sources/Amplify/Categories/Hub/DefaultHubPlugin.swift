@@ -36,6 +36,11 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
     /// `"defaultHubPlugin"`.
     public var key: PluginKey { Self.pluginKey }
 
+    /// amplify-swift's key for its default Hub plugin, `"awsHubPlugin"`: this plugin answers to it
+    /// too (in `Amplify.Hub.getPlugin(for:)` and as `hub.plugins.awsHubPlugin` in a configuration
+    /// file), so `AWSHubPlugin.key` finds it.
+    public static var key: PluginKey { HubCategory.awsHubPluginKey }
+
     /// A queue entry: an event, or (rarely) a change to the listener tables or a barrier, which
     /// travel in the same queue so they take effect at exactly their place among the events.
     /// A struct, not an enum with payloads, so that queueing and draining copy plainly.
@@ -330,6 +335,25 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
         Amplify.Logging.logger(forCategory: "Hub").error(message)
     }
 
+    /// See ``HubCategoryBehavior/listen(to:isIncluded:listener:)``. Slow-listener reports name
+    /// the listener by its token (the `file:line:` form names where it was registered).
+    @discardableResult
+    public func listen(to channel: HubChannel, isIncluded filter: HubFilter?, listener: @escaping HubListener) -> UnsubscribeToken {
+        register(channel, eventName: nil, filter: filter, file: "a listener on \(channel.name)", line: 0, listener: listener)
+    }
+
+    /// See ``HubCategoryBehavior/listen(to:eventName:listener:)``.
+    @discardableResult
+    public func listen(to channel: HubChannel, eventName: HubPayloadEventName, listener: @escaping HubListener) -> UnsubscribeToken {
+        register(channel, eventName: eventName, filter: nil, file: "a listener for \(eventName)", line: 0, listener: listener)
+    }
+
+    /// Whether a listener (or stream) with `token` is registered: `false` once
+    /// ``removeListener(_:)`` has returned for it, or after a reset. Safe from any thread.
+    public func hasListener(withToken token: UnsubscribeToken) -> Bool {
+        registry.withLock { $0[token.id] != nil }
+    }
+
     /// See ``HubCategoryBehavior/listen(to:isIncluded:file:line:listener:)``.
     @discardableResult
     public func listen(
@@ -604,3 +628,6 @@ private final class DrainRelay: Sendable {
     func drain() { target.withLock { $0 }?.drain() }
     func loopEnded() { target.withLock { $0 }?.loopEnded() }
 }
+
+/// amplify-swift's name for its default Hub plugin: here the same plugin as ``DefaultHubPlugin``.
+public typealias AWSHubPlugin = DefaultHubPlugin

@@ -1,4 +1,5 @@
 import AmplifyConcurrency
+import Foundation
 
 /// `Amplify.Hub`: publish and subscribe between categories and application code.
 ///
@@ -6,13 +7,24 @@ import AmplifyConcurrency
 /// ``DefaultHubPlugin`` starts on first use. Listeners run on the Amplify event loop thread, one
 /// call at a time, each receiving in dispatch order every event of its channel that passes its
 /// filter and was dispatched after `listen` returned.
+///
+/// As in amplify-swift the category may hold several plugins: the first `Amplify.add(plugin:)`
+/// of a Hub plugin takes the default plugin's place, later ones (with other keys) are added beside
+/// it. With more than one plugin, reach each with ``getPlugin(for:)``; a call on the category
+/// itself cannot tell which plugin to use, and fails: amplify-swift stops the process there, this
+/// package logs a ``HubError/configuration(_:_:_:)`` at the `error` level (category "Hub") and does
+/// nothing (`listen` returns a token no listener has, `events` an empty stream).
 public final class HubCategory: Sendable {
-    /// The plugin, and the same object typed when it is the default one (the dispatch fast path
+    /// The plugins, and the default one typed when it is the only one (the dispatch fast path
     /// uses it without a cast).
     private struct Slot {
-        var plugin: (any HubCategoryPlugin)? {
-            didSet { defaultPlugin = plugin as? DefaultHubPlugin }
+        var plugins: [PluginKey: any HubCategoryPlugin] = [:] {
+            didSet {
+                defaultPlugin = plugins.count == 1 ? plugins.first?.value as? DefaultHubPlugin : nil
+            }
         }
+        /// Whether a plugin was added with `add(plugin:)` (the started-on-first-use default is not).
+        var added = false
         private(set) var defaultPlugin: DefaultHubPlugin?
     }
 
@@ -23,81 +35,158 @@ public final class HubCategory: Sendable {
     /// `.hub`.
     public let categoryType: CategoryType = .hub
 
-    /// The plugin in use, starting the default one if there is none.
+    /// amplify-swift's key for its default Hub plugin; ``DefaultHubPlugin`` answers to it too.
+    public static let awsHubPluginKey: PluginKey = "awsHubPlugin"
+
+    /// The plugin calls on the category go to, starting the default one if there is none. With
+    /// more than one plugin it is a stand-in whose every call logs the ``HubError`` and does
+    /// nothing (see the type's discussion).
     public var plugin: any HubCategoryPlugin {
         // A default plugin whose loop shut down (a reset raced a first use) is replaced.
-        func usable(_ plugin: (any HubCategoryPlugin)?) -> (any HubCategoryPlugin)? {
-            guard let plugin, !((plugin as? DefaultHubPlugin)?.isClosed ?? false) else { return nil }
+        func usable(_ plugins: [PluginKey: any HubCategoryPlugin]) -> (any HubCategoryPlugin)? {
+            guard plugins.count == 1, let plugin = plugins.first?.value,
+                  !((plugin as? DefaultHubPlugin)?.isClosed ?? false) else { return nil }
             return plugin
         }
-        if let current = usable(slot.withLock({ $0.plugin })) { return current }
+        let (current, keys) = slot.withLock { (usable($0.plugins), $0.plugins.keys.sorted()) }
+        if let current { return current }
+        if keys.count > 1 { return AmbiguousHubPlugin(keys: keys) }
         // Made outside the lock: starting it waits for the loop thread, which may itself be
         // inside a listener that needs this lock.
         let made = DefaultHubPlugin()
         let (winner, lost) = slot.withLock { slot -> (any HubCategoryPlugin, Bool) in
-            if let current = usable(slot.plugin) { return (current, true) }
-            slot.plugin = made
+            if let current = usable(slot.plugins) { return (current, true) }
+            if slot.plugins.count > 1 { return (AmbiguousHubPlugin(keys: slot.plugins.keys.sorted()), true) }
+            slot.plugins = [made.key: made]
             return (made, false)
         }
         if lost { Task { await made.reset() } }
         return winner
     }
 
-    /// The plugin with `key`.
-    /// - Throws: ``PluginError/noSuchPlugin(_:_:_:)`` if the Hub's plugin has another key.
+    /// The plugin with `key`. The default plugin answers to `"defaultHubPlugin"` and to
+    /// amplify-swift's `"awsHubPlugin"`, and starts if it has not.
+    /// - Throws: ``HubError/configuration(_:_:_:)`` naming the keys there are, if no plugin has `key`.
     public func getPlugin(for key: PluginKey) throws -> any HubCategoryPlugin {
-        let current = plugin
-        guard current.key == key else { throw singlePluginMismatch(key, current: current.key, category: .hub) }
-        return current
-    }
-
-    /// Replaces the Hub's plugin. Allowed before `configure` while the current plugin has no
-    /// listeners (they would never hear from the new one), or at any time by a
-    /// ``HubPluginWrapper`` that wraps the current plugin.
-    /// - Throws: ``PluginError/pluginConfigurationError(_:_:_:)`` if listeners are registered.
-    func add(plugin newPlugin: any HubCategoryPlugin) throws {
-        let replaced = try slot.withLock { slot -> (any HubCategoryPlugin)? in
-            let current = slot.plugin
-            if let current, current.key == newPlugin.key, current === newPlugin { return nil }
-            // A wrapper around the current plugin keeps its listeners: nothing to refuse or reset.
-            if let existing = current, let wrapper = newPlugin as? any HubPluginWrapper, wrapper.wrappedPlugin === existing {
-                slot.plugin = newPlugin
-                return nil
-            }
-            if let existing = current as? DefaultHubPlugin, existing.listenerCount > 0 {
-                throw PluginError.pluginConfigurationError(
-                    "The Hub plugin '\(newPlugin.key)' was added after listeners were registered on the default Hub.",
-                    "Add your Hub plugin with Amplify.add(plugin:) before anything calls Amplify.Hub.listen.")
-            }
-            slot.plugin = newPlugin
-            return current
+        let (found, keys, added) = slot.withLock { slot in (slot.plugins[key], slot.plugins.keys.sorted(), slot.added) }
+        if let found { return found }
+        let defaultKeys: Set<PluginKey> = [DefaultHubPlugin.pluginKey, Self.awsHubPluginKey]
+        if defaultKeys.contains(key) {
+            if !added, let current = plugin as? DefaultHubPlugin { return current }
+            if let typed = slot.withLock({ $0.plugins.values.first { $0 is DefaultHubPlugin } }) { return typed }
         }
-        if let replaced { Task { await replaced.reset() } }
+        let known = keys.isEmpty && !added ? [DefaultHubPlugin.pluginKey] : keys
+        throw HubError.configuration(
+            "No plugin has been added for '\(key)'.",
+            "Either add a plugin for '\(key)', or use one of the known keys: \(known.joined(separator: ", ")).")
     }
 
-    /// Takes the plugin out (reset starts afresh on next use).
-    func takePlugin() -> (any HubCategoryPlugin)? {
+    /// Adds a Hub plugin. The first one takes the place of the default plugin (allowed while the
+    /// default has no listeners, since they would never hear from the new one); later ones with
+    /// other keys are added beside it, one with the same key replaces the plugin with that key.
+    /// A ``HubPluginWrapper`` takes the place of the plugin it wraps at any time, keeping its
+    /// listeners. Safe from any thread; a replaced plugin is reset in a task of its own.
+    /// - Throws: ``HubError/configuration(_:_:_:)`` for an empty key or when the default plugin has
+    ///   listeners.
+    public func add(plugin newPlugin: any HubCategoryPlugin) throws {
+        guard !newPlugin.key.isEmpty else {
+            throw HubError.configuration(
+                "Plugin \(type(of: newPlugin)) has an empty `key`.",
+                "Set the `key` property of \(type(of: newPlugin)): it names the plugin's block in the configuration file.")
+        }
+        let replaced = try slot.withLock { slot -> [any HubCategoryPlugin] in
+            // A wrapper around a plugin of the category keeps its listeners: nothing to refuse.
+            if let wrapper = newPlugin as? any HubPluginWrapper,
+               let (wrappedKey, _) = slot.plugins.first(where: { $0.value === wrapper.wrappedPlugin }) {
+                slot.plugins.removeValue(forKey: wrappedKey)
+                let displaced = slot.plugins.removeValue(forKey: newPlugin.key)
+                slot.plugins[newPlugin.key] = newPlugin
+                slot.added = true
+                return displaced.map { [$0] } ?? []
+            }
+            if !slot.added {
+                if let existing = slot.plugins.values.first, existing === newPlugin {
+                    slot.added = true
+                    return []
+                }
+                if let existing = slot.defaultPlugin, existing.listenerCount > 0 {
+                    throw HubError.configuration(
+                        "The Hub plugin '\(newPlugin.key)' was added after listeners were registered on the default Hub.",
+                        "Add your Hub plugin with Amplify.add(plugin:) before anything calls Amplify.Hub.listen.")
+                }
+                let previous = Array(slot.plugins.values)
+                slot.plugins = [newPlugin.key: newPlugin]
+                slot.added = true
+                return previous
+            }
+            let displaced = slot.plugins[newPlugin.key]
+            if let displaced, displaced === newPlugin { return [] }
+            slot.plugins[newPlugin.key] = newPlugin
+            return displaced.map { [$0] } ?? []
+        }
+        for old in replaced { Task { await old.reset() } }
+    }
+
+    /// Removes the plugin with `key` (no action if there is none) and resets it in a task of its
+    /// own. With no plugin left, the next use of the Hub starts the default one.
+    public func removePlugin(for key: PluginKey) {
+        let removed = slot.withLock { slot -> (any HubCategoryPlugin)? in
+            let removed = slot.plugins.removeValue(forKey: key)
+            if slot.plugins.isEmpty { slot.added = false }
+            return removed
+        }
+        if let removed { Task { await removed.reset() } }
+    }
+
+    /// Resets every plugin and removes them (ending every listener and stream); the next use of
+    /// the Hub starts a new default plugin. `Amplify.reset()` calls it after delivering what was
+    /// already dispatched.
+    public func reset() async {
+        for plugin in takeAll() { await plugin.reset() }
+    }
+
+    /// Takes every plugin out (the next use starts afresh).
+    func takeAll() -> [any HubCategoryPlugin] {
         slot.withLock { slot in
-            defer { slot.plugin = nil }
-            return slot.plugin
+            defer {
+                slot.plugins = [:]
+                slot.added = false
+            }
+            return slot.plugins.sorted { $0.key < $1.key }.map(\.value)
         }
     }
 
-    /// The plugin if one was started, without starting one.
-    var existingPlugin: (any HubCategoryPlugin)? { slot.withLock { $0.plugin } }
+    /// The plugins there are, without starting one, ordered by key.
+    var existingPlugins: [any HubCategoryPlugin] {
+        slot.withLock { $0.plugins.sorted { $0.key < $1.key }.map(\.value) }
+    }
+
+    /// The keys each plugin answers to in a configuration file.
+    func configurationKeys(of plugin: any Plugin) -> [PluginKey] {
+        plugin is DefaultHubPlugin ? [plugin.key, Self.awsHubPluginKey] : [plugin.key]
+    }
 
     /// Queues `payload` for `channel`'s listeners. Never waits; safe from any thread; nothing
     /// dispatched is lost.
     public func dispatch(to channel: HubChannel, payload: HubPayload) {
         // The common case in two steps: the default plugin, then its queue. Whether it is still
         // open is known only by its queue; a closed one is replaced by `plugin` below.
-        if let hub = slot.withLock({ $0.defaultPlugin }) {
+        let (hub, only) = slot.withLock { slot in (slot.defaultPlugin, slot.plugins.count == 1 ? slot.plugins.first?.value : nil) }
+        if let hub {
             if hub.enqueueEvent(channel, payload) { return }
-        } else if let other = existingPlugin {
-            other.dispatch(to: channel, payload: payload)
+        } else if let only {
+            only.dispatch(to: channel, payload: payload)
             return
         }
         plugin.dispatch(to: channel, payload: payload)
+    }
+
+    /// Queues `payload` on every plugin of the category (as amplify-swift announces
+    /// `Amplify.configured`).
+    func dispatchToEveryPlugin(_ channel: HubChannel, payload: HubPayload) {
+        let plugins = existingPlugins
+        guard plugins.count > 1 else { return dispatch(to: channel, payload: payload) }
+        for plugin in plugins { plugin.dispatch(to: channel, payload: payload) }
     }
 
     /// Queues `payload` for `channel`'s listeners, first suspending while the default Hub's queue

@@ -21,7 +21,7 @@ public enum HubChannel: Sendable, Hashable {
         case .hub: self = .hub
         case .logging: self = .logging
         case .predictions: self = .predictions
-        case .pushNotifications, .notifications: self = .pushNotifications
+        case .pushNotifications: self = .pushNotifications
         case .storage: self = .storage
         }
     }

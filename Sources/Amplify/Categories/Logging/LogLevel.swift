@@ -14,3 +14,7 @@ extension Amplify {
         public static func < (lhs: Self, rhs: Self) -> Bool { lhs.rawValue < rhs.rawValue }
     }
 }
+
+/// amplify-swift's top-level name for ``Amplify/LogLevel``: `error` 0, `warn` 1, `info` 2,
+/// `debug` 3, `verbose` 4, `none` 5.
+public typealias LogLevel = Amplify.LogLevel

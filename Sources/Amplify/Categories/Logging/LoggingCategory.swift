@@ -46,20 +46,41 @@ public final class LoggingCategory: Sendable {
     public func disable() { plugin.disable() }
 
     /// The plugin with `key`.
-    /// - Throws: ``PluginError/noSuchPlugin(_:_:_:)`` if the Logging plugin has another key.
+    /// - Throws: ``LoggingError/configuration(_:_:_:)`` if the Logging plugin has another key.
     public func getPlugin(for key: PluginKey) throws -> any LoggingCategoryPlugin {
         let current = plugin
-        guard current.key == key else { throw singlePluginMismatch(key, current: current.key, category: .logging) }
+        guard current.key == key else {
+            throw LoggingError.configuration(
+                "No plugin has been added for '\(key)'.",
+                "Either add a plugin for '\(key)', or use the installed plugin, which has the key '\(current.key)'.")
+        }
         return current
     }
 
-    /// Replaces the plugin (the swift-log one, until now) with `plugin`.
-    func add(plugin newPlugin: any LoggingCategoryPlugin) {
+    /// Makes `plugin` the sole Logging plugin (Logging holds one, as in amplify-swift).
+    /// - Throws: ``LoggingError/configuration(_:_:_:)`` if its key is empty.
+    public func add(plugin newPlugin: any LoggingCategoryPlugin) throws {
+        guard !newPlugin.key.isEmpty else {
+            throw LoggingError.configuration(
+                "Plugin \(type(of: newPlugin)) has an empty `key`.",
+                "Set the `key` property of \(type(of: newPlugin)): it names the plugin's block in the configuration file.")
+        }
         slot.withLock { $0 = newPlugin }
     }
 
+    /// If the plugin has `key`, goes back to the swift-log plugin (the removed one is reset in a
+    /// task of its own); otherwise does nothing.
+    public func removePlugin(for key: PluginKey) {
+        let removed = slot.withLock { current -> (any LoggingCategoryPlugin)? in
+            guard current.key == key else { return nil }
+            defer { current = SwiftLogLoggingPlugin() }
+            return current
+        }
+        if let removed { Task { await removed.reset() } }
+    }
+
     /// Resets the plugin and goes back to the swift-log plugin.
-    func reset() async {
+    public func reset() async {
         let current = plugin
         await current.reset()
         slot.withLock { $0 = SwiftLogLoggingPlugin() }

@@ -7,7 +7,7 @@ import Foundation
 /// ``StorageError/configuration(_:_:_:)`` if Amplify is not configured or the category does not
 /// have exactly one plugin.
 public final class StorageCategory: StorageCategoryBehavior {
-    let plugins = CategoryPlugins<any StorageCategoryPlugin>(category: .storage)
+    let plugins = CategoryPlugins<any StorageCategoryPlugin>(category: .storage) { StorageError.configuration($0, $1) }
 
     init() {}
 
@@ -15,13 +15,19 @@ public final class StorageCategory: StorageCategoryBehavior {
     public let categoryType: CategoryType = .storage
 
     /// The plugin with `key`.
-    /// - Throws: ``PluginError/noSuchPlugin(_:_:_:)`` listing the keys there are.
+    /// - Throws: ``StorageError/configuration(_:_:_:)`` listing the keys there are (amplify-swift's error).
     public func getPlugin(for key: PluginKey) throws -> any StorageCategoryPlugin {
-        try plugins.plugin(for: key) ?? { throw noSuchPlugin(key, in: plugins) }()
+        try plugins.require(key)
     }
 
     /// Removes the plugin with `key` (before `configure`).
     public func removePlugin(for key: PluginKey) { plugins.remove(key: key) }
+
+    /// Resets every Storage plugin, removes them and marks the category unconfigured (what
+    /// `Amplify.reset()` does for Storage).
+    public func reset() async {
+        for plugin in plugins.takeAll() { await plugin.reset() }
+    }
 
     private func selected() throws -> any StorageCategoryPlugin {
         let selection = plugins.selectOne()
