@@ -4,6 +4,7 @@ import Amplify
 import AmplifyConcurrency
 import AmplifyEventLoop
 import AmplifyTestKit
+import BenchmarkReport
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -20,6 +21,7 @@ import Glibc
 //   swift run -c release APIBenchmark --quick    (a smoke run)
 //   swift run -c release APIBenchmark --queries-only   (part 1 alone, for profiling)
 
+var report = BenchmarkReport("APIBenchmark")
 let quick = CommandLine.arguments.contains("--quick")
 let queries = quick ? 200 : 2_000
 let events = quick ? 300 : 3_000
@@ -202,7 +204,8 @@ await plugin.reset()
 await hub.reset()
 try loop.shutdown()
 
-func row(_ label: String, _ unit: String, _ ours: Double, _ peer: Double) {
+@MainActor func row(_ label: String, _ unit: String, _ ours: Double, _ peer: Double) {
+    report.figure(label.trimmingCharacters(in: .whitespaces), ours, unit: unit, limit: peer, limitName: "peer", higherIsBetter: !unit.contains("lower is better"))
     print(label.padding(toLength: 52, withPad: " ", startingAt: 0) + String(format: "%10.1f%10.1f%9.2f×", ours, peer, ours / max(peer, 1e-9)) + "  " + unit)
 }
 print("API benchmark (\(quick ? "quick" : "full") run, \(ProcessInfo.processInfo.activeProcessorCount) cores, release build, medians of \(rounds)) against the AppSync stand-in on 127.0.0.1")
@@ -213,3 +216,6 @@ row("\(events) subscription events, \(inFlight) mutations in flight", "events/s 
 row("  latency mutation → event, p50", "ms; lower is better", percentile(swiftLatencies, 0.5), percentile(pythonLatencies, 0.5))
 row("  latency mutation → event, p99", "ms; lower is better", percentile(swiftLatencies, 0.99), percentile(pythonLatencies, 0.99))
 row("  client CPU per event", "µs while reading; lower is better", median(swiftCPU) * 1e6, median(pythonCPU) * 1e6)
+print("")
+report.goal("a GraphQL query at most 1.2× the curl tool's client CPU", oursPerQuery <= 1.2 * curlPerQuery)
+report.finish()
