@@ -135,32 +135,33 @@ let package = Package(
 
         // MARK: Benchmarks (build with -c release).
         .target(name: "CHubFloorBenchmark", path: "Benchmarks/CHubFloorBenchmark", linkerSettings: [.linkedLibrary("uv")]),
+        .target(name: "BenchmarkReport", path: "Benchmarks/BenchmarkReport"),
         .executableTarget(
             name: "HubBenchmark",
             dependencies: [
-                "Amplify", "AmplifyTestKit", "CHubFloorBenchmark", .product(name: "CoreMetrics", package: "swift-metrics"),
+                "Amplify", "AmplifyTestKit", "BenchmarkReport", "CHubFloorBenchmark", .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             path: "Benchmarks/HubBenchmark"
         ),
         .executableTarget(
-            name: "HubBridgeBenchmark", dependencies: ["Amplify", "AmplifyEventLoop", "AmplifyTestKit", "RedisHubBridgePlugin"],
+            name: "HubBridgeBenchmark", dependencies: ["Amplify", "BenchmarkReport", "AmplifyEventLoop", "AmplifyTestKit", "RedisHubBridgePlugin"],
             path: "Benchmarks/HubBridgeBenchmark"),
         .executableTarget(
-            name: "AnalyticsBenchmark", dependencies: ["Amplify", "AmplifyAnalyticsCore", "AmplifySQLite"], path: "Benchmarks/AnalyticsBenchmark"),
+            name: "AnalyticsBenchmark", dependencies: ["Amplify", "BenchmarkReport", "AmplifyAnalyticsCore", "AmplifySQLite"], path: "Benchmarks/AnalyticsBenchmark"),
         .executableTarget(
-            name: "StorageBenchmark", dependencies: ["Amplify", "AmplifyEventLoop", "AmplifyTestKit", "AWSPluginsCore", "LocalStoragePlugin", "AWSS3StoragePlugin"],
+            name: "StorageBenchmark", dependencies: ["Amplify", "BenchmarkReport", "AmplifyEventLoop", "AmplifyTestKit", "AWSPluginsCore", "LocalStoragePlugin", "AWSS3StoragePlugin"],
             path: "Benchmarks/StorageBenchmark"),
         .executableTarget(
-            name: "CognitoBenchmark", dependencies: ["AWSCognitoAuthPlugin", "AWSPluginsCore", "Amplify", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyTestKit"],
+            name: "CognitoBenchmark", dependencies: ["AWSCognitoAuthPlugin", "AWSPluginsCore", "Amplify", "AmplifyCrypto", "BenchmarkReport", "COpenSSL", "AmplifyEventLoop", "AmplifyTestKit"],
             path: "Benchmarks/CognitoBenchmark", exclude: ["peers.py"]),
         .executableTarget(
-            name: "APIBenchmark", dependencies: ["AWSAPIPlugin", "AWSPluginsCore", "Amplify", "AmplifyConcurrency", "AmplifyEventLoop", "AmplifyTestKit"],
+            name: "APIBenchmark", dependencies: ["AWSAPIPlugin", "AWSPluginsCore", "Amplify", "BenchmarkReport", "AmplifyConcurrency", "AmplifyEventLoop", "AmplifyTestKit"],
             path: "Benchmarks/APIBenchmark", exclude: ["peer.py"]),
         .executableTarget(
             name: "HTTPBenchmark",
             dependencies: [
-                "AWSPluginsCore", "Amplify", "AmplifyEventLoop", "AmplifyTestKit", .product(name: "CoreMetrics", package: "swift-metrics"),
+                "AWSPluginsCore", "Amplify", "AmplifyEventLoop", "AmplifyTestKit", "BenchmarkReport", .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             path: "Benchmarks/HTTPBenchmark"),

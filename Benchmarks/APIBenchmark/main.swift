@@ -4,6 +4,7 @@ import Amplify
 import AmplifyConcurrency
 import AmplifyEventLoop
 import AmplifyTestKit
+import BenchmarkReport
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -20,6 +21,7 @@ import Glibc
 //   swift run -c release APIBenchmark --quick    (a smoke run)
 //   swift run -c release APIBenchmark --queries-only   (part 1 alone, for profiling)
 
+var report = BenchmarkReport("APIBenchmark")
 let quick = CommandLine.arguments.contains("--quick")
 let queries = quick ? 200 : 2_000
 let events = quick ? 300 : 3_000
@@ -245,7 +247,8 @@ await plugin.reset()
 await hub.reset()
 try loop.shutdown()
 
-func row(_ label: String, _ unit: String, _ ours: Double, _ peer: Double) {
+@MainActor func row(_ label: String, _ unit: String, _ ours: Double, _ peer: Double) {
+    report.figure(label.trimmingCharacters(in: .whitespaces), ours, unit: unit, limit: peer, limitName: "peer", higherIsBetter: !unit.contains("lower is better"))
     print(label.padding(toLength: 52, withPad: " ", startingAt: 0) + String(format: "%10.1f%10.1f%9.2f×", ours, peer, ours / max(peer, 1e-9)) + "  " + unit)
 }
 print("API benchmark (\(quick ? "quick" : "full") run, \(ProcessInfo.processInfo.activeProcessorCount) cores, release build, medians of \(rounds)) against the AppSync stand-in on 127.0.0.1")
@@ -260,3 +263,9 @@ row("\(burstEvents) subscription events sent at once", "events/s received (peer:
 row("  latency burst start → event, p50", "ms (the backlog drained); lower is better", percentile(burstStream.swiftLatencies, 0.5), percentile(burstStream.pythonLatencies, 0.5))
 row("  latency burst start → event, p99", "ms (the backlog drained); lower is better", percentile(burstStream.swiftLatencies, 0.99), percentile(burstStream.pythonLatencies, 0.99))
 row("  client CPU per event", "µs while reading; lower is better", burstStream.swiftCPU * 1e6, burstStream.pythonCPU * 1e6)
+print("")
+report.goal("a GraphQL query at most 1.2× the curl tool's client CPU", oursPerQuery <= 1.2 * curlPerQuery)
+report.goal("more events per second than the Python reader when the stream outruns both (the burst)", burstStream.swiftRate > burstStream.pythonRate)
+report.goal("a lower p99 latency than the Python reader on the mutation stream",
+            percentile(mutationStream.swiftLatencies, 0.99) < percentile(mutationStream.pythonLatencies, 0.99))
+report.finish()

@@ -25,8 +25,8 @@ import Synchronization
 /// Logging category.
 public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
     // @unchecked Sendable: `builtInListeners`, `customListeners`, `spare` and `closedOnLoop` are
-    // touched only on the loop thread; `inbox` and `registry` are behind their `Locked`s;
-    // everything else is immutable or atomic.
+    // touched only on the loop thread; `inbox` is behind its `Locked`; everything else is
+    // immutable or atomic.
 
     /// The plugin's key in the configuration file.
     public static let pluginKey: PluginKey = "defaultHubPlugin"
@@ -100,7 +100,7 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
     }
 
     /// The most queue entries whose storage a drain keeps for the next one.
-    package static let retainedBatchCapacity = 4096
+    package static let retainedBatchCapacity = 256
 
     /// The default ``queueLimit``.
     public static let defaultQueueLimit = 1 << 20
@@ -117,8 +117,10 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
     /// `nil` when no metrics backend is bootstrapped: then no metric work at all.
     private let metrics: HubMetrics?
     private let inbox = Locked(Inbox())
-    private let registry = Locked<[UUID: HubListenerBox]>([:])
-    private let serials = Atomic<Int>(0)
+    /// Listeners registered and not removed. A listener's token carries its box, so removal
+    /// needs no table keyed by the token's id (memory per listener is its box and its slot in
+    /// the loop's table).
+    private let registered = Atomic<Int>(0)
     private let relay: DrainRelay
     private let wakeup: LoopWakeup?
     // Loop-thread state. Exclusivity is unchecked: only the loop thread touches these, and the
@@ -351,7 +353,8 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
     /// Whether a listener (or stream) with `token` is registered: `false` once
     /// ``removeListener(_:)`` has returned for it, or after a reset. Safe from any thread.
     public func hasListener(withToken token: UnsubscribeToken) -> Bool {
-        registry.withLock { $0[token.id] != nil }
+        guard let box = token.listener as? HubListenerBox, box.owner == ObjectIdentifier(self) else { return false }
+        return !box.removed.load(ordering: .acquiring)
     }
 
     /// See ``HubCategoryBehavior/listen(to:isIncluded:file:line:listener:)``.
@@ -376,15 +379,16 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
         _ channel: HubChannel, eventName: String?, filter: HubFilter?, file: String, line: Int,
         finish: (@Sendable () -> Void)? = nil, listener: @escaping HubListener
     ) -> UnsubscribeToken {
-        let token = UnsubscribeToken(channel: channel, id: UUID())
-        let serial = serials.wrappingAdd(1, ordering: .relaxed).newValue
-        let box = HubListenerBox(
-            token: token, serial: serial, eventName: eventName, filter: filter, listener: listener, finish: finish)
-        registry.withLock { $0[token.id] = box }
-        monitor.register(serial: serial, file: file, line: line, channel: channel)
+        let serial = monitor.register(file: file, line: line, channel: channel)
+        let predicate: HubListenerBox.Predicate = if let eventName { .eventName(eventName) } else if let filter { .filter(filter) } else { .all }
+        let box = finish.map { StreamListenerBox(channel: channel, serial: serial, owner: self, predicate: predicate, listener: listener, finish: $0) }
+            ?? HubListenerBox(channel: channel, serial: serial, owner: self, predicate: predicate, listener: listener)
+        let token = UnsubscribeToken(channel: channel, id: UUID(), listener: box)
+        registered.wrappingAdd(1, ordering: .relaxed)
         if !enqueue(Entry(.add(box))) {
             // The Hub was reset: the listener will never be called; end a stream at once.
-            registry.withLock { _ = $0.removeValue(forKey: token.id) }
+            if !box.removed.exchange(true, ordering: .relaxed) { registered.wrappingSubtract(1, ordering: .relaxed) }
+            monitor.unregister(serial: serial)
             finish?()
         }
         return token
@@ -392,8 +396,11 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
 
     /// See ``HubCategoryBehavior/removeListener(_:)``.
     public func removeListener(_ token: UnsubscribeToken) {
-        guard let box = registry.withLock({ $0.removeValue(forKey: token.id) }) else { return }
-        box.removed.store(true, ordering: .releasing)
+        // A token of another Hub (or one made by hand) names no listener of this one.
+        guard let box = token.listener as? HubListenerBox, box.owner == ObjectIdentifier(self),
+              !box.removed.exchange(true, ordering: .acquiringAndReleasing)
+        else { return }
+        registered.wrappingSubtract(1, ordering: .relaxed)
         // After this, the loop's plain load of `removed` sees `true` for every call it has not
         // started yet.
         loop?.publishToLoopThread()
@@ -437,7 +444,7 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
     package var keptBatchCapacity: Int { keptCapacity.load(ordering: .relaxed) }
 
     /// How many listeners (and streams) are registered.
-    public var listenerCount: Int { registry.withLock { $0.count } }
+    public var listenerCount: Int { max(0, registered.load(ordering: .relaxed)) }
 
     /// Appends to the queue; `false` if the Hub is closed.
     @discardableResult
@@ -518,8 +525,11 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
             // The table owns the box for the whole call: no retain/release per delivery.
             Unmanaged.passUnretained(boxes[index])._withUnsafeGuaranteedRef { box in
                 if box.removed.load(ordering: .relaxed) { return }
-                if let eventName = box.eventName, eventName != payload.eventName { return }
-                if let filter = box.filter, !filter(payload) { return }
+                switch box.predicate {
+                case .all: break
+                case .eventName(let eventName): if eventName != payload.eventName { return }
+                case .filter(let filter): if !filter(payload) { return }
+                }
                 monitor.enter(box.serial)
                 box.listener(payload)
                 called &+= 1
@@ -529,18 +539,25 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
     }
 
     private func add(_ box: HubListenerBox) {
-        if box.removed.load(ordering: .relaxed) { return }
-        if closedOnLoop {
-            box.finish?()
+        if box.removed.load(ordering: .relaxed) {
+            box.release()
             return
         }
-        mutateListeners(of: box.token.channel) { $0.append(box) }
+        if closedOnLoop {
+            if !box.removed.exchange(true, ordering: .relaxed) { registered.wrappingSubtract(1, ordering: .relaxed) }
+            monitor.unregister(serial: box.serial)
+            box.release()
+            (box as? StreamListenerBox)?.finish()
+            return
+        }
+        mutateListeners(of: box.channel) { $0.append(box) }
     }
 
     private func remove(_ box: HubListenerBox) {
-        mutateListeners(of: box.token.channel) { list in
+        mutateListeners(of: box.channel) { list in
             if let index = list.firstIndex(where: { $0 === box }) { list.remove(at: index) }
         }
+        box.release()
     }
 
     private func mutateListeners(of channel: HubChannel, _ change: (inout ContiguousArray<HubListenerBox>) -> Void) {
@@ -582,10 +599,10 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
         let everyone = builtInListeners.flatMap { $0 } + customListeners.values.flatMap { $0 }
         builtInListeners = Self.emptyBuiltInTables
         customListeners.removeAll()
-        registry.withLock { $0.removeAll() }
         for box in everyone {
-            box.removed.store(true, ordering: .relaxed)
-            box.finish?()
+            if !box.removed.exchange(true, ordering: .relaxed) { registered.wrappingSubtract(1, ordering: .relaxed) }
+            box.release()
+            (box as? StreamListenerBox)?.finish()
         }
         relay.detach()
         wakeup?.close()
@@ -593,29 +610,54 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
 }
 
 /// One registered listener. Created by `listen`, added to the loop's tables through the
-/// dispatch queue, and marked removed by `removeListener`.
-private final class HubListenerBox: Sendable {
-    let token: UnsubscribeToken
-    /// A small number identifying the listener to the slow-listener monitor (never 0).
-    let serial: Int
-    let eventName: String?
-    let filter: HubFilter?
-    let listener: HubListener
-    /// Ends an `AsyncSequence` subscription when the Hub resets.
-    let finish: (@Sendable () -> Void)?
-    /// Set (then published to the loop) by `removeListener`; read with a plain load per delivery.
-    let removed = Atomic<Bool>(false)
+/// dispatch queue, and marked removed by `removeListener`. Its token holds it, so once the
+/// listener is removed (or the Hub closes) the box lets its closures go: a token kept after
+/// removal holds the small box, not what the listener captured.
+private class HubListenerBox: @unchecked Sendable {
+    // @unchecked Sendable: `predicate` and `listener` are replaced (by `release`) only on the
+    // loop thread, and read only there; everything else is immutable or atomic.
 
-    init(
-        token: UnsubscribeToken, serial: Int, eventName: String?, filter: HubFilter?,
-        listener: @escaping HubListener, finish: (@Sendable () -> Void)? = nil
-    ) {
-        self.token = token
+    /// Which events of the channel the listener gets.
+    enum Predicate {
+        case all
+        case eventName(String)
+        case filter(HubFilter)
+    }
+
+    final let channel: HubChannel
+    /// The listener's serial for the slow-listener monitor (never 0).
+    final let serial: Int
+    /// The plugin it belongs to (a token given to another plugin removes nothing there).
+    final let owner: ObjectIdentifier
+    final var predicate: Predicate
+    /// Set (then published to the loop) by `removeListener`; read with a plain load per delivery.
+    /// Declared here, in the byte after `predicate`'s tag, so the box fits a 96-byte allocation.
+    final let removed = Atomic<Bool>(false)
+    final var listener: HubListener
+
+    init(channel: HubChannel, serial: Int, owner: AnyObject, predicate: Predicate, listener: @escaping HubListener) {
+        self.channel = channel
         self.serial = serial
-        self.eventName = eventName
-        self.filter = filter
+        self.owner = ObjectIdentifier(owner)
+        self.predicate = predicate
         self.listener = listener
+    }
+
+    /// Drops the closures (on the loop thread, once the box has left the tables for good).
+    final func release() {
+        predicate = .all
+        listener = { _ in }
+    }
+}
+
+/// The box of an `AsyncSequence` subscription, which also ends its stream when the Hub closes.
+private final class StreamListenerBox: HubListenerBox, @unchecked Sendable {
+    // @unchecked Sendable: as its superclass's; `finish` is immutable.
+    let finish: @Sendable () -> Void
+
+    init(channel: HubChannel, serial: Int, owner: AnyObject, predicate: Predicate, listener: @escaping HubListener, finish: @escaping @Sendable () -> Void) {
         self.finish = finish
+        super.init(channel: channel, serial: serial, owner: owner, predicate: predicate, listener: listener)
     }
 }
 
