@@ -128,6 +128,12 @@ func baselineDatabase(_ directory: String) throws -> SQLiteDatabase {
 
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
+// `--fire-only`: only the fire-and-forget run, for profiling.
+if CommandLine.arguments.contains("--fire-only") {
+    print(String(format: "ours: record() fire-and-forget %.0f /s", try await oursFireAndForget()))
+    exit(0)
+}
+
 print("Analytics benchmark (\(quick ? "quick" : "full") run, \(ProcessInfo.processInfo.activeProcessorCount) cores, release build, medians of \(rounds))")
 print("events acknowledged per second; every acknowledged event is committed to SQLite (WAL, synchronous=NORMAL)")
 print("")

@@ -25,8 +25,8 @@ import Synchronization
 /// Logging category.
 public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
     // @unchecked Sendable: `builtInListeners`, `customListeners`, `spare` and `closedOnLoop` are
-    // touched only on the loop thread; `inbox` is behind its `Locked`; everything else is
-    // immutable or atomic.
+    // touched only on the loop thread; `inbox` and `registry` are behind their `Locked`s;
+    // everything else is immutable or atomic.
 
     /// The plugin's key in the configuration file.
     public static let pluginKey: PluginKey = "defaultHubPlugin"
@@ -57,7 +57,12 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
         }
 
         init(_ control: Control) {
-            channel = .hub
+            self.init(.hub, control)
+        }
+
+        /// A control entry about a listener on `channel` (adding, removing).
+        init(_ channel: HubChannel, _ control: Control) {
+            self.channel = channel
             payload = HubPayload(eventName: "")
             self.control = ControlBox(control)
         }
@@ -117,10 +122,13 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
     /// `nil` when no metrics backend is bootstrapped: then no metric work at all.
     private let metrics: HubMetrics?
     private let inbox = Locked(Inbox())
-    /// Listeners registered and not removed. A listener's token carries its box, so removal
-    /// needs no table keyed by the token's id (memory per listener is its box and its slot in
-    /// the loop's table).
-    private let registered = Atomic<Int>(0)
+    /// Registered listeners by the first 8 bytes of their token's id (the box keeps the other
+    /// 8, checked on removal): 16 bytes an entry rather than a `UUID` key's 24, part of keeping
+    /// a listener within 128 bytes.
+    private let registry = Locked<[UInt64: HubListenerBox]>([:])
+    /// How each `AsyncSequence` subscription's stream is ended, by listener serial (closure
+    /// listeners have none, so their boxes carry no slot for it).
+    private let streamFinishes = Locked<[Int: @Sendable () -> Void]>([:])
     private let relay: DrainRelay
     private let wakeup: LoopWakeup?
     // Loop-thread state. Exclusivity is unchecked: only the loop thread touches these, and the
@@ -381,14 +389,24 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
     ) -> UnsubscribeToken {
         let serial = monitor.register(file: file, line: line, channel: channel)
         let predicate: HubListenerBox.Predicate = if let eventName { .eventName(eventName) } else if let filter { .filter(filter) } else { .all }
-        let box = finish.map { StreamListenerBox(channel: channel, serial: serial, owner: self, predicate: predicate, listener: listener, finish: $0) }
-            ?? HubListenerBox(channel: channel, serial: serial, owner: self, predicate: predicate, listener: listener)
-        let token = UnsubscribeToken(channel: channel, id: UUID(), listener: box)
-        registered.wrappingAdd(1, ordering: .relaxed)
-        if !enqueue(Entry(.add(box))) {
+        // A fresh id whose first half no registered listener has (a clash of random 64-bit
+        // halves is all but impossible; it is drawn again rather than trusted).
+        let (token, box) = registry.withLock { registry -> (UnsubscribeToken, HubListenerBox) in
+            while true {
+                let id = UUID()
+                let (high, low) = Self.halves(of: id)
+                guard registry[high] == nil else { continue }
+                let box = HubListenerBox(serial: serial, idLow: low, predicate: predicate, listener: listener)
+                registry[high] = box
+                return (UnsubscribeToken(channel: channel, id: id), box)
+            }
+        }
+        if let finish { streamFinishes.withLock { $0[serial] = finish } }
+        if !enqueue(Entry(channel, .add(box))) {
             // The Hub was reset: the listener will never be called; end a stream at once.
-            if !box.removed.exchange(true, ordering: .relaxed) { registered.wrappingSubtract(1, ordering: .relaxed) }
+            registry.withLock { _ = $0.removeValue(forKey: Self.halves(of: token.id).high) }
             monitor.unregister(serial: serial)
+            streamFinishes.withLock { _ = $0.removeValue(forKey: serial) }
             finish?()
         }
         return token
@@ -396,16 +414,25 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
 
     /// See ``HubCategoryBehavior/removeListener(_:)``.
     public func removeListener(_ token: UnsubscribeToken) {
-        // A token of another Hub (or one made by hand) names no listener of this one.
-        guard let box = token.listener as? HubListenerBox, box.owner == ObjectIdentifier(self),
-              !box.removed.exchange(true, ordering: .acquiringAndReleasing)
-        else { return }
-        registered.wrappingSubtract(1, ordering: .relaxed)
+        let (high, low) = Self.halves(of: token.id)
+        let found = registry.withLock { registry -> HubListenerBox? in
+            guard let box = registry[high], box.idLow == low else { return nil }
+            registry.removeValue(forKey: high)
+            return box
+        }
+        guard let box = found else { return }
+        box.removed.store(true, ordering: .releasing)
+        streamFinishes.withLock { _ = $0.removeValue(forKey: box.serial) }
         // After this, the loop's plain load of `removed` sees `true` for every call it has not
         // started yet.
         loop?.publishToLoopThread()
         monitor.unregister(serial: box.serial)
-        enqueue(Entry(.remove(box)))
+        enqueue(Entry(token.channel, .remove(box)))
+    }
+
+    /// A token id's two 8-byte halves.
+    private static func halves(of id: UUID) -> (high: UInt64, low: UInt64) {
+        withUnsafeBytes(of: id.uuid) { bytes in (bytes.loadUnaligned(as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
     }
 
     /// See ``HubCategoryBehavior/events(on:isIncluded:bufferingPolicy:)``.
@@ -444,7 +471,7 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
     package var keptBatchCapacity: Int { keptCapacity.load(ordering: .relaxed) }
 
     /// How many listeners (and streams) are registered.
-    public var listenerCount: Int { max(0, registered.load(ordering: .relaxed)) }
+    public var listenerCount: Int { registry.withLock { $0.count } }
 
     /// Appends to the queue; `false` if the Hub is closed.
     @discardableResult
@@ -484,8 +511,8 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
                     continue
                 }
                 switch box.control {
-                case .add(let box): add(box)
-                case .remove(let box): remove(box)
+                case .add(let box): add(box, on: entries[index].channel)
+                case .remove(let box): remove(box, from: entries[index].channel)
                 case .flush(let continuation): continuation.resume()
                 case .close(let continuation): closeOnLoop(continuation)
                 }
@@ -538,26 +565,39 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
         return called
     }
 
-    private func add(_ box: HubListenerBox) {
-        if box.removed.load(ordering: .relaxed) {
-            box.release()
-            return
-        }
+    private func add(_ box: HubListenerBox, on channel: HubChannel) {
+        if box.removed.load(ordering: .relaxed) { return }
         if closedOnLoop {
-            if !box.removed.exchange(true, ordering: .relaxed) { registered.wrappingSubtract(1, ordering: .relaxed) }
-            monitor.unregister(serial: box.serial)
-            box.release()
-            (box as? StreamListenerBox)?.finish()
+            streamFinishes.withLock { $0.removeValue(forKey: box.serial) }?()
             return
         }
-        mutateListeners(of: box.channel) { $0.append(box) }
+        mutateListeners(of: channel) { $0.append(box) }
     }
 
-    private func remove(_ box: HubListenerBox) {
-        mutateListeners(of: box.channel) { list in
-            if let index = list.firstIndex(where: { $0 === box }) { list.remove(at: index) }
+    /// Takes `box` out of `channel`'s table (a token made by hand may name another channel than
+    /// the listener's: then every table is searched).
+    private func remove(_ box: HubListenerBox, from channel: HubChannel) {
+        var found = false
+        mutateListeners(of: channel) { list in
+            if let index = list.firstIndex(where: { $0 === box }) {
+                list.remove(at: index)
+                found = true
+            }
         }
-        box.release()
+        guard !found else { return }
+        for index in builtInListeners.indices {
+            if let position = builtInListeners[index].firstIndex(where: { $0 === box }) {
+                builtInListeners[index].remove(at: position)
+                return
+            }
+        }
+        for name in Array(customListeners.keys) {
+            if let position = customListeners[name]?.firstIndex(where: { $0 === box }) {
+                customListeners[name]?.remove(at: position)
+                if customListeners[name]?.isEmpty == true { customListeners[name] = nil }
+                return
+            }
+        }
     }
 
     private func mutateListeners(of channel: HubChannel, _ change: (inout ContiguousArray<HubListenerBox>) -> Void) {
@@ -599,65 +639,45 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
         let everyone = builtInListeners.flatMap { $0 } + customListeners.values.flatMap { $0 }
         builtInListeners = Self.emptyBuiltInTables
         customListeners.removeAll()
-        for box in everyone {
-            if !box.removed.exchange(true, ordering: .relaxed) { registered.wrappingSubtract(1, ordering: .relaxed) }
-            box.release()
-            (box as? StreamListenerBox)?.finish()
-        }
+        registry.withLock { $0.removeAll() }
+        for box in everyone { box.removed.store(true, ordering: .relaxed) }
+        // Streams in the tables end now; one still on its way to them ends when its entry is
+        // drained (`add` after the close).
+        let finishes = streamFinishes.withLock { finishes in everyone.compactMap { finishes.removeValue(forKey: $0.serial) } }
+        for finish in finishes { finish() }
         relay.detach()
         wakeup?.close()
     }
 }
 
 /// One registered listener. Created by `listen`, added to the loop's tables through the
-/// dispatch queue, and marked removed by `removeListener`. Its token holds it, so once the
-/// listener is removed (or the Hub closes) the box lets its closures go: a token kept after
-/// removal holds the small box, not what the listener captured.
-private class HubListenerBox: @unchecked Sendable {
-    // @unchecked Sendable: `predicate` and `listener` are replaced (by `release`) only on the
-    // loop thread, and read only there; everything else is immutable or atomic.
-
+/// dispatch queue, and marked removed by `removeListener`. Everything the loop reads per
+/// delivery is a `let` (a `var` closure would be retained and released around every call), and
+/// the box fits 72 bytes (an 80-byte allocation): its channel travels in the queue entries, and
+/// a stream's `finish` is kept by the plugin, not in every box.
+private final class HubListenerBox: Sendable {
     /// Which events of the channel the listener gets.
-    enum Predicate {
+    enum Predicate: Sendable {
         case all
         case eventName(String)
         case filter(HubFilter)
     }
 
-    final let channel: HubChannel
     /// The listener's serial for the slow-listener monitor (never 0).
-    final let serial: Int
-    /// The plugin it belongs to (a token given to another plugin removes nothing there).
-    final let owner: ObjectIdentifier
-    final var predicate: Predicate
+    let serial: Int
+    /// The second half of its token's id (the registry is keyed by the first).
+    let idLow: UInt64
+    let predicate: Predicate
     /// Set (then published to the loop) by `removeListener`; read with a plain load per delivery.
-    /// Declared here, in the byte after `predicate`'s tag, so the box fits a 96-byte allocation.
-    final let removed = Atomic<Bool>(false)
-    final var listener: HubListener
+    /// Declared here, in the byte after `predicate`'s tag.
+    let removed = Atomic<Bool>(false)
+    let listener: HubListener
 
-    init(channel: HubChannel, serial: Int, owner: AnyObject, predicate: Predicate, listener: @escaping HubListener) {
-        self.channel = channel
+    init(serial: Int, idLow: UInt64, predicate: Predicate, listener: @escaping HubListener) {
         self.serial = serial
-        self.owner = ObjectIdentifier(owner)
+        self.idLow = idLow
         self.predicate = predicate
         self.listener = listener
-    }
-
-    /// Drops the closures (on the loop thread, once the box has left the tables for good).
-    final func release() {
-        predicate = .all
-        listener = { _ in }
-    }
-}
-
-/// The box of an `AsyncSequence` subscription, which also ends its stream when the Hub closes.
-private final class StreamListenerBox: HubListenerBox, @unchecked Sendable {
-    // @unchecked Sendable: as its superclass's; `finish` is immutable.
-    let finish: @Sendable () -> Void
-
-    init(channel: HubChannel, serial: Int, owner: AnyObject, predicate: Predicate, listener: @escaping HubListener, finish: @escaping @Sendable () -> Void) {
-        self.finish = finish
-        super.init(channel: channel, serial: serial, owner: owner, predicate: predicate, listener: listener)
     }
 }
 
