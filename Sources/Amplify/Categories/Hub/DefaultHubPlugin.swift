@@ -361,8 +361,8 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
     /// Whether a listener (or stream) with `token` is registered: `false` once
     /// ``removeListener(_:)`` has returned for it, or after a reset. Safe from any thread.
     public func hasListener(withToken token: UnsubscribeToken) -> Bool {
-        guard let box = token.listener as? HubListenerBox, box.owner == ObjectIdentifier(self) else { return false }
-        return !box.removed.load(ordering: .acquiring)
+        let (high, low) = Self.halves(of: token.id)
+        return registry.withLock { $0[high]?.idLow == low }
     }
 
     /// See ``HubCategoryBehavior/listen(to:isIncluded:file:line:listener:)``.
