@@ -93,6 +93,8 @@ public final class AuthSessionState {
     /// Applies one `.auth` event.
     func apply(_ payload: HubPayload) {
         typealias Names = HubPayload.EventName.Auth
+        // A server context's or the store's users are not the process-wide session.
+        guard AuthEventData.isProcessWide(payload) else { return }
         let next: Status?
         switch payload.eventName {
         case Names.signedIn:

@@ -26,7 +26,13 @@ public final class AuthCategory: AuthCategoryBehavior {
     /// Removes the plugin with `key` (before `configure`).
     public func removePlugin(for key: PluginKey) { plugins.remove(key: key) }
 
+    /// The plugin calls go to inside a server context (set by the context's `run`): the context's
+    /// own pool, so a request of one tenant can never reach another's plugin. `nil` outside a
+    /// context.
+    @TaskLocal public static var contextPlugin: (any AuthCategoryPlugin)?
+
     private func selected() throws -> any AuthCategoryPlugin {
+        if let bound = Self.contextPlugin { return bound }
         let selection = plugins.selectOne()
         if case .plugin(let plugin) = selection { return plugin }
         let (description, suggestion) = plugins.explain(selection)
