@@ -117,6 +117,9 @@ let package = Package(
             name: "SessionManager", dependencies: ["AmplifyPlugins", "AmplifyAuthCore", "LocalAuthPlugin", "Amplify"],
             path: "Examples/SessionManager"),
         .executableTarget(
+            name: "ServerContexts", dependencies: ["AmplifyPlugins", "AmplifyAuthCore", "LocalAuthPlugin", "Amplify"],
+            path: "Examples/ServerContexts"),
+        .executableTarget(
             name: "TokenGate",
             dependencies: [
                 "Amplify", "AmplifyPlugins", "AWSCognitoAuthPlugin", "AmplifyServiceLifecycle", .product(name: "Logging", package: "swift-log"),
@@ -240,6 +243,6 @@ let package = Package(
             dependencies: ["RedisHubBridgePlugin", "AmplifyTestKit", "AmplifyEventLoop", "HubBridgePeer", "Amplify", "AmplifyConcurrency"]),
         .testTarget(name: "AmplifyFuzzTests", dependencies: ["AmplifyFuzz"]),
         .testTarget(
-            name: "ExamplesTests", dependencies: ["CustomPlugin", "SessionManager", "HubBridgeExample", "TokenGate", "CognitoQuickstart", "Amplify", "AmplifyTestKit"]),
+            name: "ExamplesTests", dependencies: ["CustomPlugin", "SessionManager", "ServerContexts", "HubBridgeExample", "TokenGate", "CognitoQuickstart", "Amplify", "AmplifyTestKit"]),
     ]
 )
