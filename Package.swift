@@ -158,6 +158,9 @@ let package = Package(
             name: "CognitoBenchmark", dependencies: ["AWSCognitoAuthPlugin", "AWSPluginsCore", "Amplify", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyTestKit"],
             path: "Benchmarks/CognitoBenchmark", exclude: ["peers.py"]),
         .executableTarget(
+            name: "SessionBenchmark", dependencies: ["LocalAuthPlugin", "AmplifyAuthCore", "Amplify", "AmplifyConcurrency", "AmplifyEventLoop"],
+            path: "Benchmarks/SessionBenchmark"),
+        .executableTarget(
             name: "APIBenchmark", dependencies: ["AWSAPIPlugin", "AWSPluginsCore", "Amplify", "AmplifyConcurrency", "AmplifyEventLoop", "AmplifyTestKit"],
             path: "Benchmarks/APIBenchmark", exclude: ["peer.py"]),
         .executableTarget(
