@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-30}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(json configuration jwt jwks s3xml redirect redis)
+[ ${#targets[@]} -gt 0 ] || targets=(json configuration jwt jwks s3xml redirect redis cookies)
 scratch=.build/fuzz
 # The entry point finds libFuzzer's driver with dlsym, so the linker must export it.
 flags=(--product AmplifyFuzz --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address -Xswiftc -DAMPLIFY_FUZZING

@@ -3,7 +3,7 @@ import Amplify
 /// A scope in which Auth calls act as one user of one pool: a server's per-request (or
 /// per-held-session) counterpart of Amplify JS's `runWithAmplifyServerContext`.
 ///
-/// Inside ``run(_:)`` — a task-local value, so code that calls `Amplify.Auth` runs unchanged —
+/// Inside ``run(isolation:_:)`` — a task-local value, so code that calls `Amplify.Auth` runs unchanged —
 /// `fetchAuthSession`, `getCurrentUser`, `fetchUserAttributes`, `update(userAttribute:)`,
 /// `signOut` and the rest act on the context's session instead of the process-wide one, and go to
 /// the context's plugin; `.fromIdentityID` storage paths and identity-pool credentials are the
@@ -12,17 +12,18 @@ import Amplify
 ///
 /// Make one from a request with the plugin's `serverContext(authorization:…)` or
 /// `serverContext(cookieHeaders:)`, from the store with ``AuthSessionStore/context(for:)``, or
-/// empty (for a sign-in) with `emptyServerContext()`. After the handler, ``responseCookies()``
+/// empty (for a sign-in) with `emptyServerContext()`. After the handler, ``responseCookies(_:)``
 /// gives the `Set-Cookie` values that carry refreshed tokens back to an Amplify JS front end.
-public final class AuthServerContext: Sendable {
-    /// The context the current task runs in, if any.
-    @TaskLocal public static var current: AuthServerContext?
+public final class AuthServerContext: AuthServerContextBinding {
+    /// The context the current task runs in, if any (the task-local `AuthCategory.serverContext`).
+    public static var current: AuthServerContext? { AuthCategory.serverContext as? AuthServerContext }
 
     /// The pool the context is bound to.
     public let tenant: AuthTenant
     /// The context's session.
     public let session: AuthContextSession
-    private let plugin: any AuthCategoryPlugin
+    /// The plugin of the context's pool, where `Amplify.Auth` calls in the context go.
+    public let plugin: any AuthCategoryPlugin
 
     /// A context acting as `session`'s user on `plugin`.
     public init(plugin: any AuthCategoryPlugin, session: AuthContextSession) {
@@ -38,10 +39,8 @@ public final class AuthServerContext: Sendable {
     /// context's user on the context's plugin. `body` runs on the caller's isolation.
     /// - Throws: what `body` throws.
     public func run<T>(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T) async rethrows -> T {
-        try await Self.$current.withValue(self) {
-            try await AuthCategory.$contextPlugin.withValue(plugin) {
-                try await body()
-            }
+        try await AuthCategory.$serverContext.withValue(self) {
+            try await body()
         }
     }
 

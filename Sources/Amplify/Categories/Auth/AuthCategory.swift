@@ -26,13 +26,13 @@ public final class AuthCategory: AuthCategoryBehavior {
     /// Removes the plugin with `key` (before `configure`).
     public func removePlugin(for key: PluginKey) { plugins.remove(key: key) }
 
-    /// The plugin calls go to inside a server context (set by the context's `run`): the context's
-    /// own pool, so a request of one tenant can never reach another's plugin. `nil` outside a
-    /// context.
-    @TaskLocal public static var contextPlugin: (any AuthCategoryPlugin)?
+    /// The server context the current task runs in (set by the context's `run`; `nil` outside
+    /// one): calls go to its plugin, the context's own pool, so a request of one tenant can never
+    /// reach another's plugin. One task-local value, so entering a context pushes one.
+    @TaskLocal public static var serverContext: (any AuthServerContextBinding)?
 
     private func selected() throws -> any AuthCategoryPlugin {
-        if let bound = Self.contextPlugin { return bound }
+        if let bound = Self.serverContext { return bound.plugin }
         let selection = plugins.selectOne()
         if case .plugin(let plugin) = selection { return plugin }
         let (description, suggestion) = plugins.explain(selection)
@@ -134,4 +134,11 @@ func noSuchPlugin<P>(_ key: PluginKey, in plugins: CategoryPlugins<P>) -> Plugin
     return PluginError.noSuchPlugin(
         "The \(plugins.category.displayName) category has no plugin '\(key)'; \(known).",
         "Check the key, or add the plugin with Amplify.add(plugin:) before Amplify.configure().")
+}
+
+/// What `Amplify.Auth` needs of a server context (`AuthServerContext` in `AmplifyAuthCore`): the
+/// plugin its calls go to.
+public protocol AuthServerContextBinding: Sendable {
+    /// The plugin of the context's pool.
+    var plugin: any AuthCategoryPlugin { get }
 }
