@@ -77,7 +77,7 @@ public actor AuthSessionKeeper {
         }
     }
 
-    /// The signed-in session, if any (its access token may have expired; see ``validSession(forceRefresh:)``).
+    /// The signed-in session, if any (its access token may have expired; see ``AuthSessionHolding/validSession(forceRefresh:)``).
     public var current: StoredSession? { session }
 
     /// Whether the last session ended by expiring (cleared by the next ``start(_:)``).
@@ -122,21 +122,10 @@ public actor AuthSessionKeeper {
         schedule(for: new)
     }
 
-    /// The session with a usable access token: refreshed when it has expired (or always, with
-    /// `forceRefresh`).
-    /// - Throws: `AuthError.signedOut(_:_:_:)` when nobody is signed in,
-    ///   `AuthError.sessionExpired(_:_:_:)` when the session expired (now or before),
-    ///   or the refresh's error when the service could not be asked.
-    public func validSession(forceRefresh: Bool = false) async throws -> StoredSession {
-        guard let current = session else { throw notSignedIn() }
-        guard forceRefresh || current.accessTokenExpiresAt <= Date() else { return current }
-        return try await refresh()
-    }
-
     /// Refreshes the tokens now. Concurrent callers (the timer and a call, say) share one
     /// exchange: refresh tokens may rotate, so a second exchange of the same token could fail and
     /// end a healthy session. A refused token ends the session with `Auth.sessionExpired`.
-    /// - Throws: as ``validSession(forceRefresh:)``.
+    /// - Throws: as ``AuthSessionHolding/validSession(forceRefresh:)``.
     @discardableResult
     public func refresh() async throws -> StoredSession {
         if let refreshing { return try await refreshing.value }

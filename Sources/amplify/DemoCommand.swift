@@ -42,18 +42,14 @@ struct DemoCommand: AmplifyCommand {
     static let password = "Demo-Passw0rd"
 
     static func run(keep: Bool) async throws {
-        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("amplify-demo-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try makeFolder()
         defer { if !keep { try? FileManager.default.removeItem(at: folder) } }
-        let file = folder.appendingPathComponent("amplifyconfiguration.json")
-        try Data("""
+        try configure(in: folder, title: "Amplify demo", """
             {"auth": {"plugins": {"localAuthPlugin": {"directory": "auth", "accessTokenLifetimeSeconds": 2,
                                                       "refreshTokenLifetimeSeconds": 5, "passwordHashCost": 16384}}},
              "storage": {"plugins": {"localStoragePlugin": {"directory": "storage"}}},
              "analytics": {"plugins": {"localAnalyticsPlugin": {"directory": "analytics"}}}}
-            """.utf8).write(to: file)
-        Output.line("Amplify demo in \(folder.path)")
-        try Amplify.configure(AmplifyConfiguration(configurationFile: file))
+            """)
 
         Amplify.Hub.listen(to: .auth) { payload in
             Output.line("    hub    \(payload.eventName)  \(HubListenCommand.summary(payload.data).compactText)")
@@ -101,6 +97,21 @@ struct DemoCommand: AmplifyCommand {
         await state.stop()
         await watcher.value
         Output.line(keep ? "Done; the demo's files are in \(folder.path)." : "Done; the demo's folder was removed.")
+    }
+
+    /// A fresh temporary folder for a demo.
+    static func makeFolder() throws -> URL {
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("amplify-demo-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    /// Writes `json` as the folder's configuration file, says where the demo runs, and configures Amplify.
+    static func configure(in folder: URL, title: String, _ json: String) throws {
+        let file = folder.appendingPathComponent("amplifyconfiguration.json")
+        try Data(json.utf8).write(to: file)
+        Output.line("\(title) in \(folder.path)")
+        try Amplify.configure(AmplifyConfiguration(configurationFile: file))
     }
 
     static func step(_ title: String, _ body: () async throws -> String) async throws {

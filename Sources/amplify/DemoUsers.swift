@@ -12,16 +12,12 @@ enum DemoUsers {
     ]
 
     static func run(count: Int, keep: Bool) async throws {
-        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("amplify-demo-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try DemoCommand.makeFolder()
         defer { if !keep { try? FileManager.default.removeItem(at: folder) } }
-        let file = folder.appendingPathComponent("amplifyconfiguration.json")
-        try Data("""
+        try DemoCommand.configure(in: folder, title: "Amplify demo (\(count) users in one server process)", """
             {"auth": {"plugins": {"localAuthPlugin": {"directory": "auth", "accessTokenLifetimeSeconds": 2,
                                                       "signUpRequiresConfirmation": false, "passwordHashCost": 16384}}}}
-            """.utf8).write(to: file)
-        Output.line("Amplify demo (\(count) users in one server process) in \(folder.path)")
-        try Amplify.configure(AmplifyConfiguration(configurationFile: file))
+            """)
         guard let plugin = try Amplify.Auth.getPlugin(for: LocalAuthPlugin.pluginKey) as? LocalAuthPlugin else { return }
         let users = Array(names.prefix(count))
         let watched: Set<String> = [

@@ -177,15 +177,3 @@ enum CognitoJSCookies {
         ].map { "\(encode($0.0, keeping: "#$&+^`|"))=\(encode($0.1, keeping: "#$&+/:<=>?@[]^`{|}"))" }.joined(separator: "; ")
     }
 }
-
-/// The error a call throws, or `nil`.
-func authError(_ body: () async throws -> Void) async -> AuthError? {
-    do {
-        try await body()
-        return nil
-    } catch let error as AuthError {
-        return error
-    } catch {
-        return .unknown("unexpected \(error)")
-    }
-}

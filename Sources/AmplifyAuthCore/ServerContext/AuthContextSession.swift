@@ -89,13 +89,6 @@ public actor AuthContextSession: AuthSessionHolding {
         known.withLock { $0 = SignedInUser(username: new.username, userId: new.userId) }
     }
 
-    /// See ``AuthSessionHolding``.
-    public func validSession(forceRefresh: Bool) async throws -> StoredSession {
-        guard let current = session else { throw notSignedIn() }
-        guard forceRefresh || current.accessTokenExpiresAt <= Date() else { return current }
-        return try await refresh()
-    }
-
     /// See ``AuthSessionHolding``. A refused refresh token ends the session: `Auth.tokenRefreshFailed`,
     /// then `Auth.sessionExpired` for this user.
     @discardableResult

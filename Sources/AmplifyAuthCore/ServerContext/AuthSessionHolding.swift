@@ -1,4 +1,5 @@
 import Amplify
+import Foundation
 
 /// What an Auth engine needs of the session a call acts on: the process-wide
 /// ``AuthSessionKeeper`` outside any context, a context's ``AuthContextSession`` inside one.
@@ -11,11 +12,9 @@ public protocol AuthSessionHolding: Actor {
     /// Makes `new` the signed-in session if nobody holds this one.
     /// - Throws: `AuthError.invalidState(_:_:_:)` when someone does, or a store's error.
     func begin(_ new: StoredSession) async throws
-    /// The session with a usable access token, refreshed when expired (or always, with `forceRefresh`).
-    /// - Throws: `AuthError.signedOut(_:_:_:)`, `AuthError.sessionExpired(_:_:_:)`, or the refresh's error.
-    func validSession(forceRefresh: Bool) async throws -> StoredSession
     /// Refreshes the tokens now (concurrent callers share one exchange).
-    /// - Throws: as ``validSession(forceRefresh:)``.
+    /// - Throws: `AuthError.signedOut(_:_:_:)` when nobody is signed in, `AuthError.sessionExpired(_:_:_:)`
+    ///   when the token is refused, or the exchange's error.
     @discardableResult
     func refresh() async throws -> StoredSession
     /// Ends the session (sign-out, deletion): no event, the timer (if any) stops, a store forgets it.
@@ -23,10 +22,15 @@ public protocol AuthSessionHolding: Actor {
 }
 
 extension AuthSessionHolding {
-    /// The session with a usable access token, refreshed only when expired.
-    /// - Throws: as ``validSession(forceRefresh:)``.
-    public func validSession() async throws -> StoredSession {
-        try await validSession(forceRefresh: false)
+    /// The session with a usable access token: refreshed when it has expired (or always, with
+    /// `forceRefresh`).
+    /// - Throws: `AuthError.signedOut(_:_:_:)` when nobody is signed in,
+    ///   `AuthError.sessionExpired(_:_:_:)` when the session expired (now or before), or the
+    ///   refresh's error when the service could not be asked.
+    public func validSession(forceRefresh: Bool = false) async throws -> StoredSession {
+        if !forceRefresh, let current, current.accessTokenExpiresAt > Date() { return current }
+        // With nobody signed in, refresh() throws signedOut (or sessionExpired after an expiry).
+        return try await refresh()
     }
 }
 
