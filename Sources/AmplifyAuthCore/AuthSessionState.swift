@@ -3,7 +3,8 @@ import AmplifyConcurrency
 import Observation
 
 /// The server-side counterpart of the session-manager pattern: an `@Observable` object that
-/// says who is signed in, kept current only by the Hub's `.auth` events (so it works with any
+/// says who is signed in (process-wide, or one user's server sessions, with ``heldUsers`` the set
+/// of users whose sessions the server holds), kept current only by the Hub's `.auth` events (so it works with any
 /// Auth plugin), also readable as an `AsyncSequence` of states.
 ///
 /// It lives on ``AuthStateActor``. Observe it with `withObservationTracking` (on that actor) or
@@ -45,8 +46,26 @@ public final class AuthSessionState {
         }
     }
 
-    /// The current status.
+    /// A user signed in in a session the server holds (``AuthSessionStore``).
+    public struct HeldUser: Sendable, Hashable {
+        /// The name the user signs in with.
+        public let username: String
+        /// The user's `sub`.
+        public let sub: String
+        /// The pool (``AuthTenant/id``).
+        public let tenant: String
+    }
+
+    /// The current status: of the process-wide session, or of the one user named at `init`.
     public private(set) var status: Status = .signedOut(.initial)
+
+    /// The users whose sessions the server holds, kept current by their events (`signedIn` adds
+    /// one; `signedOut`, `sessionExpired` and `userDeleted` remove it).
+    public private(set) var heldUsers: Set<HeldUser> = []
+
+    /// The one user whose server-context and held sessions the status follows (`nil`: the
+    /// process-wide session).
+    @ObservationIgnored private nonisolated let followed: String?
 
     @ObservationIgnored private var subscribers: [Int: AsyncStream<Status>.Continuation] = [:]
     @ObservationIgnored private var nextSubscriber = 0
@@ -55,7 +74,11 @@ public final class AuthSessionState {
 
     /// Starts following the `.auth` channel of `hub` (Amplify's by default). Events dispatched
     /// after this returns are applied in order.
-    public nonisolated init(hub: (any HubCategoryBehavior)? = nil) {
+    ///
+    /// With `username`, the status follows that user's sessions in server contexts and the
+    /// session store (events whose ``AuthUserEvent`` names them) instead of the process-wide one.
+    public nonisolated init(hub: (any HubCategoryBehavior)? = nil, following username: String? = nil) {
+        followed = username
         let events = (hub ?? Amplify.Hub.plugin).events(on: .auth, isIncluded: nil, bufferingPolicy: .unbounded)
         let task = Task { @AuthStateActor [weak self] in
             for await payload in events {
@@ -93,8 +116,12 @@ public final class AuthSessionState {
     /// Applies one `.auth` event.
     func apply(_ payload: HubPayload) {
         typealias Names = HubPayload.EventName.Auth
-        // A server context's or the store's users are not the process-wide session.
-        guard AuthEventData.isProcessWide(payload) else { return }
+        if let user = AuthEventData.user(in: payload), user.scope != .processWide {
+            applyUser(payload.eventName, user)
+            return
+        }
+        // The process-wide session's events; not followed when one user is.
+        guard followed == nil else { return }
         let next: Status?
         switch payload.eventName {
         case Names.signedIn:
@@ -121,6 +148,33 @@ public final class AuthSessionState {
         default:
             next = nil
         }
+        change(to: next)
+    }
+
+    /// A context's or the store's event: the held users, and the followed user's status.
+    private func applyUser(_ event: String, _ user: AuthUserEvent) {
+        typealias Names = HubPayload.EventName.Auth
+        let held = HeldUser(username: user.username, sub: user.sub, tenant: user.tenant)
+        let next: Status?
+        switch event {
+        case Names.signedIn:
+            if user.scope == .held { heldUsers.insert(held) }
+            next = .signedIn(SignedInUser(username: user.username, userId: user.sub))
+        case Names.signedOut:
+            next = .signedOut(.signedOut)
+        case Names.sessionExpired:
+            next = .signedOut(.sessionExpired)
+        case Names.userDeleted:
+            next = .signedOut(.userDeleted)
+        default:
+            next = nil
+        }
+        if user.scope == .held, next?.isSignedIn == false { heldUsers = heldUsers.filter { $0.username != user.username || $0.tenant != user.tenant } }
+        guard let followed, user.username == followed else { return }
+        change(to: next)
+    }
+
+    private func change(to next: Status?) {
         guard let next, next != status else { return }
         status = next
         for continuation in subscribers.values { continuation.yield(next) }

@@ -118,4 +118,29 @@ struct SessionStoreTests {
         await store.shutdown()
         try await fixture.close(plugin)
     }
+
+    @Test("AuthSessionState follows one user's server sessions, and the set of held users, while the process-wide status stays its own")
+    func observableState() async throws {
+        let fixture = try LocalPoolFixture()
+        let plugin = try fixture.plugin()
+        for name in ["alice", "bob"] { try await Self.signUp(plugin, fixture, name) }
+        let everyone = AuthSessionState(hub: fixture.hub)
+        let bob = AuthSessionState(hub: fixture.hub, following: "bob")
+        let store = try AuthSessionStore(plugin: plugin, credentialStorePath: nil, eventLoop: { fixture.loop })
+        try await Self.hold(store, plugin, "alice")
+        try await Self.hold(store, plugin, "bob")
+        await fixture.hub.flush()
+        #expect(try await Self.eventually { await everyone.heldUsers.map(\.username).sorted() == ["alice", "bob"] })
+        #expect(try await Self.eventually { await bob.status.isSignedIn })
+        #expect(await everyone.status == .signedOut(.initial))
+        let context = try #require(await store.context(for: "bob"))
+        _ = await context.run { await Amplify.Auth.signOut() }
+        #expect(try await Self.eventually { await bob.status == .signedOut(.signedOut) })
+        #expect(try await Self.eventually { await everyone.heldUsers.map(\.username) == ["alice"] })
+        #expect(await everyone.status == .signedOut(.initial))
+        await everyone.stop()
+        await bob.stop()
+        await store.shutdown()
+        try await fixture.close(plugin)
+    }
 }
