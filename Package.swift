@@ -158,7 +158,8 @@ let package = Package(
             name: "CognitoBenchmark", dependencies: ["AWSCognitoAuthPlugin", "AWSPluginsCore", "Amplify", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyTestKit"],
             path: "Benchmarks/CognitoBenchmark", exclude: ["peers.py"]),
         .executableTarget(
-            name: "SessionBenchmark", dependencies: ["LocalAuthPlugin", "AmplifyAuthCore", "Amplify", "AmplifyConcurrency", "AmplifyEventLoop"],
+            name: "SessionBenchmark",
+            dependencies: ["LocalAuthPlugin", "AWSCognitoAuthPlugin", "AmplifyAuthCore", "Amplify", "AmplifyConcurrency", "AmplifyEventLoop", "AmplifyTestKit"],
             path: "Benchmarks/SessionBenchmark"),
         .executableTarget(
             name: "APIBenchmark", dependencies: ["AWSAPIPlugin", "AWSPluginsCore", "Amplify", "AmplifyConcurrency", "AmplifyEventLoop", "AmplifyTestKit"],

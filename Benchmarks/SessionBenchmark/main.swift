@@ -19,6 +19,7 @@ import Glibc
 // Run with
 //   swift run -c release SessionBenchmark            (10,000 sessions; about two minutes)
 //   swift run -c release SessionBenchmark --quick    (1,000 sessions; a smoke run)
+// then 1,000 (quick: 200) sessions against moto_server (the test tools' venv; --no-moto skips it).
 
 let quick = CommandLine.arguments.contains("--quick")
 let sessionCount = quick ? 1_000 : 10_000
@@ -64,6 +65,12 @@ func forEach<T: Sendable>(_ items: [T], width: Int, _ body: @escaping @Sendable 
         while try await group.next() != nil { if let item = iterator.next() { group.addTask { try await body(item) } } }
     }
 }
+
+// The moto part first, in a fresh process, so its memory growth is not hidden by heap the local
+// part freed.
+let motoCount = quick ? 200 : 1_000
+let motoFigures = CommandLine.arguments.contains("--no-moto") ? nil : try await MotoPart.run(sessions: motoCount, cap: cap)
+if let motoFigures { print("  moto part: \(motoFigures.sessions) sessions held and refreshed") }
 
 let base = FileManager.default.fileExists(atPath: "/dev/shm") ? "/dev/shm/" : NSTemporaryDirectory()
 let folder = base + "session-benchmark-\(UUID().uuidString.prefix(8))"
@@ -140,6 +147,7 @@ let refreshCountAtStart = refreshCount.value
 while records.value.count < sessionCount, Date().timeIntervalSince(refreshStart) < 150 {
     try await Task.sleep(for: .milliseconds(200))
 }
+let refreshSeconds = Date().timeIntervalSince(refreshStart)
 let cpuDuringRefreshes = max(0, cpuSeconds() - cpuAtRefreshStart - idleRate * Date().timeIntervalSince(refreshStart))
 let refreshesDone = refreshCount.value - refreshCountAtStart
 let firstRecords = Array(records.value.values)
@@ -229,8 +237,17 @@ report("peak concurrent refreshes", "\(peakBeforeShutdown)", baseline: "cap \(ca
 report("call in a context (fetchAuthSession)", String(format: "%.0f ns", median(inContext)), baseline: String(format: "%.0f ns", median(processWide)), ratio: median(inContext) / median(processWide), goal: "+< 1 µs", pass: overhead < 1000)
 report("call in a context entered once", String(format: "%.0f ns", median(inside)), baseline: String(format: "%.0f ns", median(processWide)), ratio: median(inside) / median(processWide), goal: "-", pass: nil)
 report("entering a context (run, empty body)", String(format: "%.0f ns", median(entering)), baseline: "-", ratio: median(entering) / median(processWide), goal: "-", pass: nil)
-print("")
-print("  refreshed \(firstRecords.count) of \(sessionCount) sessions (\(failed) failed, \(refreshesDone) refreshes in all) in \(String(format: "%.1f", Date().timeIntervalSince(refreshStart))) s; expiries spread over \(String(format: "%.0f", spread)) s")
+if let moto = motoFigures {
+    report("moto: memory per held session beyond tokens", "\(Int(moto.perSession)) B", baseline: "\(Int(perSession)) B (local)", ratio: moto.perSession / perSession, goal: "≤ 8192 B", pass: moto.perSession <= 8192)
+    report("moto: CPU per timer refresh (client)", String(format: "%.1f µs", moto.cpuPerRefresh * 1e6), baseline: String(format: "%.1f µs", cpuPerRefresh * 1e6), ratio: moto.cpuPerRefresh / cpuPerRefresh, goal: "-", pass: nil)
+    report("moto: p99 refresh end vs its due time", String(format: "%.3f s", moto.p99DueLateness), baseline: "0 s", ratio: moto.p99DueLateness, goal: "< 1 s", pass: moto.p99DueLateness < 1 && moto.failed == 0 && moto.refreshed == moto.sessions)
+    report("moto: peak concurrent refreshes", "\(moto.peak)", baseline: "cap \(cap)", ratio: Double(moto.peak) / Double(cap), goal: "≤ cap", pass: moto.peak <= cap)
+    print("")
+    print("  moto: \(moto.refreshed) of \(moto.sessions) refreshed (\(moto.failed) failed) in \(String(format: "%.1f", moto.seconds)) s; tokens \(moto.tokenBytes) B per session (moto answers a few hundred requests a second, so it is no server benchmark)")
+} else {
+    print("")
+}
+print("  refreshed \(firstRecords.count) of \(sessionCount) sessions (\(failed) failed, \(refreshesDone) refreshes in all) in \(String(format: "%.1f", refreshSeconds)) s; expiries spread over \(String(format: "%.0f", spread)) s")
 print("  idle CPU \(String(format: "%.2f", idleRate * 100)) % of a core, taken off the refresh window's CPU")
 print("  context overhead \(String(format: "%.0f", overhead)) ns per call (medians of \(processWide.count) alternating chunks of \(max(100, callCount / 20)) calls)")
 _ = bare.count

@@ -159,6 +159,34 @@ struct CognitoServerContextTests {
     }
 }
 
+extension CognitoServerContextTests {
+    @Test("a sign-in challenge belongs to the context that started it: another context, or the process-wide session, cannot answer it")
+    func challengesPerContext() async throws {
+        try await MotoServer.with { moto in try await Self.challengesPerContext(moto) }
+    }
+
+    static func challengesPerContext(_ moto: MotoServer) async throws {
+        let fixture = try CognitoFixture(moto: moto, pool: ["name": "challenges", "users": [["username": "newbie", "temporaryPassword": "Temp0rary!x"], bob]])
+        let plugin = try fixture.plugin(flow: "USER_PASSWORD_AUTH")
+        let newbie = try plugin.emptyServerContext()
+        let other = try plugin.emptyServerContext()
+        let first = try await newbie.run { try await plugin.signIn(username: "newbie", password: "Temp0rary!x", options: nil) }
+        guard case .confirmSignInWithNewPassword = first.nextStep else {
+            Issue.record("expected a new-password step, got \(first.nextStep)")
+            return
+        }
+        let fromOther = await authError { _ = try await other.run { try await plugin.confirmSignIn(challengeResponse: "Ch0sen!passw0rd", options: nil) } }
+        if case .invalidState? = fromOther {} else { Issue.record("another context answered the challenge: \(String(describing: fromOther))") }
+        let fromProcess = await authError { _ = try await plugin.confirmSignIn(challengeResponse: "Ch0sen!passw0rd", options: nil) }
+        if case .invalidState? = fromProcess {} else { Issue.record("the process-wide session answered the challenge: \(String(describing: fromProcess))") }
+        #expect(try await newbie.run { try await plugin.confirmSignIn(challengeResponse: "Ch0sen!passw0rd", options: nil) }.isSignedIn)
+        #expect(newbie.user?.username == "newbie")
+        #expect(other.user == nil)
+        #expect(await authError { _ = try await plugin.getCurrentUser() } != nil)
+        try await fixture.close(plugin)
+    }
+}
+
 /// The `Cookie` header a browser sends after Amplify JS signed a user in (js-cookie's encoding:
 /// `encodeURIComponent`, with `# $ & + ^ \` |` kept in names and
 /// `# $ & + / : < = > ? @ [ ] ^ \` { | }` kept in values).

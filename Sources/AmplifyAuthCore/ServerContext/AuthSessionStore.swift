@@ -16,9 +16,12 @@ import Foundation
 public actor AuthSessionStore {
     /// How the store refreshes.
     public struct Settings: Sendable {
-        /// How long before access-token expiry a refresh is due (at most half the token's
-        /// remaining life, so short-lived tokens are not refreshed in a loop). Default 60 s.
+        /// How long before access-token expiry a refresh is due (at most
+        /// ``maximumLeadFraction`` of the token's remaining life, so short-lived tokens are not
+        /// refreshed in a loop). Default 60 s.
         public var refreshLead: TimeInterval
+        /// The largest share of a token's remaining life the lead may take (0 to 1). Default 0.5.
+        public var maximumLeadFraction: Double
         /// The most a refresh is moved earlier at random (at most a quarter of the token's
         /// remaining life). Default 30 s.
         public var jitter: TimeInterval
@@ -28,8 +31,12 @@ public actor AuthSessionStore {
         public var retryDelay: TimeInterval
 
         /// Settings.
-        public init(refreshLead: TimeInterval = 60, jitter: TimeInterval = 30, maxConcurrentRefreshes: Int = 16, retryDelay: TimeInterval = 30) {
+        public init(
+            refreshLead: TimeInterval = 60, jitter: TimeInterval = 30, maxConcurrentRefreshes: Int = 16, retryDelay: TimeInterval = 30,
+            maximumLeadFraction: Double = 0.5
+        ) {
             self.refreshLead = refreshLead.isFinite ? max(0, refreshLead) : 0
+            self.maximumLeadFraction = maximumLeadFraction.isFinite ? min(1, max(0, maximumLeadFraction)) : 0.5
             self.jitter = jitter.isFinite ? max(0, jitter) : 0
             self.maxConcurrentRefreshes = max(1, maxConcurrentRefreshes)
             self.retryDelay = retryDelay.isFinite ? max(0.01, retryDelay) : 30
@@ -179,11 +186,11 @@ public actor AuthSessionStore {
 
     // MARK: The timer
 
-    /// Arms `session`'s next refresh: `refreshLead` (at most half the remaining life) before
+    /// Arms `session`'s next refresh: `refreshLead` (at most `maximumLeadFraction` of the remaining life) before
     /// expiry, minus a random jitter (at most a quarter of it).
     private func arm(_ session: StoredSession) {
         let remaining = max(0, session.accessTokenExpiresAt.timeIntervalSinceNow)
-        let lead = min(settings.refreshLead, remaining / 2)
+        let lead = min(settings.refreshLead, remaining * settings.maximumLeadFraction)
         let jitter = min(settings.jitter, remaining / 4)
         let due = session.accessTokenExpiresAt.addingTimeInterval(-lead - (jitter > 0 ? Double.random(in: 0...jitter) : 0))
         push(session.username, due: due, expiresAt: session.accessTokenExpiresAt)
