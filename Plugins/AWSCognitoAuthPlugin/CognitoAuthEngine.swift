@@ -58,6 +58,8 @@ public actor CognitoAuthEngine: AuthAccountEngine {
     private let makeIdentity: (@Sendable (@escaping @Sendable () async throws -> [String: String]) -> CognitoIdentityCredentialsProvider)?
     /// Each context user's identity-pool provider (their identity id and credentials, cached), by tenant user.
     private var contextIdentities: [String: CognitoIdentityCredentialsProvider] = [:]
+    /// The guest identity of contexts with nobody signed in.
+    private var contextGuest: CognitoIdentityCredentialsProvider?
     /// The most context users whose identity-pool credentials are cached at once.
     static let contextIdentityCacheLimit = 4096
     /// The pool server contexts of this engine are bound to.
@@ -556,8 +558,22 @@ public actor CognitoAuthEngine: AuthAccountEngine {
     /// The identity-pool provider for the current context's user (made on first use and cached,
     /// up to ``contextIdentityCacheLimit`` users), or the process-wide one outside a context.
     private func currentIdentityProvider() -> CognitoIdentityCredentialsProvider? {
-        guard let context = try? AuthServerContext.current(for: tenant), let makeIdentity else { return identity }
-        guard let user = context.user else { return identity }
+        let context: AuthServerContext?
+        do {
+            context = try AuthServerContext.current(for: tenant)
+        } catch {
+            // A context of another pool: none of this pool's identities (not the process-wide one's).
+            return nil
+        }
+        guard let context else { return identity }
+        guard let makeIdentity else { return nil }
+        guard let user = context.user else {
+            // Nobody signed in in the context: a guest, never the process-wide user.
+            if let contextGuest { return contextGuest }
+            let guest = makeIdentity { [:] }
+            contextGuest = guest
+            return guest
+        }
         if let cached = contextIdentities[user.userId] { return cached }
         if contextIdentities.count >= Self.contextIdentityCacheLimit { contextIdentities.removeAll(keepingCapacity: true) }
         let session = context.session

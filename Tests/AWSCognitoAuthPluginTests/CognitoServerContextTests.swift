@@ -1,4 +1,5 @@
 import AWSCognitoAuthPlugin
+import AWSPluginsCore
 import Amplify
 import AmplifyAuthCore
 import AmplifyTestKit
@@ -44,6 +45,17 @@ struct CognitoServerContextTests {
         #expect(bobIdentity != aliceIdentity)
         #expect(try await context.run { try await plugin.identityId() } == bobIdentity)
 
+        // A context with nobody signed in is a guest, never the process-wide user; the default
+        // credentials chain inside a context asks the context's plugin only.
+        let guest = try plugin.emptyServerContext()
+        let guestIdentity = try await guest.run { try await plugin.identityId() }
+        #expect(guestIdentity != aliceIdentity && guestIdentity != bobIdentity)
+        let chained = try await context.run { try await AuthPluginCredentialsProvider(plugins: { AuthPluginCredentialsProvider.currentPlugins }).credentials() }
+        let bobCredentials = try await context.run { try await plugin.awsCredentialsProvider().credentials() }
+        #expect(chained.accessKeyId == bobCredentials.accessKeyId)
+        let asked = await context.run { AuthPluginCredentialsProvider.currentPlugins.count }
+        #expect(asked == 1)
+
         let session = try #require(try await context.run { try await plugin.fetchAuthSession(options: nil) } as? AWSAuthCognitoSession)
         #expect(try session.getUserSub().get() == tokens.userId)
         try await fixture.close(plugin)
@@ -77,6 +89,9 @@ struct CognitoServerContextTests {
         #expect(try await aliceA.run { try await Amplify.Auth.getCurrentUser().username } == "alice")
         let crossed = await authError { _ = try await aliceA.run { try await pluginB.getCurrentUser() } }
         if case .invalidState? = crossed {} else { Issue.record("cross-tenant: \(String(describing: crossed))") }
+        // B's process-wide identity is not reachable from A's context either.
+        _ = try await pluginB.signIn(username: "bob", password: "Secr3t!pass", options: nil)
+        #expect(await authError { _ = try await aliceA.run { try await pluginB.identityId() } } != nil)
         #expect(try await bobB.run { try await Amplify.Auth.getCurrentUser().username } == "bob")
         try await tenantA.close(pluginA)
         try await tenantB.close(pluginB)
