@@ -54,9 +54,9 @@ struct SessionStoreTests {
         #expect(await authError { _ = try await plugin.getCurrentUser() } != nil)
 
         let before = try #require(await store.context(for: "alice")?.session.current)
-        #expect(try await Self.eventually { await Self.held(fixture, HubPayload.EventName.Auth.tokenRefreshed).count >= 1 })
+        #expect(try await Self.eventually { await store.context(for: "alice")?.session.current?.accessToken != before.accessToken })
+        #expect(await Self.held(fixture, HubPayload.EventName.Auth.tokenRefreshed).first == "alice")
         let after = try #require(await store.context(for: "alice")?.session.current)
-        #expect(after.accessToken != before.accessToken)
         #expect(after.accessTokenExpiresAt > Date())
         await store.shutdown()
 
