@@ -122,16 +122,14 @@ public final class AuthSessionState {
         }
         // The process-wide session's events; not followed when one user is.
         guard followed == nil else { return }
+        if let reason = Self.endReason(payload.eventName) {
+            change(to: .signedOut(reason))
+            return
+        }
         let next: Status?
         switch payload.eventName {
         case Names.signedIn:
             next = (payload.data as? SignedInUser).map(Status.signedIn)
-        case Names.signedOut:
-            next = .signedOut(.signedOut)
-        case Names.sessionExpired:
-            next = .signedOut(.sessionExpired)
-        case Names.userDeleted:
-            next = .signedOut(.userDeleted)
         case Names.signUpAPI:
             if case .success(let result)? = payload.data as? Result<AuthSignUpResult, AuthError>, !result.isSignUpComplete,
                let username = payload.context as? String {
@@ -156,22 +154,26 @@ public final class AuthSessionState {
         typealias Names = HubPayload.EventName.Auth
         let held = HeldUser(username: user.username, sub: user.sub, tenant: user.tenant)
         let next: Status?
-        switch event {
-        case Names.signedIn:
+        if event == Names.signedIn {
             if user.scope == .held { heldUsers.insert(held) }
             next = .signedIn(SignedInUser(username: user.username, userId: user.sub))
-        case Names.signedOut:
-            next = .signedOut(.signedOut)
-        case Names.sessionExpired:
-            next = .signedOut(.sessionExpired)
-        case Names.userDeleted:
-            next = .signedOut(.userDeleted)
-        default:
-            next = nil
+        } else {
+            next = Self.endReason(event).map(Status.signedOut)
         }
         if user.scope == .held, next?.isSignedIn == false { heldUsers = heldUsers.filter { $0.username != user.username || $0.tenant != user.tenant } }
         guard let followed, user.username == followed else { return }
         change(to: next)
+    }
+
+    /// Why a session ended, for the events that end one.
+    private static func endReason(_ event: String) -> SignedOutReason? {
+        typealias Names = HubPayload.EventName.Auth
+        switch event {
+        case Names.signedOut: return .signedOut
+        case Names.sessionExpired: return .sessionExpired
+        case Names.userDeleted: return .userDeleted
+        default: return nil
+        }
     }
 
     private func change(to next: Status?) {
