@@ -206,7 +206,7 @@ let package = Package(
         .testTarget(
             name: "LocalAuthPluginTests",
             dependencies: [
-                "LocalAuthPlugin", "AmplifyTestKit", "AmplifySQLite", "AmplifyCrypto", "Amplify", "AmplifyAuthCore", "AmplifyEventLoop",
+                "LocalAuthPlugin", "LocalStoragePlugin", "AmplifyTestKit", "AmplifySQLite", "AmplifyCrypto", "Amplify", "AmplifyAuthCore", "AmplifyEventLoop",
                 "AmplifyConcurrency", .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]),
         .testTarget(
