@@ -143,4 +143,30 @@ struct SessionStoreTests {
         await store.shutdown()
         try await fixture.close(plugin)
     }
+
+    @Test("deleting the user in a held context ends that session: Auth.userDeleted names the user, the store forgets it")
+    func deletionEndsHeldSession() async throws {
+        let fixture = try LocalPoolFixture()
+        let plugin = try fixture.plugin()
+        for name in ["alice", "bob"] { try await Self.signUp(plugin, fixture, name) }
+        let store = try AuthSessionStore(plugin: plugin, credentialStorePath: fixture.folder + "/held.sqlite", eventLoop: { fixture.loop })
+        try await store.open()
+        try await Self.hold(store, plugin, "alice")
+        try await Self.hold(store, plugin, "bob")
+        let alice = try #require(await store.context(for: "alice"))
+        let sub = try #require(alice.user?.userId)
+        try await alice.run { try await Amplify.Auth.deleteUser() }
+        #expect(await store.usernames == ["bob"])
+        await fixture.hub.flush()
+        let deleted = fixture.events.payloads.first { $0.eventName == HubPayload.EventName.Auth.userDeleted }?.data as? AuthUserEvent
+        #expect(deleted?.username == "alice")
+        #expect(deleted?.sub == sub)
+        #expect(deleted?.scope == .held)
+        await store.shutdown()
+        let reopened = try AuthSessionStore(plugin: plugin, credentialStorePath: fixture.folder + "/held.sqlite", eventLoop: { fixture.loop })
+        try await reopened.open()
+        #expect(await reopened.usernames == ["bob"])
+        await reopened.shutdown()
+        try await fixture.close(plugin)
+    }
 }
