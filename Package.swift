@@ -117,6 +117,9 @@ let package = Package(
             name: "SessionManager", dependencies: ["AmplifyPlugins", "AmplifyAuthCore", "LocalAuthPlugin", "Amplify"],
             path: "Examples/SessionManager"),
         .executableTarget(
+            name: "ServerContexts", dependencies: ["AmplifyPlugins", "AmplifyAuthCore", "LocalAuthPlugin", "Amplify"],
+            path: "Examples/ServerContexts"),
+        .executableTarget(
             name: "TokenGate",
             dependencies: [
                 "Amplify", "AmplifyPlugins", "AWSCognitoAuthPlugin", "AmplifyServiceLifecycle", .product(name: "Logging", package: "swift-log"),
@@ -155,6 +158,10 @@ let package = Package(
         .executableTarget(
             name: "CognitoBenchmark", dependencies: ["AWSCognitoAuthPlugin", "AWSPluginsCore", "Amplify", "AmplifyCrypto", "BenchmarkReport", "COpenSSL", "AmplifyEventLoop", "AmplifyTestKit"],
             path: "Benchmarks/CognitoBenchmark", exclude: ["peers.py"]),
+        .executableTarget(
+            name: "SessionBenchmark",
+            dependencies: ["LocalAuthPlugin", "AWSCognitoAuthPlugin", "AmplifyAuthCore", "Amplify", "AmplifyConcurrency", "AmplifyEventLoop", "AmplifyTestKit"],
+            path: "Benchmarks/SessionBenchmark"),
         .executableTarget(
             name: "APIBenchmark", dependencies: ["AWSAPIPlugin", "AWSPluginsCore", "Amplify", "BenchmarkReport", "AmplifyConcurrency", "AmplifyEventLoop", "AmplifyTestKit"],
             path: "Benchmarks/APIBenchmark", exclude: ["peer.py"]),
@@ -203,7 +210,7 @@ let package = Package(
         .testTarget(
             name: "LocalAuthPluginTests",
             dependencies: [
-                "LocalAuthPlugin", "AmplifyTestKit", "AmplifySQLite", "AmplifyCrypto", "Amplify", "AmplifyAuthCore", "AmplifyEventLoop",
+                "LocalAuthPlugin", "LocalStoragePlugin", "AmplifyTestKit", "AmplifySQLite", "AmplifyCrypto", "Amplify", "AmplifyAuthCore", "AmplifyEventLoop",
                 "AmplifyConcurrency", .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]),
         .testTarget(
@@ -244,6 +251,6 @@ let package = Package(
             dependencies: ["RedisHubBridgePlugin", "AmplifyTestKit", "AmplifyEventLoop", "HubBridgePeer", "Amplify", "AmplifyConcurrency"]),
         .testTarget(name: "AmplifyFuzzTests", dependencies: ["AmplifyFuzz"]),
         .testTarget(
-            name: "ExamplesTests", dependencies: ["CustomPlugin", "SessionManager", "HubBridgeExample", "TokenGate", "CognitoQuickstart", "Amplify", "AmplifyTestKit"]),
+            name: "ExamplesTests", dependencies: ["CustomPlugin", "SessionManager", "ServerContexts", "HubBridgeExample", "TokenGate", "CognitoQuickstart", "Amplify", "AmplifyTestKit"]),
     ]
 )

@@ -19,7 +19,30 @@ public enum FuzzHarnesses {
     public static let all: [String: @Sendable ([UInt8]) -> Void] = [
         "json": json, "configuration": configuration, "jwt": jwt, "jwks": jwks, "s3xml": s3XML, "redirect": redirect, "redis": redis,
         "websocket": webSocket, "appsync": appSync,
+        "cookies": cookies,
     ]
+
+    /// Amplify JS's cookies from a request's `Cookie` headers (the input split into headers at
+    /// newlines): parsing, the tokens for a client, and the written cookies of what was read
+    /// must read back to the same tokens.
+    static func cookies(_ bytes: [UInt8]) {
+        let headers = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard let parsed = try? AmplifyJSCookies.parse(headers) else { return }
+        for name in parsed.keys where name.hasPrefix(AmplifyJSCookies.prefix + ".") && name.hasSuffix(".LastAuthUser") {
+            let clientId = String(name.dropFirst(AmplifyJSCookies.prefix.count + 1).dropLast(".LastAuthUser".count))
+            guard let tokens = try? AmplifyJSCookies.tokens(in: parsed, clientId: clientId) else { continue }
+            let session = StoredSession(
+                username: tokens.username ?? "", userId: "", idToken: tokens.idToken ?? "", accessToken: tokens.accessToken,
+                refreshToken: tokens.refreshToken ?? "", accessTokenExpiresAt: Date(), refreshTokenExpiresAt: nil)
+            let written = AmplifyJSCookies.setCookies(clientId: clientId, session: session).map { String($0.prefix { $0 != ";" }) }
+            guard let back = try? AmplifyJSCookies.tokens(in: [written.joined(separator: "; ")], clientId: clientId) else {
+                fatalError("cookies written for \(clientId) do not parse back: \(written)")
+            }
+            if back.accessToken != tokens.accessToken || back.username != tokens.username {
+                fatalError("cookie round trip changed \(tokens) into \(back)")
+            }
+        }
+    }
 
     /// `JSONValue(parsing:)`; what parses must encode and parse back to the same value.
     static func json(_ bytes: [UInt8]) {

@@ -17,6 +17,7 @@ struct PackageLayoutTests {
         "Amplify": 3,
         "AWSPluginsCore": 4, "AmplifyAuthCore": 4, "AmplifyAnalyticsCore": 4, "AmplifyTestKit": 4, "AmplifyServiceLifecycle": 4, "AmplifyWebSocket": 4,
         "AmplifyPlugins": 6,
+        "ServerContexts": 7, "SessionBenchmark": 7,
     ]
     static let pluginLayer = 5
     static let topLayer = 7
