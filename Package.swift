@@ -117,6 +117,9 @@ let package = Package(
             name: "SessionManager", dependencies: ["AmplifyPlugins", "AmplifyAuthCore", "LocalAuthPlugin", "Amplify"],
             path: "Examples/SessionManager"),
         .executableTarget(
+            name: "ServerContexts", dependencies: ["AmplifyPlugins", "AmplifyAuthCore", "LocalAuthPlugin", "Amplify"],
+            path: "Examples/ServerContexts"),
+        .executableTarget(
             name: "TokenGate",
             dependencies: [
                 "Amplify", "AmplifyPlugins", "AWSCognitoAuthPlugin", "AmplifyServiceLifecycle", .product(name: "Logging", package: "swift-log"),
@@ -135,32 +138,37 @@ let package = Package(
 
         // MARK: Benchmarks (build with -c release).
         .target(name: "CHubFloorBenchmark", path: "Benchmarks/CHubFloorBenchmark", linkerSettings: [.linkedLibrary("uv")]),
+        .target(name: "BenchmarkReport", path: "Benchmarks/BenchmarkReport"),
         .executableTarget(
             name: "HubBenchmark",
             dependencies: [
-                "Amplify", "AmplifyTestKit", "CHubFloorBenchmark", .product(name: "CoreMetrics", package: "swift-metrics"),
+                "Amplify", "AmplifyTestKit", "BenchmarkReport", "CHubFloorBenchmark", .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             path: "Benchmarks/HubBenchmark"
         ),
         .executableTarget(
-            name: "HubBridgeBenchmark", dependencies: ["Amplify", "AmplifyEventLoop", "AmplifyTestKit", "RedisHubBridgePlugin"],
+            name: "HubBridgeBenchmark", dependencies: ["Amplify", "BenchmarkReport", "AmplifyEventLoop", "AmplifyTestKit", "RedisHubBridgePlugin"],
             path: "Benchmarks/HubBridgeBenchmark"),
         .executableTarget(
-            name: "AnalyticsBenchmark", dependencies: ["Amplify", "AmplifyAnalyticsCore", "AmplifySQLite"], path: "Benchmarks/AnalyticsBenchmark"),
+            name: "AnalyticsBenchmark", dependencies: ["Amplify", "BenchmarkReport", "AmplifyAnalyticsCore", "AmplifySQLite"], path: "Benchmarks/AnalyticsBenchmark"),
         .executableTarget(
-            name: "StorageBenchmark", dependencies: ["Amplify", "AmplifyEventLoop", "AmplifyTestKit", "AWSPluginsCore", "LocalStoragePlugin", "AWSS3StoragePlugin"],
+            name: "StorageBenchmark", dependencies: ["Amplify", "BenchmarkReport", "AmplifyEventLoop", "AmplifyTestKit", "AWSPluginsCore", "LocalStoragePlugin", "AWSS3StoragePlugin"],
             path: "Benchmarks/StorageBenchmark"),
         .executableTarget(
-            name: "CognitoBenchmark", dependencies: ["AWSCognitoAuthPlugin", "AWSPluginsCore", "Amplify", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyTestKit"],
+            name: "CognitoBenchmark", dependencies: ["AWSCognitoAuthPlugin", "AWSPluginsCore", "Amplify", "AmplifyCrypto", "BenchmarkReport", "COpenSSL", "AmplifyEventLoop", "AmplifyTestKit"],
             path: "Benchmarks/CognitoBenchmark", exclude: ["peers.py"]),
         .executableTarget(
-            name: "APIBenchmark", dependencies: ["AWSAPIPlugin", "AWSPluginsCore", "Amplify", "AmplifyConcurrency", "AmplifyEventLoop", "AmplifyTestKit"],
+            name: "SessionBenchmark",
+            dependencies: ["LocalAuthPlugin", "AWSCognitoAuthPlugin", "AmplifyAuthCore", "Amplify", "AmplifyConcurrency", "AmplifyEventLoop", "AmplifyTestKit"],
+            path: "Benchmarks/SessionBenchmark"),
+        .executableTarget(
+            name: "APIBenchmark", dependencies: ["AWSAPIPlugin", "AWSPluginsCore", "Amplify", "BenchmarkReport", "AmplifyConcurrency", "AmplifyEventLoop", "AmplifyTestKit"],
             path: "Benchmarks/APIBenchmark", exclude: ["peer.py"]),
         .executableTarget(
             name: "HTTPBenchmark",
             dependencies: [
-                "AWSPluginsCore", "Amplify", "AmplifyEventLoop", "AmplifyTestKit", .product(name: "CoreMetrics", package: "swift-metrics"),
+                "AWSPluginsCore", "Amplify", "AmplifyEventLoop", "AmplifyTestKit", "BenchmarkReport", .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             path: "Benchmarks/HTTPBenchmark"),
@@ -169,7 +177,10 @@ let package = Package(
         // replay tool: AmplifyFuzz <target> <files>).
         .executableTarget(
             name: "AmplifyFuzz",
-            dependencies: ["Amplify", "AmplifyAuthCore", "AmplifyCrypto", "AWSPluginsCore", "AWSCognitoAuthPlugin", "AWSS3StoragePlugin", "RedisHubBridgePlugin"],
+            dependencies: [
+                "Amplify", "AmplifyAuthCore", "AmplifyCrypto", "AmplifyWebSocket", "AWSAPIPlugin", "AWSPluginsCore", "AWSCognitoAuthPlugin", "AWSS3StoragePlugin",
+                "RedisHubBridgePlugin",
+            ],
             path: "Fuzz/AmplifyFuzz"),
 
         // MARK: Tests.
@@ -199,7 +210,7 @@ let package = Package(
         .testTarget(
             name: "LocalAuthPluginTests",
             dependencies: [
-                "LocalAuthPlugin", "AmplifyTestKit", "AmplifySQLite", "AmplifyCrypto", "Amplify", "AmplifyAuthCore", "AmplifyEventLoop",
+                "LocalAuthPlugin", "LocalStoragePlugin", "AmplifyTestKit", "AmplifySQLite", "AmplifyCrypto", "Amplify", "AmplifyAuthCore", "AmplifyEventLoop",
                 "AmplifyConcurrency", .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]),
         .testTarget(
@@ -240,6 +251,6 @@ let package = Package(
             dependencies: ["RedisHubBridgePlugin", "AmplifyTestKit", "AmplifyEventLoop", "HubBridgePeer", "Amplify", "AmplifyConcurrency"]),
         .testTarget(name: "AmplifyFuzzTests", dependencies: ["AmplifyFuzz"]),
         .testTarget(
-            name: "ExamplesTests", dependencies: ["CustomPlugin", "SessionManager", "HubBridgeExample", "TokenGate", "CognitoQuickstart", "Amplify", "AmplifyTestKit"]),
+            name: "ExamplesTests", dependencies: ["CustomPlugin", "SessionManager", "ServerContexts", "HubBridgeExample", "TokenGate", "CognitoQuickstart", "Amplify", "AmplifyTestKit"]),
     ]
 )

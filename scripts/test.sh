@@ -30,12 +30,8 @@ swift test --skip-build
 for sanitizer in ${AMPLIFY_SANITIZERS:-thread}; do
     [ "$sanitizer" = "none" ] && continue
     echo "== swift test --sanitize=$sanitizer"
-    # The API plugin's real-time subscription suite and the Redis restart suite are timed
-    # against live servers; under a sanitizer's slowdown on two cores their connection
-    # deadlines expire, so they run in the plain pass only.
     LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-suppressions.txt" \
-        swift test --sanitize="$sanitizer" --scratch-path ".build/sanitize-$sanitizer" \
-        --skip "SubscriptionTests|BridgeRedisFaultTests"
+        swift test --sanitize="$sanitizer" --scratch-path ".build/sanitize-$sanitizer"
 done
 
 fuzz_seconds=${AMPLIFY_FUZZ_SECONDS:-30}

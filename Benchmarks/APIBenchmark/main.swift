@@ -4,6 +4,7 @@ import Amplify
 import AmplifyConcurrency
 import AmplifyEventLoop
 import AmplifyTestKit
+import BenchmarkReport
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -20,6 +21,7 @@ import Glibc
 //   swift run -c release APIBenchmark --quick    (a smoke run)
 //   swift run -c release APIBenchmark --queries-only   (part 1 alone, for profiling)
 
+var report = BenchmarkReport("APIBenchmark")
 let quick = CommandLine.arguments.contains("--quick")
 let queries = quick ? 200 : 2_000
 let events = quick ? 300 : 3_000
@@ -126,14 +128,17 @@ final class Receiver: Sendable {
     let cpu = Locked<Double>(0)
 }
 
-var swiftRates: [Double] = []
-var pythonRates: [Double] = []
-var swiftLatencies: [Int64] = []
-var pythonLatencies: [Int64] = []
-var swiftCPU: [Double] = []
-var pythonCPU: [Double] = []
-for round in 0..<rounds {
-    let name = "stream-\(round)"
+/// What both readers measured in one round.
+struct StreamRound {
+    var swiftRate = 0.0, pythonRate = 0.0
+    var swiftLatencies: [Int64] = [], pythonLatencies: [Int64] = []
+    var swiftCPU = 0.0, pythonCPU = 0.0
+}
+
+/// One round: the Swift sequence and the Python peer subscribe to `onCreateTodo(name: name)`,
+/// `feed` makes the server publish `count` events to both, and each reader reports its rate,
+/// latencies (from the time in each todo's description) and CPU per event.
+func streamRound(name: String, count: Int, feed: () async throws -> Void) async throws -> StreamRound {
     let receiver = Receiver()
     let sequence = plugin.subscribe(request: GraphQLRequest(
         document: "subscription S($name: String) { onCreateTodo(name: $name) { id name description } }", variables: ["name": name],
@@ -141,7 +146,7 @@ for round in 0..<rounds {
     let connected = Locked(false)
     // Detached: top-level code runs on the main actor, which waits for the child processes below.
     let reader = Task.detached {
-        var count = 0
+        var received = 0
         var cpuStart = 0.0
         for try await event in sequence {
             switch event {
@@ -156,8 +161,8 @@ for round in 0..<rounds {
                 receiver.latencies.withLock { $0.append(now - sent) }
                 receiver.first.withLock { $0 = $0 ?? now }
                 receiver.last.withLock { $0 = now }
-                count += 1
-                if count == events {
+                received += 1
+                if received == count {
                     receiver.cpu.withLock { $0 = cpuSeconds(RUSAGE_SELF.rawValue) - cpuStart }
                     return
                 }
@@ -167,7 +172,7 @@ for round in 0..<rounds {
     let peer = Process()
     peer.executableURL = URL(fileURLWithPath: python)
     peer.arguments = [root.appendingPathComponent("Benchmarks/APIBenchmark/peer.py").path, "read", server.realtimeEndpoint.absoluteString,
-                      "127.0.0.1:\(server.port)", "da2-bench", name, String(events)]
+                      "127.0.0.1:\(server.port)", "da2-bench", name, String(count)]
     let output = Pipe()
     peer.standardOutput = output
     peer.standardError = FileHandle.nullDevice
@@ -176,40 +181,91 @@ for round in 0..<rounds {
     var ready = Data()
     while !ready.contains(UInt8(ascii: "\n")), let byte = try lines.read(upToCount: 1), !byte.isEmpty { ready += byte }
     while !connected.value { try await Task.sleep(for: .milliseconds(5)) }
-    // The mutations, `inFlight` at a time, from a process of their own; each carries the time it was sent.
-    let mutator = Process()
-    mutator.executableURL = URL(fileURLWithPath: python)
-    mutator.arguments = [root.appendingPathComponent("Benchmarks/APIBenchmark/peer.py").path, "mutate", server.graphQLEndpoint.absoluteString,
-                         "da2-bench", name, String(events), String(inFlight)]
-    mutator.standardOutput = FileHandle.nullDevice
-    try mutator.run()
-    let mutatorStatus = await exited(mutator)
-    guard mutatorStatus == 0 else { throw BenchmarkError("the mutator exited \(mutatorStatus)") }
+    try await feed()
     try await reader.value
     let answer = lines.readDataToEndOfFile()
     _ = await exited(peer)
     guard let json = try? JSONDecoder().decode(JSONValue.self, from: answer), let latencies = json["latencies"]?.asArray,
           let first = json["first"]?.doubleValue, let last = json["last"]?.doubleValue
     else { throw BenchmarkError("the Python peer did not report: \(String(decoding: answer, as: UTF8.self).prefix(300))") }
-    pythonLatencies += latencies.compactMap { $0.doubleValue.map { Int64($0) } }
-    pythonRates.append(Double(events) / max((last - first) / 1e9, 1e-9))
-    pythonCPU.append((json["cpu"]?.doubleValue ?? 0) / Double(events))
-    swiftLatencies += receiver.latencies.value
-    swiftRates.append(Double(events) / max(Double(receiver.last.value - (receiver.first.value ?? 0)) / 1e9, 1e-9))
-    swiftCPU.append(receiver.cpu.value / Double(events))
+    var round = StreamRound()
+    round.pythonLatencies = latencies.compactMap { $0.doubleValue.map { Int64($0) } }
+    round.pythonRate = Double(count) / max((last - first) / 1e9, 1e-9)
+    round.pythonCPU = (json["cpu"]?.doubleValue ?? 0) / Double(count)
+    round.swiftLatencies = receiver.latencies.value
+    round.swiftRate = Double(count) / max(Double(receiver.last.value - (receiver.first.value ?? 0)) / 1e9, 1e-9)
+    round.swiftCPU = receiver.cpu.value / Double(count)
+    return round
 }
+
+/// Medians of the rates and CPU, and every latency, of several rounds.
+struct StreamSummary {
+    let swiftRate, pythonRate, swiftCPU, pythonCPU: Double
+    let swiftLatencies, pythonLatencies: [Int64]
+    init(_ rounds: [StreamRound]) {
+        swiftRate = median(rounds.map(\.swiftRate))
+        pythonRate = median(rounds.map(\.pythonRate))
+        swiftCPU = median(rounds.map(\.swiftCPU))
+        pythonCPU = median(rounds.map(\.pythonCPU))
+        swiftLatencies = rounds.flatMap(\.swiftLatencies)
+        pythonLatencies = rounds.flatMap(\.pythonLatencies)
+    }
+}
+
+// 2a. Mutations from a process of their own, `inFlight` at a time, each carrying the time it was
+// sent: the stand-in (graphql-core) executing each mutation sets the pace.
+var mutationRounds: [StreamRound] = []
+for round in 0..<rounds {
+    let name = "stream-\(round)"
+    mutationRounds.append(try await streamRound(name: name, count: events) {
+        let mutator = Process()
+        mutator.executableURL = URL(fileURLWithPath: python)
+        mutator.arguments = [root.appendingPathComponent("Benchmarks/APIBenchmark/peer.py").path, "mutate", server.graphQLEndpoint.absoluteString,
+                             "da2-bench", name, String(events), String(inFlight)]
+        mutator.standardOutput = FileHandle.nullDevice
+        try mutator.run()
+        let mutatorStatus = await exited(mutator)
+        guard mutatorStatus == 0 else { throw BenchmarkError("the mutator exited \(mutatorStatus)") }
+    })
+}
+let mutationStream = StreamSummary(mutationRounds)
+
+// 2b. A burst: the stand-in writes `burstEvents` data messages to both subscriptions at once, so
+// each reader's rate is its own (how fast it reads and decodes), not the schema's.
+let burstEvents = quick ? 2_000 : 20_000
+var burstRounds: [StreamRound] = []
+for round in 0..<rounds {
+    let name = "burst-\(round)"
+    burstRounds.append(try await streamRound(name: name, count: burstEvents) {
+        let answer = try server.control("burst", ["field": "onCreateTodo", "count": String(burstEvents), "name": name])
+        guard answer["subscriptions"] == 2 else { throw BenchmarkError("the burst reached \(answer) subscriptions, not 2") }
+    })
+}
+let burstStream = StreamSummary(burstRounds)
+
 await plugin.reset()
 await hub.reset()
 try loop.shutdown()
 
-func row(_ label: String, _ unit: String, _ ours: Double, _ peer: Double) {
+@MainActor func row(_ label: String, _ unit: String, _ ours: Double, _ peer: Double) {
+    report.figure(label.trimmingCharacters(in: .whitespaces), ours, unit: unit, limit: peer, limitName: "peer", higherIsBetter: !unit.contains("lower is better"))
     print(label.padding(toLength: 52, withPad: " ", startingAt: 0) + String(format: "%10.1f%10.1f%9.2f×", ours, peer, ours / max(peer, 1e-9)) + "  " + unit)
 }
 print("API benchmark (\(quick ? "quick" : "full") run, \(ProcessInfo.processInfo.activeProcessorCount) cores, release build, medians of \(rounds)) against the AppSync stand-in on 127.0.0.1")
 print("")
 print("what".padding(toLength: 52, withPad: " ", startingAt: 0) + "      ours      peer   ours÷peer")
 row("\(queries) GraphQL queries, one at a time", "µs client CPU per query (peer: curl tool); lower is better", oursPerQuery, curlPerQuery)
-row("\(events) subscription events, \(inFlight) mutations in flight", "events/s received (peer: Python websockets); higher is better", median(swiftRates), median(pythonRates))
-row("  latency mutation → event, p50", "ms; lower is better", percentile(swiftLatencies, 0.5), percentile(pythonLatencies, 0.5))
-row("  latency mutation → event, p99", "ms; lower is better", percentile(swiftLatencies, 0.99), percentile(pythonLatencies, 0.99))
-row("  client CPU per event", "µs while reading; lower is better", median(swiftCPU) * 1e6, median(pythonCPU) * 1e6)
+row("\(events) subscription events, \(inFlight) mutations in flight", "events/s received (peer: Python websockets); higher is better", mutationStream.swiftRate, mutationStream.pythonRate)
+row("  latency mutation → event, p50", "ms; lower is better", percentile(mutationStream.swiftLatencies, 0.5), percentile(mutationStream.pythonLatencies, 0.5))
+row("  latency mutation → event, p99", "ms; lower is better", percentile(mutationStream.swiftLatencies, 0.99), percentile(mutationStream.pythonLatencies, 0.99))
+row("  client CPU per event", "µs while reading; lower is better", mutationStream.swiftCPU * 1e6, mutationStream.pythonCPU * 1e6)
+row("\(burstEvents) subscription events sent at once", "events/s received (peer: Python websockets); higher is better", burstStream.swiftRate, burstStream.pythonRate)
+row("  latency burst start → event, p50", "ms (the backlog drained); lower is better", percentile(burstStream.swiftLatencies, 0.5), percentile(burstStream.pythonLatencies, 0.5))
+row("  latency burst start → event, p99", "ms (the backlog drained); lower is better", percentile(burstStream.swiftLatencies, 0.99), percentile(burstStream.pythonLatencies, 0.99))
+row("  client CPU per event", "µs while reading; lower is better", burstStream.swiftCPU * 1e6, burstStream.pythonCPU * 1e6)
+print("")
+report.goal("a GraphQL query at most 1.2× the curl tool's client CPU", oursPerQuery <= 1.2 * curlPerQuery)
+report.goal("more events per second than the Python reader when the stream outruns both (the burst)", burstStream.swiftRate > burstStream.pythonRate)
+report.goal("a lower p99 latency than the Python reader on the mutation stream",
+            percentile(mutationStream.swiftLatencies, 0.99) < percentile(mutationStream.pythonLatencies, 0.99))
+report.finish()

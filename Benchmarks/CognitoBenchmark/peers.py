@@ -1,6 +1,6 @@
 """The Cognito benchmark's Python peers, run in the same process tree as the Swift side:
 
-    peers.py jwt WORK.json N    PyJWT verifying the same RS256 ID token with the same JWK N times
+    peers.py jwt WORK.json N    PyJWT verifying the same RS256 ID tokens (in turn) with the same JWK N times
     peers.py srp WORK.json N    pycognito computing SRP_A and the PASSWORD_VERIFIER answer N times
 
 Prints one JSON line: {"seconds": CPU seconds (user + system) of the loop, "n": N}.
@@ -19,10 +19,10 @@ def cpu():
 def verify_tokens(work, n):
     import jwt
     key = jwt.PyJWK(work["jwk"]).key
-    token, issuer, audience = work["token"], work["issuer"], work["audience"]
+    tokens, issuer, audience = work["tokens"], work["issuer"], work["audience"]
     start = cpu()
-    for _ in range(n):
-        claims = jwt.decode(token, key=key, algorithms=["RS256"], audience=audience, issuer=issuer, leeway=60,
+    for index in range(n):
+        claims = jwt.decode(tokens[index % len(tokens)], key=key, algorithms=["RS256"], audience=audience, issuer=issuer, leeway=60,
                             options={"require": ["exp", "iss", "aud", "sub"]})
         if claims.get("token_use") != "id":
             raise SystemExit("wrong token_use")

@@ -2,6 +2,7 @@ import AWSPluginsCore
 import Amplify
 import AmplifyEventLoop
 import AmplifyTestKit
+import BenchmarkReport
 import CoreMetrics
 import Foundation
 import MetricsTestKit
@@ -20,6 +21,7 @@ import Glibc
 // metric work).
 let testMetrics = CommandLine.arguments.contains("--test-metrics") ? TestMetrics() : nil
 if let testMetrics { MetricsSystem.bootstrap(testMetrics) }
+var report = BenchmarkReport("HTTPBenchmark")
 let quick = CommandLine.arguments.contains("--quick")
 // `--memory-check N`: send an N MiB file up and an N MiB response down to a file once and print
 // the resident memory growth (the HTTP client's tests run it in a process of its own).
@@ -153,7 +155,8 @@ await http.shutdown()
 try loop.shutdown()
 
 @MainActor func figure(_ name: String) -> Double { median(results[name] ?? [0]) }
-func row(_ label: String, _ unit: String, _ ours: Double, _ curl: Double?) {
+@MainActor func row(_ label: String, _ unit: String, _ ours: Double, _ curl: Double?) {
+    report.figure(label, ours, unit: unit, limit: curl, limitName: curl == nil ? nil : "curl tool", higherIsBetter: false)
     let curlText = curl.map { String(format: "%10.3f", $0) } ?? "         -"
     let ratioText = curl.map { String(format: "%8.2f×", ours / max($0, 1e-9)) } ?? "        -"
     print(label.padding(toLength: 38, withPad: " ", startingAt: 0) + String(format: "%10.3f", ours) + curlText + ratioText + "  " + unit)
@@ -182,4 +185,7 @@ if let testMetrics {
         print("TestMetrics counted \(counted) requests; one attempt's report costs " + String(format: "%.0f ns", perReport))
     }
 }
-
+print("")
+let smallGet = report.figures.first { $0.name.contains("GETs") }?.ratio ?? .infinity
+report.goal("a small GET at most 1.2× the curl tool's CPU", smallGet <= 1.2)
+report.finish()

@@ -1,6 +1,7 @@
 import Amplify
 import AmplifyEventLoop
 import AmplifyTestKit
+import BenchmarkReport
 import Foundation
 import RedisHubBridgePlugin
 #if canImport(Glibc)
@@ -10,8 +11,9 @@ import Glibc
 // Redis Hub bridge benchmark: events per second and latency from a bridge in this process to a
 // listener process (HubBridgePeer) through the same redis-server, next to redis-benchmark's
 // PUBLISH and XADD figures on that server in the same run. Build the peer first:
-//   swift build -c release --product HubBridgePeer && swift run -c release HubBridgeBenchmark [--quick]
+//   swift build -c release --product HubBridgePeer && swift run -c release HubBridgeBenchmark [--quick] [--json]
 
+var benchmarkReport = BenchmarkReport("HubBridgeBenchmark")
 let quick = CommandLine.arguments.contains("--quick")
 let events = quick ? 5_000 : 100_000
 let rounds = quick ? 1 : 3
@@ -157,28 +159,48 @@ print("ours: Amplify.Hub.dispatch in this process -> bridge -> redis-server -> b
 print("")
 let paced = quick ? 500 : 5_000
 print("throughput: \(events) events dispatched flat out (latency here is mostly queueing)")
+var throughput: [String: Double] = [:]
+var outOfOrder = 0
 for mode in [RedisHubBridgeConfiguration.Mode.pubsub, .streams] {
     var results: [Result] = []
     for _ in 0..<rounds { results.append(try await runOurs(port: redis.port, mode: mode, count: events)) }
-    report(mode, results)
+    throughput[mode.rawValue] = report(mode, results, "flat out")
 }
 print("latency: \(paced) events, one every 500 µs")
 for mode in [RedisHubBridgeConfiguration.Mode.pubsub, .streams] {
     var results: [Result] = []
     for _ in 0..<rounds { results.append(try await runOurs(port: redis.port, mode: mode, count: paced, interval: 500)) }
-    report(mode, results)
+    _ = report(mode, results, "one every 500 µs")
 }
 
-func report(_ mode: RedisHubBridgeConfiguration.Mode, _ results: [Result]) {
+/// Prints one row and records its latencies; returns the median rate.
+@MainActor func report(_ mode: RedisHubBridgeConfiguration.Mode, _ results: [Result], _ pace: String) -> Double {
     let rate = results.map(\.eventsPerSecond).sorted()[results.count / 2]
     let p50 = results.map(\.p50).sorted()[results.count / 2]
     let p99 = results.map(\.p99).sorted()[results.count / 2]
+    outOfOrder += results.map(\.outOfOrder).reduce(0, +)
     print(String(format: "  ours %-8@ %9.0f events/s   p50 %9.1f µs   p99 %9.1f µs   out of order: %d",
                  mode.rawValue as NSString, rate, p50, p99, results.map(\.outOfOrder).reduce(0, +)))
+    benchmarkReport.figure("\(mode.rawValue) \(pace), latency p50", p50, unit: "µs", higherIsBetter: false)
+    benchmarkReport.figure("\(mode.rawValue) \(pace), latency p99", p99, unit: "µs", higherIsBetter: false)
+    return rate
+}
+
+/// The requests per second in a redis-benchmark line.
+func requestsPerSecond(_ line: String) -> Double? {
+    guard let range = line.range(of: " requests per second") else { return nil }
+    return Double(line[..<range.lowerBound].split(separator: " ").last ?? "")
 }
 print("")
 print("redis-benchmark on the same server (50 clients, one command per round trip):")
-print("  " + (try redisBenchmark(port: redis.port, count: events, ["PUBLISH", "peer-test", sample])))
-print("  " + (try redisBenchmark(port: redis.port, count: events, ["XADD", "bench-stream", "MAXLEN", "~", "100000", "*", "e", sample])))
+let publishLine = try redisBenchmark(port: redis.port, count: events, ["PUBLISH", "peer-test", sample])
+let xaddLine = try redisBenchmark(port: redis.port, count: events, ["XADD", "bench-stream", "MAXLEN", "~", "100000", "*", "e", sample])
+print("  " + publishLine)
+print("  " + xaddLine)
 print("redis-benchmark pipelined 16 deep (its ceiling):")
 print("  " + (try redisBenchmark(port: redis.port, count: events * 4, ["-P", "16", "PUBLISH", "peer-test", sample])))
+benchmarkReport.figure("pubsub flat out, events/s", throughput["pubsub"] ?? 0, unit: "1/s", limit: requestsPerSecond(publishLine), limitName: "redis-benchmark PUBLISH")
+benchmarkReport.figure("streams flat out, events/s", throughput["streams"] ?? 0, unit: "1/s", limit: requestsPerSecond(xaddLine), limitName: "redis-benchmark XADD")
+print("")
+benchmarkReport.goal("every event delivered, in order, in both modes", outOfOrder == 0)
+benchmarkReport.finish()

@@ -4,6 +4,7 @@ import Foundation
 import AWSPluginsCore
 import AWSS3StoragePlugin
 import AmplifyTestKit
+import BenchmarkReport
 import LocalStoragePlugin
 #if canImport(Glibc)
 import Glibc
@@ -13,8 +14,9 @@ import Glibc
 // throughput for one large file, next to `cp` of the same file on the same disk (its limit); and
 // the S3 plugin's client CPU time per MiB up and down against moto_server, next to the curl tool
 // (`--aws-sigv4`) against the same server, in the same run.
-//   swift run -c release StorageBenchmark [--quick]
+//   swift run -c release StorageBenchmark [--quick] [--json]
 
+var report = BenchmarkReport("StorageBenchmark")
 let quick = CommandLine.arguments.contains("--quick")
 // `--memory-check N`: upload and download an N MiB file once and print the resident memory
 // growth (the local plugin's tests run it in a process of its own).
@@ -141,9 +143,12 @@ func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 let cp = Double(mebibytes) / median(results["cp"] ?? [1])
 print("Storage benchmark (\(quick ? "quick" : "full") run, \(ProcessInfo.processInfo.activeProcessorCount) cores, release build, \(mebibytes) MiB file, medians of \(rounds))")
 print("cp + sync (the disk's limit)".padding(toLength: 44, withPad: " ", startingAt: 0) + String(format: "%8.1f MiB/s", cp))
+var localRatios: [String: Double] = [:]
 for (label, key) in [("local plugin uploadFile (synced, renamed)", "upload"), ("local plugin downloadFile (synced, renamed)", "download")] {
     let rate = Double(mebibytes) / median(results[key] ?? [1])
     print(label.padding(toLength: 44, withPad: " ", startingAt: 0) + String(format: "%8.1f MiB/s   %5.2f× cp", rate, rate / cp))
+    report.figure(label, rate, unit: "MiB/s", limit: cp, limitName: "cp + sync")
+    localRatios[key] = rate / cp
 }
 print("")
 print("S3 plugin against moto_server, \(s3Mebibytes) MiB, client CPU (user + system) per MiB:")
@@ -152,4 +157,10 @@ for (label, ours, curl) in [("upload (multipart, 8 MiB parts)", "s3 ours up", "s
     let curlPerMiB = median(results[curl] ?? [0]) * 1000 / Double(s3Mebibytes)
     print(label.padding(toLength: 44, withPad: " ", startingAt: 0)
         + String(format: "ours %6.2f ms/MiB   curl tool %6.2f ms/MiB   %5.2f×", oursPerMiB, curlPerMiB, oursPerMiB / max(curlPerMiB, 1e-9)))
+    report.figure("S3 " + label + ", client CPU", oursPerMiB, unit: "ms/MiB", limit: curlPerMiB, limitName: "curl tool", higherIsBetter: false)
 }
+print("")
+report.goal("local uploadFile at least 0.9× cp + sync", (localRatios["upload"] ?? 0) >= 0.9)
+report.goal("local downloadFile at least 0.9× cp + sync", (localRatios["download"] ?? 0) >= 0.9)
+report.goal("S3 client CPU per MiB at most 1.15× the curl tool, both ways", report.figures.filter { $0.name.hasPrefix("S3 ") }.allSatisfy { ($0.ratio ?? .infinity) <= 1.15 })
+report.finish()

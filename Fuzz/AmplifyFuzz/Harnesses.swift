@@ -1,9 +1,11 @@
+import AWSAPIPlugin
 import AWSCognitoAuthPlugin
 import AWSPluginsCore
 import AWSS3StoragePlugin
 import Amplify
 import AmplifyAuthCore
 import AmplifyCrypto
+import AmplifyWebSocket
 import Foundation
 import RedisHubBridgePlugin
 
@@ -16,7 +18,31 @@ public enum FuzzHarnesses {
     /// corpus under `Fuzz/Corpus/`.
     public static let all: [String: @Sendable ([UInt8]) -> Void] = [
         "json": json, "configuration": configuration, "jwt": jwt, "jwks": jwks, "s3xml": s3XML, "redirect": redirect, "redis": redis,
+        "websocket": webSocket, "appsync": appSync,
+        "cookies": cookies,
     ]
+
+    /// Amplify JS's cookies from a request's `Cookie` headers (the input split into headers at
+    /// newlines): parsing, the tokens for a client, and the written cookies of what was read
+    /// must read back to the same tokens.
+    static func cookies(_ bytes: [UInt8]) {
+        let headers = String(decoding: bytes, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        guard let parsed = try? AmplifyJSCookies.parse(headers) else { return }
+        for name in parsed.keys where name.hasPrefix(AmplifyJSCookies.prefix + ".") && name.hasSuffix(".LastAuthUser") {
+            let clientId = String(name.dropFirst(AmplifyJSCookies.prefix.count + 1).dropLast(".LastAuthUser".count))
+            guard let tokens = try? AmplifyJSCookies.tokens(in: parsed, clientId: clientId) else { continue }
+            let session = StoredSession(
+                username: tokens.username ?? "", userId: "", idToken: tokens.idToken ?? "", accessToken: tokens.accessToken,
+                refreshToken: tokens.refreshToken ?? "", accessTokenExpiresAt: Date(), refreshTokenExpiresAt: nil)
+            let written = AmplifyJSCookies.setCookies(clientId: clientId, session: session).map { String($0.prefix { $0 != ";" }) }
+            guard let back = try? AmplifyJSCookies.tokens(in: [written.joined(separator: "; ")], clientId: clientId) else {
+                fatalError("cookies written for \(clientId) do not parse back: \(written)")
+            }
+            if back.accessToken != tokens.accessToken || back.username != tokens.username {
+                fatalError("cookie round trip changed \(tokens) into \(back)")
+            }
+        }
+    }
 
     /// `JSONValue(parsing:)`; what parses must encode and parse back to the same value.
     static func json(_ bytes: [UInt8]) {
@@ -26,6 +52,11 @@ public enum FuzzHarnesses {
             fatalError("JSONValue encoded \(value) as \(String(decoding: encoded, as: UTF8.self)), which it cannot parse back")
         }
         if again != value { fatalError("JSONValue round trip changed \(value) into \(again)") }
+        // The direct writer must agree: what it writes parses back to the same value.
+        guard let written = try? value.jsonBytes(), let reread = try? JSONValue(parsing: written) else {
+            fatalError("jsonBytes() wrote \(value) as text JSONValue cannot parse")
+        }
+        if reread != value { fatalError("jsonBytes() round trip changed \(value) into \(reread)") }
     }
 
     /// The configuration path from bytes: parse once, recognise the shape, translate, check.
@@ -126,5 +157,68 @@ public enum FuzzHarnesses {
         _ = HubPayloadCodec.decode(event.data, type: event.dataType)
         _ = HubPayloadCodec.decode(event.context, type: event.contextType)
         _ = HubPayloadCodec.decode(event.data, type: HubPayloadCodec.typeName(Registered.self))
+    }
+
+    /// What a WebSocket server sends a client: the handshake answer, then frames read in chunks
+    /// (sizes from the first byte) and joined into messages, as `WebSocketClient` reads them.
+    /// A decoded frame must respect the limits the decoder was given.
+    static func webSocket(_ bytes: [UInt8]) {
+        guard let first = bytes.first else { return }
+        let chunk = 1 + Int(first % 32)
+        let handshake = WebSocketHandshake(url: URL(fileURLWithPath: "/"), subprotocols: ["graphql-ws"], key: "dGhlIHNhbXBsZSBub25jZQ==")
+        var stream = Array(bytes.dropFirst())
+        if first & 0x80 != 0 {
+            guard let response = try? handshake.parseResponse(stream) else { return }
+            stream = response.remainder
+        }
+        var decoder = WebSocketFrameDecoder(maximumFrameSize: 4096, expectsMaskedFrames: first & 0x40 != 0)
+        var assembler = WebSocketMessageAssembler(maximumMessageSize: 8192)
+        var index = 0
+        while index < stream.count {
+            let end = min(stream.count, index + chunk)
+            decoder.append(stream[index..<end])
+            index = end
+            do {
+                while let frame = try decoder.nextFrame() {
+                    if frame.payload.count > 4096 { fatalError("the decoder returned a \(frame.payload.count)-byte frame over its 4096-byte limit") }
+                    if case .text(let text) = try assembler.receive(frame), text.utf8.count > 8192 {
+                        fatalError("the assembler returned a \(text.utf8.count)-byte message over its 8192-byte limit")
+                    }
+                }
+            } catch {
+                return  // A broken stream is refused; nothing more is read from it.
+            }
+        }
+    }
+
+    /// A decodable type with optional, nested and numeric members, as an app's model is.
+    struct Model: Codable, Sendable {
+        var id: String
+        var count: Int?
+        var tags: [String]?
+        var nested: [String: Double]?
+    }
+
+    /// AppSync's answers: a GraphQL response body and a real-time `data` message, decoded to
+    /// raw JSON, to text and to a model, at a decode path picked by the first byte.
+    static func appSync(_ bytes: [UInt8]) {
+        guard let first = bytes.first else { return }
+        let rest = Array(bytes.dropFirst())
+        let path: String? = switch first % 4 {
+        case 1: "getTodo"
+        case 2: "a.b"
+        case 3: "."
+        default: nil
+        }
+        _ = try? GraphQLResponseDecoder.decode(rest, as: JSONValue.self, decodePath: path)
+        _ = try? GraphQLResponseDecoder.decode(rest, as: String.self, decodePath: path)
+        _ = try? GraphQLResponseDecoder.decode(rest, as: Model.self, decodePath: path)
+        _ = try? GraphQLResponseDecoder.decodeDataMessage(rest, as: JSONValue.self, decodePath: path)
+        _ = try? GraphQLResponseDecoder.decodeDataMessage(rest, as: Model.self, decodePath: path)
+        // The routing scan must agree with a full parse wherever both read the message.
+        if let header = RealtimeMessageHeader(scanning: rest), let json = try? JSONValue(parsing: rest) {
+            if json["type"]?.stringValue != header.type { fatalError("the header scan read type \(header.type), the parser \(String(describing: json["type"]))") }
+            if let id = json["id"]?.stringValue, id != header.id { fatalError("the header scan read id \(String(describing: header.id)), the parser \(id)") }
+        }
     }
 }

@@ -172,7 +172,7 @@ public final class AWSAPIPlugin: APICategoryPlugin {
             let mode = try Self.mode(of: request.authMode, endpoint: endpoint)
             var payload: [String: JSONValue] = ["query": .string(request.document)]
             if let variables = try request.variablesJSON() { payload["variables"] = variables }
-            let body = try Array(JSONEncoder().encode(JSONValue.object(payload)))
+            let body = try JSONValue.object(payload).jsonBytes()
             let response = try await current.exchange.send(
                 endpoint: endpoint, method: "POST", url: endpoint.endpoint,
                 headers: [("Content-Type", "application/json"), ("Accept", "application/json")], body: body, mode: mode)

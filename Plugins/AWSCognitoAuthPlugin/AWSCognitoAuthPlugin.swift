@@ -23,7 +23,7 @@ import Foundation
 /// `Auth.signedIn` (data `SignedInUser`), `Auth.signedOut`, `Auth.userDeleted`
 /// and `Auth.sessionExpired` (data the username). Events are dispatched from the calling task;
 /// the Hub delivers them on its loop.
-public final class AWSCognitoAuthPlugin: AuthEngineBackedPlugin, AWSAuthCredentialsSource {
+public final class AWSCognitoAuthPlugin: AuthServerContextPlugin, AWSAuthCredentialsSource {
     /// The plugin's key in the configuration file.
     public static let pluginKey: PluginKey = "awsCognitoAuthPlugin"
 
@@ -32,6 +32,8 @@ public final class AWSCognitoAuthPlugin: AuthEngineBackedPlugin, AWSAuthCredenti
     private let environment: [String: String]
     private let state = Locked<(engine: CognitoAuthEngine, http: HTTPClient)?>(nil)
     private let events: AuthEventReporter
+    /// The verifier server contexts check request tokens with (made on first use; its JWKS cached).
+    private let contextVerifier = Locked<CognitoTokenVerifier?>(nil)
 
     /// A plugin that dispatches on `hub` (Amplify's by default) and runs its HTTP client and refresh
     /// timer on `loop` (Amplify's by default); `environment` supplies endpoint overrides
@@ -65,6 +67,7 @@ public final class AWSCognitoAuthPlugin: AuthEngineBackedPlugin, AWSAuthCredenti
             defer { slot = nil }
             return slot
         }
+        contextVerifier.withLock { $0 = nil }
         await current?.engine.shutdown()
         await current?.http.shutdown()
     }
@@ -182,4 +185,30 @@ public final class AWSCognitoAuthPlugin: AuthEngineBackedPlugin, AWSAuthCredenti
         let (id, _) = try await engine().identityPoolCredentials()
         return try id.get()
     }
+
+    // MARK: Server contexts
+
+    /// The user pool and app client this plugin's server contexts are bound to.
+    /// - Throws: `AuthError.configuration(_:_:_:)` before `configure`.
+    public func contextTenant() throws -> AuthTenant { try engine().tenant }
+
+    /// Checks a request's tokens with the pool's JWKS (``tokenVerifier(leeway:refetchInterval:)``'s
+    /// checks; the ID token's `sub` must be the access token's); an expired access token is
+    /// accepted only with a refresh token, exchanged at once (REFRESH_TOKEN_AUTH).
+    /// - Throws: `AuthError.notAuthorized(_:_:_:)` with the verifier's reason (a `CognitoTokenError`
+    ///   underneath), `AuthError.sessionExpired(_:_:_:)` when Cognito refuses the refresh token.
+    public func verifiedSession(_ tokens: AuthRequestTokens) async throws -> StoredSession {
+        let engine = try engine()
+        let verifier = try contextVerifier.withLock { slot in
+            if let slot { return slot }
+            let made = try tokenVerifier()
+            slot = made
+            return made
+        }
+        return try await engine.verifiedSession(tokens, verifier: verifier)
+    }
+
+    /// Cognito's REFRESH_TOKEN_AUTH exchange, for contexts and the session store.
+    /// - Throws: `AuthError.configuration(_:_:_:)` before `configure`.
+    public func sessionRefresh() throws -> AuthSessionKeeper.Refresh { try engine().exchange }
 }

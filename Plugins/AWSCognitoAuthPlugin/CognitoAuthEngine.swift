@@ -24,8 +24,48 @@ public actor CognitoAuthEngine: AuthAccountEngine {
     private let http: HTTPClient
     private let loop: @Sendable () throws -> EventLoop
     private var opened: Task<Void, any Error>?
-    private var pending: PendingChallenge?
+    /// A challenge waiting for the session (process-wide or a server context's) that started it.
+    private struct PendingEntry {
+        /// The session holder whose sign-in it is; a holder gone (a finished request) never matches again.
+        weak var holder: AnyObject?
+        let challenge: PendingChallenge
+        let startedAt: Date
+    }
+
+    /// Sign-in challenges under way, one per session holder, so a user's `confirmSignIn` in one
+    /// context can never answer another's challenge.
+    private var challenges: [ObjectIdentifier: PendingEntry] = [:]
+    /// Cognito's challenge sessions last 3 minutes; older entries are dropped.
+    static let challengeLifetime: TimeInterval = 180
+
+    /// The challenge of the session this call acts on.
+    private var pending: PendingChallenge? {
+        get {
+            guard let holder = try? sessions(), let entry = challenges[ObjectIdentifier(holder)], entry.holder === holder,
+                  Date().timeIntervalSince(entry.startedAt) < Self.challengeLifetime
+            else { return nil }
+            return entry.challenge
+        }
+        set {
+            guard let holder = try? sessions() else { return }
+            let now = Date()
+            challenges = challenges.filter { $0.value.holder != nil && now.timeIntervalSince($0.value.startedAt) < Self.challengeLifetime }
+            challenges[ObjectIdentifier(holder)] = newValue.map { PendingEntry(holder: holder, challenge: $0, startedAt: now) }
+        }
+    }
     private let identity: CognitoIdentityCredentialsProvider?
+    /// Makes an identity-pool provider presenting the given logins (a context user's).
+    private let makeIdentity: (@Sendable (@escaping @Sendable () async throws -> [String: String]) -> CognitoIdentityCredentialsProvider)?
+    /// Each context user's identity-pool provider (their identity id and credentials, cached), by tenant user.
+    private var contextIdentities: [String: CognitoIdentityCredentialsProvider] = [:]
+    /// The guest identity of contexts with nobody signed in.
+    private var contextGuest: CognitoIdentityCredentialsProvider?
+    /// The most context users whose identity-pool credentials are cached at once.
+    static let contextIdentityCacheLimit = 4096
+    /// The pool server contexts of this engine are bound to.
+    nonisolated let tenant: AuthTenant
+    /// The refresh-token exchange (the keeper's, and every context's).
+    nonisolated let exchange: AuthSessionKeeper.Refresh
 
     init(
         configuration: CognitoAuthConfiguration, http: HTTPClient, pluginKey: String,
@@ -40,7 +80,9 @@ public actor CognitoAuthEngine: AuthAccountEngine {
                 http: http, endpoint: configuration.userPoolEndpoint, region: configuration.region, signingName: "cognito-idp", options: configuration.http),
             clientId: configuration.appClientId, clientSecret: configuration.appClientSecret)
         self.service = service
-        let sessions = AuthSessionKeeper(pluginKey: pluginKey, refreshLead: configuration.refreshLead, hub: hub, eventLoop: eventLoop) { current in
+        let tenant = AuthTenant(pool: configuration.userPoolId, clientId: configuration.appClientId, issuer: configuration.tokenIssuer)
+        self.tenant = tenant
+        let exchange: AuthSessionKeeper.Refresh = { current in
             do {
                 let answer = try await service.refresh(refreshToken: current.refreshToken, username: current.username)
                 return try Self.session(from: answer, username: current.username, keepingRefreshToken: current.refreshToken)
@@ -50,12 +92,21 @@ public actor CognitoAuthEngine: AuthAccountEngine {
                 throw AuthError.sessionExpired("The session could not be refreshed: \(description)", "Sign in again.", underlying)
             }
         }
-        identity = configuration.identityPoolId.map { poolId in
+        self.exchange = exchange
+        let sessions = AuthSessionKeeper(
+            pluginKey: pluginKey, refreshLead: configuration.refreshLead, hub: hub, eventLoop: eventLoop, tenant: tenant.id, refresh: exchange)
+        let factory = configuration.identityPoolId.map { poolId in
             let client = AWSJSONClient(
                 http: http, endpoint: configuration.identityEndpoint, region: configuration.identityPoolRegion, signingName: "cognito-identity",
                 options: configuration.http)
-            let provider = "cognito-idp.\(configuration.region).amazonaws.com/\(configuration.userPoolId)"
-            return CognitoIdentityCredentialsProvider(client: client, identityPoolId: poolId) {
+            return { @Sendable (logins: @escaping @Sendable () async throws -> [String: String]) in
+                CognitoIdentityCredentialsProvider(client: client, identityPoolId: poolId, logins: logins)
+            }
+        }
+        makeIdentity = factory
+        let provider = "cognito-idp.\(configuration.region).amazonaws.com/\(configuration.userPoolId)"
+        identity = factory.map { make in
+            make {
                 // The signed-in user's ID token (refreshed when expired), or a guest.
                 guard await sessions.current != nil, let session = try? await sessions.validSession() else { return [:] }
                 return [provider: session.idToken]
@@ -120,7 +171,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
         -> (AuthSignInResult, SignedInUser?)
     {
         try await prepare()
-        if let session = await keeper.current {
+        if let session = await (try sessions()).current {
             throw AuthError.invalidState("'\(session.username)' is already signed in.", "Sign out first.")
         }
         guard let username, !username.isEmpty else {
@@ -192,7 +243,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
     /// outlives the refusal, and the keeper's `AuthError.invalidState` is thrown.
     private func claim(_ session: StoredSession) async throws {
         do {
-            try await keeper.begin(session)
+            try await sessions().begin(session)
         } catch {
             try? await service.revokeToken(refreshToken: session.refreshToken)
             throw error
@@ -265,7 +316,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
             throw AuthError.configuration(
                 "The hosted UI is not configured.", "Add Auth.Default.OAuth (WebDomain, AppClientId, SignInRedirectURI, Scopes) to the awsCognitoAuthPlugin block.")
         }
-        if let session = await keeper.current {
+        if let session = await (try sessions()).current {
             throw AuthError.invalidState("'\(session.username)' is already signed in.", "Sign out first.")
         }
         pending = nil
@@ -342,11 +393,12 @@ public actor CognitoAuthEngine: AuthAccountEngine {
     /// session ends with `Auth.sessionExpired` and the call throws `sessionExpired`.
     func withAccessToken<T: Sendable>(_ call: @Sendable (String) async throws -> T) async throws -> T {
         try await prepare()
-        let session = try await keeper.validSession()
+        let holder = try sessions()
+        let session = try await holder.validSession()
         do {
             return try await call(session.accessToken)
         } catch AuthError.notAuthorized {
-            let renewed = try await keeper.refresh()
+            let renewed = try await holder.refresh()
             return try await call(renewed.accessToken)
         }
     }
@@ -354,8 +406,9 @@ public actor CognitoAuthEngine: AuthAccountEngine {
     /// See `AuthAccountEngine`.
     public func currentUser() async throws -> AWSCognitoAuthUser {
         try await prepare()
-        guard let session = await keeper.current else {
-            if await keeper.hasExpired { throw AuthError.sessionExpired("The session has expired.", "Sign in again.") }
+        let holder = try sessions()
+        guard let session = await holder.current else {
+            if await holder.hasExpired { throw AuthError.sessionExpired("The session has expired.", "Sign in again.") }
             throw AuthError.signedOut("Nobody is signed in.", "Sign in first.")
         }
         return AWSCognitoAuthUser(username: session.username, userId: session.userId)
@@ -407,7 +460,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
     /// then forgets the session whatever Cognito said. Returns the result and the username.
     func signOut(global: Bool) async -> (AWSCognitoSignOutResult, String?) {
         pending = nil
-        guard (try? await prepare()) != nil, let current = await keeper.current else {
+        guard (try? await prepare()) != nil, let holder = try? sessions(), let current = await holder.current else {
             return (.failed(AuthError.signedOut("Nobody was signed in.", "Sign in first.")), nil)
         }
         var revokeError: AuthError?
@@ -422,12 +475,12 @@ public actor CognitoAuthEngine: AuthAccountEngine {
         }
         if !global || globalError != nil {
             do {
-                try await service.revokeToken(refreshToken: (await keeper.current ?? current).refreshToken)
+                try await service.revokeToken(refreshToken: (await holder.current ?? current).refreshToken)
             } catch {
                 revokeError = AuthError.cognito(error, operation: "RevokeToken")
             }
         }
-        await keeper.end()
+        await holder.end()
         if revokeError == nil && globalError == nil { return (.complete, current.username) }
         return (.partial(revokeTokenError: revokeError, globalSignOutError: globalError), current.username)
     }
@@ -436,8 +489,9 @@ public actor CognitoAuthEngine: AuthAccountEngine {
     public func deleteUser() async throws -> String {
         let service = service
         try await withAccessToken { try await service.deleteUser(accessToken: $0) }
-        let username = await keeper.current?.username ?? ""
-        await keeper.end()
+        let holder = try sessions()
+        let username = await holder.current?.username ?? ""
+        await holder.end()
         return username
     }
 
@@ -448,18 +502,19 @@ public actor CognitoAuthEngine: AuthAccountEngine {
         try await prepare()
         var tokens: Result<AWSCognitoUserPoolTokens, AuthError> = .failure(AuthError.signedOut("Nobody is signed in.", "Sign in first."))
         var signedIn = false
-        if await keeper.current != nil {
+        let holder = try sessions()
+        if await holder.current != nil {
             do {
-                let session = try await keeper.validSession(forceRefresh: forceRefresh)
+                let session = try await holder.validSession(forceRefresh: forceRefresh)
                 signedIn = true
                 tokens = .success(AWSCognitoUserPoolTokens(
                     idToken: session.idToken, accessToken: session.accessToken, refreshToken: session.refreshToken,
                     expiration: session.accessTokenExpiresAt))
             } catch let error as AuthError {
-                if case .sessionExpired = error {} else { signedIn = await keeper.current != nil }
+                if case .sessionExpired = error {} else { signedIn = await holder.current != nil }
                 tokens = .failure(error)
             }
-        } else if await keeper.hasExpired {
+        } else if await holder.hasExpired {
             tokens = .failure(AuthError.sessionExpired("The session has expired.", "Sign in again."))
         }
         let sub = tokens.flatMap { token -> Result<String, AuthError> in
@@ -475,7 +530,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
 
     /// The identity pool's id and credentials (authenticated when signed in, guest otherwise).
     func identityPoolCredentials() async -> (Result<String, AuthError>, Result<AWSCredentials, AuthError>) {
-        guard let identity else {
+        guard let identity = currentIdentityProvider() else {
             let missing = AuthError.configuration(
                 "No identity pool is configured.", "Add CredentialsProvider.CognitoIdentity.Default.PoolId to the configuration file.")
             return (.failure(missing), .failure(missing))
@@ -490,6 +545,94 @@ public actor CognitoAuthEngine: AuthAccountEngine {
         }
     }
 
-    /// The identity pool's provider, for the other AWS plugins.
-    var identityProvider: CognitoIdentityCredentialsProvider? { identity }
+    /// The identity pool's provider, for the other AWS plugins: the current server context user's
+    /// (inside a context of this pool), the process-wide one's otherwise.
+    var identityProvider: CognitoIdentityCredentialsProvider? { currentIdentityProvider() }
+
+    /// The session this call acts on: the server context's, or the process-wide keeper's.
+    /// - Throws: `AuthError.invalidState(_:_:_:)` in a context of another pool.
+    private func sessions() throws -> any AuthSessionHolding {
+        try AuthServerContext.sessions(for: tenant, processWide: keeper)
+    }
+
+    /// The identity-pool provider for the current context's user (made on first use and cached,
+    /// up to ``contextIdentityCacheLimit`` users), or the process-wide one outside a context.
+    private func currentIdentityProvider() -> CognitoIdentityCredentialsProvider? {
+        let context: AuthServerContext?
+        do {
+            context = try AuthServerContext.current(for: tenant)
+        } catch {
+            // A context of another pool: none of this pool's identities (not the process-wide one's).
+            return nil
+        }
+        guard let context else { return identity }
+        guard let makeIdentity else { return nil }
+        guard let user = context.user else {
+            // Nobody signed in in the context: a guest, never the process-wide user.
+            if let contextGuest { return contextGuest }
+            let guest = makeIdentity { [:] }
+            contextGuest = guest
+            return guest
+        }
+        if let cached = contextIdentities[user.userId] { return cached }
+        if contextIdentities.count >= Self.contextIdentityCacheLimit { contextIdentities.removeAll(keepingCapacity: true) }
+        let session = context.session
+        let provider = "cognito-idp.\(configuration.region).amazonaws.com/\(configuration.userPoolId)"
+        let made = makeIdentity {
+            guard let current = try? await session.validSession(), !current.idToken.isEmpty else { return [:] }
+            return [provider: current.idToken]
+        }
+        contextIdentities[user.userId] = made
+        return made
+    }
+
+    // MARK: Server contexts
+
+    /// See `AuthServerContextPlugin.verifiedSession(_:)`: the tokens checked with `verifier`.
+    func verifiedSession(_ tokens: AuthRequestTokens, verifier: CognitoTokenVerifier) async throws -> StoredSession {
+        var expired = false
+        var subject = ""
+        var username = tokens.username ?? ""
+        var expiresAt = Date()
+        do {
+            let access = try await verifier.verify(tokens.accessToken, as: .access)
+            subject = access.subject
+            username = access.username ?? username
+            expiresAt = access.expiresAt
+        } catch CognitoTokenError.expired {
+            // The verifier checks the signature, issuer, use and client before the expiry: the
+            // token is genuine, and a refresh token may renew it.
+            expired = true
+            let parsed = try? JSONWebToken(parsing: tokens.accessToken)
+            subject = parsed?.string("sub") ?? ""
+            username = parsed?.string("username") ?? username
+        } catch let error as CognitoTokenError {
+            throw AuthError.notAuthorized("The access token is refused: \(error.description).", "Sign in again.", error)
+        }
+        if let idToken = tokens.idToken, !expired {
+            do {
+                let id = try await verifier.verify(idToken, as: .id)
+                guard id.subject == subject else {
+                    throw AuthError.notAuthorized("The ID token is refused: it belongs to another user than the access token.", "Sign in again.")
+                }
+            } catch let error as CognitoTokenError {
+                throw AuthError.notAuthorized("The ID token is refused: \(error.description).", "Sign in again.", error)
+            }
+        }
+        guard expired else {
+            return StoredSession(
+                username: username, userId: subject, idToken: tokens.idToken ?? "", accessToken: tokens.accessToken,
+                refreshToken: tokens.refreshToken ?? "", accessTokenExpiresAt: expiresAt, refreshTokenExpiresAt: nil)
+        }
+        guard let refreshToken = tokens.refreshToken, !refreshToken.isEmpty else {
+            throw AuthError.notAuthorized("The access token is refused: the token has expired, and no refresh token came with it.", "Sign in again.")
+        }
+        let renewed = try await exchange(StoredSession(
+            username: username, userId: subject, idToken: "", accessToken: tokens.accessToken, refreshToken: refreshToken,
+            accessTokenExpiresAt: Date(), refreshTokenExpiresAt: nil))
+        guard renewed.userId == subject else {
+            throw AuthError.notAuthorized("The refresh token is refused: it belongs to another user than the access token.", "Sign in again.")
+        }
+        return renewed
+    }
 }

@@ -15,6 +15,8 @@ public actor LocalAuthEngine: AuthAccountEngine {
 
     private let hub: @Sendable () -> any HubCategoryBehavior
     private let eventLoop: @Sendable () throws -> EventLoop
+    /// The pool server contexts of this engine are bound to.
+    nonisolated let tenant: AuthTenant
 
     init(
         configuration: LocalAuthConfiguration, delivery: (any CodeDelivery)?, pluginKey: String,
@@ -25,6 +27,14 @@ public actor LocalAuthEngine: AuthAccountEngine {
         self.pluginKey = pluginKey
         self.hub = hub
         self.eventLoop = eventLoop
+        tenant = AuthTenant(pool: configuration.directory, clientId: configuration.clientId, issuer: configuration.issuer)
+    }
+
+    /// The session this call acts on: the server context's, or the process-wide keeper's.
+    /// - Throws: `AuthError.invalidState(_:_:_:)` in a context of another pool.
+    private func sessions() throws -> (any AuthSessionHolding)? {
+        if let context = try AuthServerContext.current(for: tenant) { return context.session }
+        return keeper
     }
 
     /// How long a code (and an auto sign-in ticket) stays valid, in seconds.
@@ -52,7 +62,7 @@ public actor LocalAuthEngine: AuthAccountEngine {
         do {
             let opened = try await LocalUserPool(configuration: configuration, delivery: delivery)
             // The local pool's tokens are renewed at expiry (lead 0): they live as long as configured.
-            let sessions = AuthSessionKeeper(pluginKey: pluginKey, refreshLead: 0, hub: hub, eventLoop: eventLoop) { current in
+            let sessions = AuthSessionKeeper(pluginKey: pluginKey, refreshLead: 0, hub: hub, eventLoop: eventLoop, tenant: tenant.id) { current in
                 let (user, tokens) = try await opened.refresh(current.refreshToken)
                 return Self.storedSession(user, tokens)
             }
@@ -110,7 +120,8 @@ public actor LocalAuthEngine: AuthAccountEngine {
 
     func signIn(username: String?, password: String?) async throws -> (AuthSignInResult, SignedInUser?) {
         let pool = try await prepare()
-        if let session = await keeper?.current {
+        let holder = try sessions()
+        if let session = await holder?.current {
             throw AuthError.invalidState("'\(session.username)' is already signed in.", "Sign out first.")
         }
         guard let username, let password else {
@@ -123,7 +134,7 @@ public actor LocalAuthEngine: AuthAccountEngine {
             // Another sign-in may have won while the password was checked (this actor is
             // re-entered across every await): the session is claimed in one step, and a refused
             // sign-in's refresh token is revoked, never left valid.
-            try await keeper?.begin(Self.storedSession(user, tokens))
+            try await holder?.begin(Self.storedSession(user, tokens))
         } catch {
             try? await pool.revoke(refreshToken: tokens.refreshToken)
             throw error
@@ -132,7 +143,7 @@ public actor LocalAuthEngine: AuthAccountEngine {
     }
 
     func signOut(global: Bool) async -> (LocalSignOutResult, String?) {
-        guard let pool = try? await prepare(), let current = await keeper?.current else {
+        guard let pool = try? await prepare(), let holder = try? sessions(), let current = await holder.current else {
             return (LocalSignOutResult(signedOutLocally: true, revokedTokens: false, message: "Nobody was signed in."), nil)
         }
         var revoked = true
@@ -147,7 +158,7 @@ public actor LocalAuthEngine: AuthAccountEngine {
             revoked = false
             message = "The tokens could not be revoked: \(error)"
         }
-        await keeper?.end()
+        await holder.end()
         return (LocalSignOutResult(signedOutLocally: true, revokedTokens: revoked, message: message), current.username)
     }
 
@@ -155,15 +166,15 @@ public actor LocalAuthEngine: AuthAccountEngine {
     public func deleteUser() async throws -> String {
         let (pool, user) = try await requireUser()
         try await pool.deleteUser(sub: user.sub)
-        await keeper?.end()
+        await (try sessions())?.end()
         return user.username
     }
 
     /// See `AuthAccountEngine`.
     public func fetchAuthSession(forceRefresh: Bool) async throws -> LocalAuthSession {
         _ = try await prepare()
-        guard let keeper, await keeper.current != nil,
-              let session = try? await keeper.validSession(forceRefresh: forceRefresh)
+        guard let holder = try sessions(), await holder.current != nil,
+              let session = try? await holder.validSession(forceRefresh: forceRefresh)
         else { return LocalAuthSession(isSignedIn: false, userSub: nil, tokens: nil) }
         return LocalAuthSession(
             isSignedIn: true, userSub: session.userId,
@@ -234,12 +245,12 @@ public actor LocalAuthEngine: AuthAccountEngine {
     /// refreshed ends here with `Auth.sessionExpired`.
     func requireUser() async throws -> (LocalUserPool, PoolUser) {
         let pool = try await prepare()
-        guard let keeper else { throw AuthError.signedOut("Nobody is signed in.", "Sign in first.") }
-        let current = try await keeper.validSession()
+        guard let holder = try sessions() else { throw AuthError.signedOut("Nobody is signed in.", "Sign in first.") }
+        let current = try await holder.validSession()
         do {
             return (pool, try await pool.validate(accessToken: current.accessToken))
         } catch AuthError.sessionExpired {
-            let renewed = try await keeper.refresh()
+            let renewed = try await holder.refresh()
             return (pool, try await pool.validate(accessToken: renewed.accessToken))
         }
     }
@@ -248,5 +259,37 @@ public actor LocalAuthEngine: AuthAccountEngine {
         StoredSession(
             username: user.username, userId: user.sub, idToken: tokens.idToken, accessToken: tokens.accessToken,
             refreshToken: tokens.refreshToken, accessTokenExpiresAt: tokens.accessExpiresAt, refreshTokenExpiresAt: tokens.refreshExpiresAt)
+    }
+
+    // MARK: Server contexts
+
+    /// The exchange of a refresh token for new tokens that contexts and the session store use.
+    nonisolated func contextRefresh() -> AuthSessionKeeper.Refresh {
+        { [weak self] current in
+            guard let self else { throw AuthError.configuration("The local auth plugin was reset.", "Configure it again.") }
+            let pool = try await self.prepare()
+            let (user, tokens) = try await pool.refresh(current.refreshToken)
+            return Self.storedSession(user, tokens)
+        }
+    }
+
+    /// See `AuthServerContextPlugin.verifiedSession(_:)`.
+    func verifiedSession(_ tokens: AuthRequestTokens) async throws -> StoredSession {
+        let pool = try await prepare()
+        let (user, expiresAt, expired) = try await pool.verifyRequest(accessToken: tokens.accessToken, idToken: tokens.idToken)
+        guard expired else {
+            return StoredSession(
+                username: user.username, userId: user.sub, idToken: tokens.idToken ?? "", accessToken: tokens.accessToken,
+                refreshToken: tokens.refreshToken ?? "", accessTokenExpiresAt: expiresAt, refreshTokenExpiresAt: nil)
+        }
+        guard let refreshToken = tokens.refreshToken, !refreshToken.isEmpty else {
+            throw AuthError.notAuthorized("The access token is refused: the token has expired, and no refresh token came with it.", "Sign in again.")
+        }
+        let (renewedUser, issued) = try await pool.refresh(refreshToken)
+        guard renewedUser.sub == user.sub else {
+            try? await pool.revoke(refreshToken: issued.refreshToken)
+            throw AuthError.notAuthorized("The refresh token is refused: it belongs to another user than the access token.", "Sign in again.")
+        }
+        return Self.storedSession(renewedUser, issued)
     }
 }

@@ -13,7 +13,7 @@ import Foundation
 /// lifecycle events `Auth.signedIn` (data `SignedInUser`), `Auth.signedOut`,
 /// `Auth.userDeleted` and `Auth.sessionExpired` (data the username). `sessionExpired` fires
 /// once, from a timer at access-token expiry, when the refresh token no longer works.
-public final class LocalAuthPlugin: AuthEngineBackedPlugin {
+public final class LocalAuthPlugin: AuthServerContextPlugin {
     /// The plugin's key in the configuration file.
     public static let pluginKey: PluginKey = "localAuthPlugin"
 
@@ -145,4 +145,23 @@ public final class LocalAuthPlugin: AuthEngineBackedPlugin {
     public func jwks() async throws -> JSONValue {
         try await engine().jwks()
     }
+
+    // MARK: Server contexts
+
+    /// The local pool (its folder and app client), which this plugin's server contexts are bound to.
+    /// - Throws: `AuthError.configuration(_:_:_:)` before `configure`.
+    public func contextTenant() throws -> AuthTenant { try engine().tenant }
+
+    /// Checks a request's tokens against the pool (signature, issuer, client, use, revocation, the
+    /// ID token's `sub`); an expired access token is accepted only with a refresh token, exchanged
+    /// at once. See `AuthServerContextPlugin`.
+    /// - Throws: `AuthError.notAuthorized(_:_:_:)` with the reason, `AuthError.sessionExpired(_:_:_:)`
+    ///   when the refresh token is refused.
+    public func verifiedSession(_ tokens: AuthRequestTokens) async throws -> StoredSession {
+        try await engine().verifiedSession(tokens)
+    }
+
+    /// The pool's refresh-token exchange (rotating the refresh token), for contexts and the store.
+    /// - Throws: `AuthError.configuration(_:_:_:)` before `configure`.
+    public func sessionRefresh() throws -> AuthSessionKeeper.Refresh { try engine().contextRefresh() }
 }

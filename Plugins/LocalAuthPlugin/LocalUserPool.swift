@@ -427,4 +427,57 @@ actor LocalUserPool {
         }
         return user
     }
+
+    /// Checks the tokens a request brought (a server context's): the access token's signature,
+    /// issuer, use, client and token version, and the ID token's (the same `sub`) when sent.
+    /// Returns the user, the access token's expiry, and whether it has expired (everything else
+    /// checked: the caller may then refresh).
+    /// - Throws: `AuthError.notAuthorized(_:_:_:)` saying which check failed.
+    func verifyRequest(accessToken: String, idToken: String?) async throws -> (PoolUser, Date, Bool) {
+        let (access, expired) = try checkSigned(accessToken, what: "access token")
+        guard access.string("token_use") == "access" else { throw refused("access token", "its token_use is '\(access.string("token_use") ?? "")', not 'access'") }
+        guard access.string("client_id") == configuration.clientId else {
+            throw refused("access token", "it was issued to the app client '\(access.string("client_id") ?? "")', not '\(configuration.clientId)'")
+        }
+        guard let sub = access.string("sub"), let user = try await user(sub: sub) else { throw refused("access token", "its user does not exist") }
+        guard let version = access.claims["ver"]?.doubleValue.flatMap({ Int64(exactly: $0) }), version == user.tokenVersion else {
+            throw refused("access token", "it was revoked (signed out everywhere, or the password was reset)")
+        }
+        if let idToken {
+            let (id, idExpired) = try checkSigned(idToken, what: "ID token")
+            guard id.string("token_use") == "id", id.string("aud") == configuration.clientId, id.string("sub") == sub else {
+                throw refused("ID token", "it is not an ID token of the same user and app client")
+            }
+            if idExpired && !expired { throw refused("ID token", "it has expired") }
+        }
+        return (user, access.expiresAt ?? Date(), expired)
+    }
+
+    /// `token` if this pool signed it (ES256, its key, its issuer); whether it has expired.
+    private func checkSigned(_ token: String, what: String) throws -> (JSONWebToken, Bool) {
+        guard token.utf8.count <= JSONWebToken.maximumLength else { throw refused(what, "it is over \(JSONWebToken.maximumLength) bytes") }
+        var expired = false
+        let verified: JSONWebToken
+        do {
+            verified = try JSONWebToken.verify(token, key: signingKey)
+        } catch .expired {
+            // verify checks the signature before the expiry: an expired token is genuine.
+            expired = true
+            do {
+                verified = try JSONWebToken(parsing: token)
+            } catch {
+                throw refused(what, "\(error)")
+            }
+        } catch {
+            throw refused(what, "\(error)")
+        }
+        guard verified.string("iss") == configuration.issuer else {
+            throw refused(what, "its issuer '\(verified.string("iss") ?? "")' is not this pool's ('\(configuration.issuer)')")
+        }
+        return (verified, expired)
+    }
+
+    private func refused(_ what: String, _ reason: String) -> AuthError {
+        AuthError.notAuthorized("The \(what) is refused: \(reason).", "Sign in again.")
+    }
 }

@@ -43,6 +43,10 @@ struct LocalObjectStore: Sendable {
     let root: String
     let fileSystem: LoopFileSystem
     let chunkSize: Int
+    /// The chunk of a file-to-file copy, which the kernel makes without a buffer here: larger
+    /// than `chunkSize` (fewer hops through libuv's thread pool), still small enough that
+    /// progress, pauses and cancellation come several times a second.
+    var kernelChunkSize: Int { max(chunkSize, 8 << 20) }
 
     var objectsFolder: String { root + "/objects" }
     var temporaryFolder: String { root + "/tmp" }
@@ -159,12 +163,12 @@ struct LocalObjectStore: Sendable {
             do {
                 let total = Int64(clamping: try await fileSystem.stat(path).size)
                 progress(0, total)
+                // File to file: the kernel copies, a chunk at a time (no bytes in this process).
                 while true {
                     try await gate.check()
-                    let chunk = try await fileSystem.read(input, count: chunkSize, offset: written)
-                    if chunk.isEmpty { break }
-                    try await writeAll(output, chunk)
-                    written += Int64(chunk.count)
+                    let copied = try await fileSystem.copyRange(from: input, offset: written, count: kernelChunkSize, to: output)
+                    if copied == 0 { break }
+                    written += Int64(copied)
                     progress(written, total)
                 }
             } catch {
@@ -274,6 +278,30 @@ struct LocalObjectStore: Sendable {
         _ key: String, range: StorageByteRange?, gate: StorageTransferGate, progress: @Sendable (Int64, Int64) -> Void,
         sink: ([UInt8]) async throws -> Void
     ) async throws {
+        let fileSystem = fileSystem
+        try await read(key, range: range, gate: gate, progress: progress, chunkSize: chunkSize) { descriptor, offset, count in
+            let chunk = try await fileSystem.read(descriptor, count: count, offset: offset)
+            try await sink(chunk)
+            return chunk.count
+        }
+    }
+
+    /// Reads `key` (or `range` of it) into `output` (at its current position) by the kernel's
+    /// copy, a chunk at a time, reporting progress and checking `gate` between chunks (see
+    /// ``read(_:range:gate:progress:sink:)``).
+    func read(_ key: String, range: StorageByteRange?, gate: StorageTransferGate, progress: @Sendable (Int64, Int64) -> Void, into output: Int32) async throws {
+        let fileSystem = fileSystem
+        try await read(key, range: range, gate: gate, progress: progress, chunkSize: kernelChunkSize) { descriptor, offset, count in
+            try await fileSystem.copyRange(from: descriptor, offset: offset, count: count, to: output)
+        }
+    }
+
+    /// The read loop: `transfer` moves up to `count` bytes of the object's descriptor from
+    /// `offset` and returns how many it moved (0 at the end).
+    private func read(
+        _ key: String, range: StorageByteRange?, gate: StorageTransferGate, progress: @Sendable (Int64, Int64) -> Void,
+        chunkSize: Int, transfer: (Int32, Int64, Int) async throws -> Int
+    ) async throws {
         let segments = try ObjectKey.segments(of: key)
         let files = self.files
         // The descriptor is opened once, without following links, and everything is read from it.
@@ -296,10 +324,9 @@ struct LocalObjectStore: Sendable {
             var done: Int64 = 0
             while done < total {
                 try await gate.check()
-                let chunk = try await fileSystem.read(descriptor, count: Int(min(Int64(chunkSize), total - done)), offset: start + done)
-                if chunk.isEmpty { break }
-                try await sink(chunk)
-                done += Int64(chunk.count)
+                let count = try await transfer(descriptor, start + done, Int(min(Int64(chunkSize), total - done)))
+                if count == 0 { break }
+                done += Int64(count)
                 progress(done, total)
             }
         } catch {

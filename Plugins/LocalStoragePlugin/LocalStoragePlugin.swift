@@ -169,10 +169,7 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
             do {
                 try await store.read(key, range: options?.pluginOptions as? StorageByteRange, gate: gate, progress: { done, total in
                     controller.report(StorageTransferProgress(completedBytes: done, totalBytes: total))
-                }, sink: { chunk in
-                    var written = 0
-                    while written < chunk.count { written += try await fileSystem.write(descriptor, written == 0 ? chunk : Array(chunk[written...])) }
-                })
+                }, into: descriptor)
                 try await fileSystem.fsync(descriptor)
                 try await fileSystem.close(descriptor)
                 try await fileSystem.rename(temporary, to: local.path)

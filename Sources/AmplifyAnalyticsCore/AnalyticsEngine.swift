@@ -19,7 +19,10 @@ public final class AnalyticsEngine: Sendable {
         var enabled = true
         var globalProperties: AnalyticsProperties = [:]
         var userId: String?
-        var inbox: [(AnalyticsRecord, CheckedContinuation<Void, any Error>?)] = []
+        /// Records waiting to be stored, and beside each its caller's continuation (two arrays,
+        /// so a round hands its records to the queue without copying them out of pairs).
+        var inbox: [AnalyticsRecord] = []
+        var waiting: [CheckedContinuation<Void, any Error>?] = []
         var draining = false
         /// Records taken into the inbox, and records whose storing has finished (stored or
         /// refused): a flush waits only for those taken before it started.
@@ -99,7 +102,8 @@ public final class AnalyticsEngine: Sendable {
     private func enqueue(_ event: any AnalyticsEvent, continuation: CheckedContinuation<Void, any Error>?) {
         let startDrain = state.withLock { state -> Bool? in
             guard state.enabled, !state.closed else { return nil }
-            state.inbox.append((AnalyticsRecord(event: event, globalProperties: state.globalProperties, userId: state.userId), continuation))
+            state.inbox.append(AnalyticsRecord(event: event, globalProperties: state.globalProperties, userId: state.userId))
+            state.waiting.append(continuation)
             state.accepted += 1
             guard !state.draining else { return false }
             state.draining = true
@@ -117,37 +121,53 @@ public final class AnalyticsEngine: Sendable {
         }
     }
 
-    /// Stores what the inbox holds, a round at a time, in order.
+    /// The most records one transaction stores: a backlog is stored in transactions of this
+    /// size, so each stays short and a flush's reads of the queue wait for at most one of them
+    /// (one transaction of everything waiting grew with the backlog when recording outran it).
+    static let maximumRound = 4096
+
+    /// Stores what the inbox holds, in order, at most ``maximumRound`` records per transaction.
     private func drain() async {
         while true {
-            let round = state.withLock { state -> [(AnalyticsRecord, CheckedContinuation<Void, any Error>?)] in
-                defer { state.inbox.removeAll(keepingCapacity: true) }
+            let (taken, continuations) = state.withLock { state -> ([AnalyticsRecord], [CheckedContinuation<Void, any Error>?]) in
                 if state.inbox.isEmpty { state.draining = false }
-                return state.inbox
+                var taken: [AnalyticsRecord] = []
+                var continuations: [CheckedContinuation<Void, any Error>?] = []
+                swap(&taken, &state.inbox)
+                swap(&continuations, &state.waiting)
+                return (taken, continuations)
             }
-            if round.isEmpty { return }
-            defer { state.withLock { $0.settled += UInt64(round.count) } }
-            do {
-                let refusals = try await queue.append(round.map(\.0))
-                if let metrics {
-                    let refused = refusals.count { $0 != nil }
-                    if refused > 0 { metrics.recordFailed.increment(by: refused) }
-                    if round.count > refused { metrics.queued.increment(by: round.count - refused) }
-                }
-                for ((record, continuation), refusal) in zip(round, refusals) {
-                    if let refusal {
-                        continuation?.resume(throwing: refusal)
-                        dispatch(HubPayload.EventName.Analytics.record, AnalyticsError.unknown("\(refusal)", refusal))
-                    } else {
-                        continuation?.resume()
-                        dispatch(HubPayload.EventName.Analytics.record, record)
-                    }
-                }
-            } catch {
-                metrics?.recordFailed.increment(by: round.count)
-                for (_, continuation) in round { continuation?.resume(throwing: error) }
-                dispatch(HubPayload.EventName.Analytics.record, AnalyticsError.unknown("The analytics queue could not store \(round.count) event(s): \(error)", error))
+            if taken.isEmpty { return }
+            for start in stride(from: 0, to: taken.count, by: Self.maximumRound) {
+                let end = min(taken.count, start + Self.maximumRound)
+                await store(Array(taken[start..<end]), continuations[start..<end])
             }
+        }
+    }
+
+    /// Stores one round and answers its callers.
+    private func store(_ round: [AnalyticsRecord], _ continuations: ArraySlice<CheckedContinuation<Void, any Error>?>) async {
+        defer { state.withLock { $0.settled += UInt64(round.count) } }
+        do {
+            let refusals = try await queue.append(round)
+            if let metrics {
+                let refused = refusals.count { $0 != nil }
+                if refused > 0 { metrics.recordFailed.increment(by: refused) }
+                if round.count > refused { metrics.queued.increment(by: round.count - refused) }
+            }
+            for ((record, continuation), refusal) in zip(zip(round, continuations), refusals) {
+                if let refusal {
+                    continuation?.resume(throwing: refusal)
+                    dispatch(HubPayload.EventName.Analytics.record, AnalyticsError.unknown("\(refusal)", refusal))
+                } else {
+                    continuation?.resume()
+                    dispatch(HubPayload.EventName.Analytics.record, record)
+                }
+            }
+        } catch {
+            metrics?.recordFailed.increment(by: round.count)
+            for continuation in continuations { continuation?.resume(throwing: error) }
+            dispatch(HubPayload.EventName.Analytics.record, AnalyticsError.unknown("The analytics queue could not store \(round.count) event(s): \(error)", error))
         }
     }
 

@@ -28,13 +28,22 @@ public struct AnalyticsRecord: Codable, Sendable, Equatable {
     /// `event`'s name and properties over `globalProperties`, for `userId`.
     public init(event: any AnalyticsEvent, globalProperties: AnalyticsProperties, userId: String?, at timestamp: Double = Date().timeIntervalSince1970) {
         self.init(name: event.name, timestamp: timestamp, userId: userId)
-        for (key, value) in globalProperties.merging(event.properties ?? [:], uniquingKeysWith: { _, event in event }) {
-            switch value.jsonValue {
-            case .number(let number): metrics[key] = number
-            case .boolean(let flag): attributes[key] = flag ? "true" : "false"
-            case .string(let text): attributes[key] = text
-            default: attributes[key] = value.jsonValue.compactDescription
-            }
+        // The event's own properties win over global ones; walked in place rather than merged
+        // into a new dictionary first (recording is a hot path).
+        let own = event.properties ?? [:]
+        let count = own.count + globalProperties.count
+        attributes.reserveCapacity(count)
+        metrics.reserveCapacity(count)
+        for (key, value) in globalProperties where own[key] == nil { add(key, value) }
+        for (key, value) in own { add(key, value) }
+    }
+
+    private mutating func add(_ key: String, _ value: any AnalyticsPropertyValue) {
+        switch value.jsonValue {
+        case .number(let number): metrics[key] = number
+        case .boolean(let flag): attributes[key] = flag ? "true" : "false"
+        case .string(let text): attributes[key] = text
+        case let other: attributes[key] = other.compactDescription
         }
     }
 }

@@ -58,56 +58,73 @@ public actor DurableEventQueue {
     /// that did not fit under ``maxQueuedEvents`` (`nil` for each stored one).
     /// - Throws: `SQLiteError` when the disk refuses the write (then none was stored).
     public func append(_ records: [AnalyticsRecord]) async throws -> [AnalyticsQueueError?] {
-        try await withCheckedThrowingContinuation { continuation in
-            pending.append((records, continuation))
-            if !committing {
-                committing = true
-                Task { await self.commitPending() }
-            }
+        // A commit is running: these go into the next transaction, with everyone else's that
+        // arrive meanwhile (group commit).
+        guard !committing else {
+            return try await withCheckedThrowingContinuation { continuation in pending.append((records, continuation)) }
         }
+        // None is: this task commits them itself, sparing a task and a hop per transaction,
+        // then hands what arrived meanwhile to a committing task and returns.
+        committing = true
+        let outcome = await commit([records])
+        if pending.isEmpty {
+            committing = false
+        } else {
+            Task { await self.commitPending() }
+        }
+        return try outcome.get()[0]
     }
 
     /// Commits everything pending, one transaction per round, until nothing is pending.
     private func commitPending() async {
-        let encoder = JSONEncoder()
         while !pending.isEmpty {
             let round = pending
             pending.removeAll(keepingCapacity: true)
-            do {
-                try await countIfNeeded()
-            } catch {
-                for entry in round { entry.done.resume(throwing: error) }
-                continue
-            }
-            var room = max(0, maxQueuedEvents - waiting)
-            var bodies: [[UInt8]] = []
-            var refusals: [[AnalyticsQueueError?]] = []
-            for entry in round {
-                var entryRefusals: [AnalyticsQueueError?] = []
-                for record in entry.records {
-                    if room > 0, let body = try? encoder.encode(record) {
-                        bodies.append(Array(body))
-                        room -= 1
-                        entryRefusals.append(nil)
-                    } else {
-                        entryRefusals.append(.full(limit: maxQueuedEvents))
-                    }
-                }
-                refusals.append(entryRefusals)
-            }
-            do {
-                if !bodies.isEmpty {
-                    try await database.transaction { connection in
-                        for body in bodies { try connection.run("INSERT INTO events (body) VALUES (?)", [.blob(body)]) }
-                    }
-                }
-                waiting += bodies.count
+            switch await commit(round.map(\.records)) {
+            case .success(let refusals):
                 for (entry, entryRefusals) in zip(round, refusals) { entry.done.resume(returning: entryRefusals) }
-            } catch {
+            case .failure(let error):
                 for entry in round { entry.done.resume(throwing: error) }
             }
         }
         committing = false
+    }
+
+    /// Stores `groups` in one transaction, in order: the refusals of each group (a record that
+    /// does not fit under ``maxQueuedEvents``), or the error that stored none of them.
+    private func commit(_ groups: [[AnalyticsRecord]]) async -> Result<[[AnalyticsQueueError?]], any Error> {
+        do {
+            try await countIfNeeded()
+        } catch {
+            return .failure(error)
+        }
+        var room = max(0, maxQueuedEvents - waiting)
+        var bodies: [[UInt8]] = []
+        var refusals: [[AnalyticsQueueError?]] = []
+        for records in groups {
+            var groupRefusals: [AnalyticsQueueError?] = []
+            for record in records {
+                if room > 0, let body = record.storedBody() {
+                    bodies.append(body)
+                    room -= 1
+                    groupRefusals.append(nil)
+                } else {
+                    groupRefusals.append(.full(limit: maxQueuedEvents))
+                }
+            }
+            refusals.append(groupRefusals)
+        }
+        do {
+            if !bodies.isEmpty {
+                try await database.transaction { connection in
+                    for body in bodies { try connection.run("INSERT INTO events (body) VALUES (?)", [.blob(body)]) }
+                }
+            }
+            waiting += bodies.count
+            return .success(refusals)
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// The oldest `limit` records waiting to be sent whose id is above `id` (and at most

@@ -89,9 +89,23 @@ public struct AuthEventReporter: Sendable {
 
     /// Dispatches the lifecycle `event` with `data` (the user or the username), and logs it at
     /// info level.
+    ///
+    /// Inside a server context the data becomes an ``AuthUserEvent`` naming the context's user
+    /// (username and sub), so listeners can tell its events from the process-wide session's.
     public func lifecycle(_ event: String, _ data: any Sendable) {
         Amplify.Logging.logger(forCategory: "Auth").log(level: .info, event, metadata: [LogMetadataKey.plugin: pluginKey])
-        hub().dispatch(to: .auth, payload: HubPayload(eventName: event, data: data))
+        hub().dispatch(to: .auth, payload: HubPayload(eventName: event, data: Self.contextual(data)))
+    }
+
+    /// `data` as the current server context's ``AuthUserEvent`` (unchanged outside a context, or
+    /// when it already is one).
+    static func contextual(_ data: any Sendable) -> any Sendable {
+        guard let context = AuthServerContext.current, !(data is AuthUserEvent) else { return data }
+        let signedIn = data as? SignedInUser
+        let known = context.user
+        let username = signedIn?.username ?? (data as? String) ?? known?.username ?? ""
+        let sub = signedIn?.userId ?? (known?.username == username ? known?.userId : nil) ?? ""
+        return AuthUserEvent(username: username, sub: sub, scope: context.session.scope, tenant: context.tenant.id)
     }
 }
 

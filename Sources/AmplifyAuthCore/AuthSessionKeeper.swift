@@ -13,6 +13,9 @@ import Foundation
 /// service refuses the token (revoked, expired, user gone) and any other error when it could not
 /// ask (the session is then kept and the timer tries again after ``retryDelay``).
 ///
+/// Each refresh dispatches `Auth.tokenRefreshed`, each failed one `Auth.tokenRefreshFailed` (data
+/// ``AuthUserEvent``, scope `.processWide`), before any `Auth.sessionExpired`.
+///
 /// Refreshes, refresh failures and expiries are logged (category "Auth", metadata plugin and
 /// operation; never a token) and counted in the `amplify_auth_*` metrics when a metrics backend
 /// is bootstrapped.
@@ -24,6 +27,7 @@ public actor AuthSessionKeeper {
     public static let retryDelay: TimeInterval = 30
 
     private let pluginKey: String
+    private let tenant: String
     private let refreshLead: TimeInterval
     private let hub: @Sendable () -> any HubCategoryBehavior
     private let eventLoop: @Sendable () throws -> EventLoop
@@ -45,12 +49,16 @@ public actor AuthSessionKeeper {
     ///   - eventLoop: the loop the timer runs on (asked when a timer is armed).
     ///   - metricsFactory: where the refresh and expiry metrics go (default:
     ///     `MetricsSystem.factory`, looked at once, now).
+    ///   - tenant: the pool's ``AuthTenant/id``, named by `Auth.tokenRefreshed` and
+    ///     `Auth.tokenRefreshFailed` (default: none).
     ///   - refresh: the plugin's token exchange.
     public init(
         pluginKey: String, refreshLead: TimeInterval, hub: @escaping @Sendable () -> any HubCategoryBehavior,
-        eventLoop: @escaping @Sendable () throws -> EventLoop, metricsFactory: (any MetricsFactory)? = nil, refresh: @escaping Refresh
+        eventLoop: @escaping @Sendable () throws -> EventLoop, metricsFactory: (any MetricsFactory)? = nil, tenant: String = "",
+        refresh: @escaping Refresh
     ) {
         self.pluginKey = pluginKey
+        self.tenant = tenant
         self.refreshLead = refreshLead.isFinite ? max(0, refreshLead) : 0
         self.hub = hub
         self.eventLoop = eventLoop
@@ -69,7 +77,7 @@ public actor AuthSessionKeeper {
         }
     }
 
-    /// The signed-in session, if any (its access token may have expired; see ``validSession(forceRefresh:)``).
+    /// The signed-in session, if any (its access token may have expired; see ``AuthSessionHolding/validSession(forceRefresh:)``).
     public var current: StoredSession? { session }
 
     /// Whether the last session ended by expiring (cleared by the next ``start(_:)``).
@@ -114,21 +122,10 @@ public actor AuthSessionKeeper {
         schedule(for: new)
     }
 
-    /// The session with a usable access token: refreshed when it has expired (or always, with
-    /// `forceRefresh`).
-    /// - Throws: `AuthError.signedOut(_:_:_:)` when nobody is signed in,
-    ///   `AuthError.sessionExpired(_:_:_:)` when the session expired (now or before),
-    ///   or the refresh's error when the service could not be asked.
-    public func validSession(forceRefresh: Bool = false) async throws -> StoredSession {
-        guard let current = session else { throw notSignedIn() }
-        guard forceRefresh || current.accessTokenExpiresAt <= Date() else { return current }
-        return try await refresh()
-    }
-
     /// Refreshes the tokens now. Concurrent callers (the timer and a call, say) share one
     /// exchange: refresh tokens may rotate, so a second exchange of the same token could fail and
     /// end a healthy session. A refused token ends the session with `Auth.sessionExpired`.
-    /// - Throws: as ``validSession(forceRefresh:)``.
+    /// - Throws: as ``AuthSessionHolding/validSession(forceRefresh:)``.
     @discardableResult
     public func refresh() async throws -> StoredSession {
         if let refreshing { return try await refreshing.value }
@@ -142,6 +139,7 @@ public actor AuthSessionKeeper {
         do {
             renewed = try await task.value
         } catch let error as AuthError {
+            dispatchRefreshFailed(current, error)
             if case .sessionExpired = error {
                 metrics?.refused.increment()
                 log.log(level: .info, "The refresh token of \(current.username) was refused; the session ends", metadata: metadata)
@@ -152,11 +150,15 @@ public actor AuthSessionKeeper {
             }
             throw error
         } catch {
+            dispatchRefreshFailed(current, AuthError.unknown("The refresh failed: \(error)", error))
             metrics?.unreachable.increment()
             log.log(level: .warn, "Could not refresh the session of \(current.username): \(error)", metadata: metadata)
             throw error
         }
         metrics?.refreshed.increment()
+        hub().dispatch(to: .auth, payload: HubPayload(
+            eventName: HubPayload.EventName.Auth.tokenRefreshed,
+            data: AuthUserEvent(username: renewed.username, sub: renewed.userId, scope: .processWide, tenant: tenant)))
         log.log(level: .debug, "Refreshed the session of \(current.username); the access token expires at \(renewed.accessTokenExpiresAt)", metadata: metadata)
         // A sign-out (or another sign-in) while the exchange was under way wins.
         guard let now = session else { throw notSignedIn() }
@@ -168,6 +170,12 @@ public actor AuthSessionKeeper {
         guard after.refreshToken == current.refreshToken else { return after }
         adopt(renewed)
         return renewed
+    }
+
+    private func dispatchRefreshFailed(_ session: StoredSession, _ error: AuthError) {
+        hub().dispatch(to: .auth, payload: HubPayload(
+            eventName: HubPayload.EventName.Auth.tokenRefreshFailed,
+            data: AuthUserEvent(username: session.username, sub: session.userId, scope: .processWide, tenant: tenant, error: error)))
     }
 
     /// Ends the session because the user signed out or was deleted: no event (the plugin

@@ -3,7 +3,8 @@ import AmplifyConcurrency
 import Observation
 
 /// The server-side counterpart of the session-manager pattern: an `@Observable` object that
-/// says who is signed in, kept current only by the Hub's `.auth` events (so it works with any
+/// says who is signed in (process-wide, or one user's server sessions, with ``heldUsers`` the set
+/// of users whose sessions the server holds), kept current only by the Hub's `.auth` events (so it works with any
 /// Auth plugin), also readable as an `AsyncSequence` of states.
 ///
 /// It lives on ``AuthStateActor``. Observe it with `withObservationTracking` (on that actor) or
@@ -45,8 +46,26 @@ public final class AuthSessionState {
         }
     }
 
-    /// The current status.
+    /// A user signed in in a session the server holds (``AuthSessionStore``).
+    public struct HeldUser: Sendable, Hashable {
+        /// The name the user signs in with.
+        public let username: String
+        /// The user's `sub`.
+        public let sub: String
+        /// The pool (``AuthTenant/id``).
+        public let tenant: String
+    }
+
+    /// The current status: of the process-wide session, or of the one user named at `init`.
     public private(set) var status: Status = .signedOut(.initial)
+
+    /// The users whose sessions the server holds, kept current by their events (`signedIn` adds
+    /// one; `signedOut`, `sessionExpired` and `userDeleted` remove it).
+    public private(set) var heldUsers: Set<HeldUser> = []
+
+    /// The one user whose server-context and held sessions the status follows (`nil`: the
+    /// process-wide session).
+    @ObservationIgnored private nonisolated let followed: String?
 
     @ObservationIgnored private var subscribers: [Int: AsyncStream<Status>.Continuation] = [:]
     @ObservationIgnored private var nextSubscriber = 0
@@ -55,7 +74,11 @@ public final class AuthSessionState {
 
     /// Starts following the `.auth` channel of `hub` (Amplify's by default). Events dispatched
     /// after this returns are applied in order.
-    public nonisolated init(hub: (any HubCategoryBehavior)? = nil) {
+    ///
+    /// With `username`, the status follows that user's sessions in server contexts and the
+    /// session store (events whose ``AuthUserEvent`` names them) instead of the process-wide one.
+    public nonisolated init(hub: (any HubCategoryBehavior)? = nil, following username: String? = nil) {
+        followed = username
         let events = (hub ?? Amplify.Hub.plugin).events(on: .auth, isIncluded: nil, bufferingPolicy: .unbounded)
         let task = Task { @AuthStateActor [weak self] in
             for await payload in events {
@@ -93,16 +116,20 @@ public final class AuthSessionState {
     /// Applies one `.auth` event.
     func apply(_ payload: HubPayload) {
         typealias Names = HubPayload.EventName.Auth
+        if let user = AuthEventData.user(in: payload), user.scope != .processWide {
+            applyUser(payload.eventName, user)
+            return
+        }
+        // The process-wide session's events; not followed when one user is.
+        guard followed == nil else { return }
+        if let reason = Self.endReason(payload.eventName) {
+            change(to: .signedOut(reason))
+            return
+        }
         let next: Status?
         switch payload.eventName {
         case Names.signedIn:
             next = (payload.data as? SignedInUser).map(Status.signedIn)
-        case Names.signedOut:
-            next = .signedOut(.signedOut)
-        case Names.sessionExpired:
-            next = .signedOut(.sessionExpired)
-        case Names.userDeleted:
-            next = .signedOut(.userDeleted)
         case Names.signUpAPI:
             if case .success(let result)? = payload.data as? Result<AuthSignUpResult, AuthError>, !result.isSignUpComplete,
                let username = payload.context as? String {
@@ -119,6 +146,37 @@ public final class AuthSessionState {
         default:
             next = nil
         }
+        change(to: next)
+    }
+
+    /// A context's or the store's event: the held users, and the followed user's status.
+    private func applyUser(_ event: String, _ user: AuthUserEvent) {
+        typealias Names = HubPayload.EventName.Auth
+        let held = HeldUser(username: user.username, sub: user.sub, tenant: user.tenant)
+        let next: Status?
+        if event == Names.signedIn {
+            if user.scope == .held { heldUsers.insert(held) }
+            next = .signedIn(SignedInUser(username: user.username, userId: user.sub))
+        } else {
+            next = Self.endReason(event).map(Status.signedOut)
+        }
+        if user.scope == .held, next?.isSignedIn == false { heldUsers = heldUsers.filter { $0.username != user.username || $0.tenant != user.tenant } }
+        guard let followed, user.username == followed else { return }
+        change(to: next)
+    }
+
+    /// Why a session ended, for the events that end one.
+    private static func endReason(_ event: String) -> SignedOutReason? {
+        typealias Names = HubPayload.EventName.Auth
+        switch event {
+        case Names.signedOut: return .signedOut
+        case Names.sessionExpired: return .sessionExpired
+        case Names.userDeleted: return .userDeleted
+        default: return nil
+        }
+    }
+
+    private func change(to next: Status?) {
         guard let next, next != status else { return }
         status = next
         for continuation in subscribers.values { continuation.yield(next) }

@@ -57,6 +57,33 @@ public actor CredentialStore {
                 id_token TEXT NOT NULL, access_token TEXT NOT NULL, refresh_token TEXT NOT NULL,
                 access_expires_at REAL NOT NULL, refresh_expires_at REAL, updated_at REAL NOT NULL)
             """)
+        try await database.run("""
+            CREATE TABLE IF NOT EXISTS held_sessions (
+                tenant TEXT NOT NULL, username TEXT NOT NULL, user_id TEXT NOT NULL,
+                id_token TEXT NOT NULL, access_token TEXT NOT NULL, refresh_token TEXT NOT NULL,
+                access_expires_at REAL NOT NULL, refresh_expires_at REAL, updated_at REAL NOT NULL,
+                PRIMARY KEY (tenant, username))
+            """)
+    }
+
+    // MARK: Held sessions (the server's, one row per tenant and user)
+
+    /// Saves a session the server holds for `session.username` in `tenant`, replacing an earlier one.
+    /// - Throws: `SQLiteError`.
+    public func saveHeld(_ session: StoredSession, tenant: String) async throws {
+        try await database.run("INSERT OR REPLACE INTO held_sessions VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", Self.bindings(session, tenant))
+    }
+
+    /// Forgets the held session of `username` in `tenant`.
+    /// - Throws: `SQLiteError`.
+    public func clearHeld(username: String, tenant: String) async throws {
+        try await database.run("DELETE FROM held_sessions WHERE tenant = ? AND username = ?", [.text(tenant), .text(username)])
+    }
+
+    /// Every held session of `tenant`.
+    /// - Throws: `SQLiteError`.
+    public func loadHeld(tenant: String) async throws -> [StoredSession] {
+        try await database.run("SELECT * FROM held_sessions WHERE tenant = ?", [.text(tenant)]).compactMap(Self.session(from:))
     }
 
     /// Saves `session` for `pluginKey`, replacing any earlier one.

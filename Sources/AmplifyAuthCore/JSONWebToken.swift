@@ -70,25 +70,28 @@ public struct JSONWebToken: Sendable, Equatable {
     /// - Throws: ``Problem/tooLarge(_:)`` or ``Problem/malformed``.
     public init(parsing token: String) throws(Problem) {
         guard token.utf8.count <= Self.maximumLength else { throw Problem.tooLarge(token.utf8.count) }
-        // Byte-level: splitting by Character would run grapheme breaking over the whole token.
-        let bytes = Array(token.utf8)
-        let dots = bytes.indices.filter { bytes[$0] == UInt8(ascii: ".") }
-        guard dots.count == 2 else { throw Problem.malformed }
-        let decoded = bytes.withUnsafeBufferPointer { buffer -> (header: [UInt8], claims: [UInt8], signature: [UInt8])? in
-            guard let header = Base64URL.decode(bytes: UnsafeBufferPointer(rebasing: buffer[0..<dots[0]])),
-                  let claims = Base64URL.decode(bytes: UnsafeBufferPointer(rebasing: buffer[(dots[0] + 1)..<dots[1]])),
-                  let signature = Base64URL.decode(bytes: UnsafeBufferPointer(rebasing: buffer[(dots[1] + 1)...]))
+        // Byte-level, on the string's own UTF-8: splitting by Character would run grapheme
+        // breaking over the whole token, and copying it into an array costs an allocation.
+        var token = token
+        let parts = token.withUTF8 { bytes -> (header: [UInt8], claims: [UInt8], signature: [UInt8], signingInput: String)? in
+            guard let first = bytes.firstIndex(of: UInt8(ascii: ".")),
+                  let second = bytes[(first + 1)...].firstIndex(of: UInt8(ascii: ".")),
+                  !bytes[(second + 1)...].contains(UInt8(ascii: "."))
             else { return nil }
-            return (header, claims, signature)
+            guard let header = Base64URL.decode(bytes: UnsafeBufferPointer(rebasing: bytes[0..<first])),
+                  let claims = Base64URL.decode(bytes: UnsafeBufferPointer(rebasing: bytes[(first + 1)..<second])),
+                  let signature = Base64URL.decode(bytes: UnsafeBufferPointer(rebasing: bytes[(second + 1)...]))
+            else { return nil }
+            return (header, claims, signature, String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<second]), as: UTF8.self))
         }
-        guard let decoded, String(validating: decoded.header, as: UTF8.self) != nil, String(validating: decoded.claims, as: UTF8.self) != nil,
-              let header = try? JSONValue(parsing: decoded.header), let claims = try? JSONValue(parsing: decoded.claims),
+        guard let parts, String(validating: parts.header, as: UTF8.self) != nil, String(validating: parts.claims, as: UTF8.self) != nil,
+              let header = try? JSONValue(parsing: parts.header), let claims = try? JSONValue(parsing: parts.claims),
               header.asObject != nil, claims.asObject != nil
         else { throw Problem.malformed }
         self.header = header
         self.claims = claims
-        self.signingInput = String(decoding: bytes[0..<dots[1]], as: UTF8.self)
-        self.signature = decoded.signature
+        self.signingInput = parts.signingInput
+        self.signature = parts.signature
     }
 
     /// Parses `token` and checks its algorithm, signature and expiry against `key` and `now`

@@ -45,26 +45,52 @@ public enum Base64URL {
         return text.withUTF8 { decode(bytes: $0) }
     }
 
-    /// Decodes base64url bytes (see ``decode(_:)``).
+    /// Decodes base64url bytes (see ``decode(_:)``): four characters at a time into an output
+    /// of the exact length, then the two or three left over.
     public static func decode(bytes input: UnsafeBufferPointer<UInt8>) -> [UInt8]? {
-        guard input.count % 4 != 1 else { return nil }
-        var output = [UInt8]()
-        output.reserveCapacity(input.count * 3 / 4)
-        var accumulator: UInt32 = 0
-        var bits = 0
-        for byte in input {
-            let value = values[Int(byte)]
-            guard value != 0xFF else { return nil }
-            accumulator = accumulator << 6 | UInt32(value)
-            bits += 6
-            if bits >= 8 {
-                bits -= 8
-                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
-                accumulator &= (1 << UInt32(bits)) - 1
+        let remainder = input.count % 4
+        guard remainder != 1 else { return nil }
+        let count = input.count / 4 * 3 + (remainder == 0 ? 0 : remainder - 1)
+        return values.withUnsafeBufferPointer { table -> [UInt8]? in
+            var valid = true
+            let output = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+                var read = 0
+                var written = 0
+                // Any byte outside the alphabet maps to 0xFF, so OR-ing the four values shows it.
+                while read + 4 <= input.count {
+                    let a = table[Int(input[read])], b = table[Int(input[read + 1])]
+                    let c = table[Int(input[read + 2])], d = table[Int(input[read + 3])]
+                    guard (a | b | c | d) & 0xC0 == 0 else {
+                        valid = false
+                        break
+                    }
+                    let chunk = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6 | UInt32(d)
+                    buffer[written] = UInt8(truncatingIfNeeded: chunk >> 16)
+                    buffer[written + 1] = UInt8(truncatingIfNeeded: chunk >> 8)
+                    buffer[written + 2] = UInt8(truncatingIfNeeded: chunk)
+                    read += 4
+                    written += 3
+                }
+                if valid, remainder >= 2 {
+                    let a = table[Int(input[read])], b = table[Int(input[read + 1])]
+                    let c = remainder == 3 ? table[Int(input[read + 2])] : 0
+                    // Leftover bits must be zero (canonical encoding).
+                    if (a | b | c) & 0xC0 != 0 || (remainder == 2 ? b & 0x0F : c & 0x03) != 0 {
+                        valid = false
+                    } else {
+                        let chunk = UInt32(a) << 18 | UInt32(b) << 12 | UInt32(c) << 6
+                        buffer[written] = UInt8(truncatingIfNeeded: chunk >> 16)
+                        written += 1
+                        if remainder == 3 {
+                            buffer[written] = UInt8(truncatingIfNeeded: chunk >> 8)
+                            written += 1
+                        }
+                    }
+                }
+                // Bytes left uninitialized on failure are UInt8 (trivial), so the count is honest.
+                initialized = valid ? written : 0
             }
+            return valid ? output : nil
         }
-        // Leftover bits must be zero (canonical encoding).
-        guard accumulator == 0 else { return nil }
-        return output
     }
 }

@@ -6,10 +6,14 @@ import COpenSSL
 ///
 /// A public key (from a JWK's `n` and `e`) verifies; a generated private key also signs (for
 /// tests, stand-ins and benchmarks). Safe from any thread: every use of the OpenSSL key takes
-/// the key's lock.
+/// the key's lock, and every verification the lock of the key's prepared verifier.
+///
+/// Verification runs on a context prepared once per key (PKCS#1 v1.5 padding, SHA-256, the
+/// algorithms fetched once): OpenSSL 3's `EVP_DigestVerifyInit` would otherwise look the
+/// algorithms up in its provider tables and build a new context for every token.
 public final class RSAKey: Sendable {
     private let key: Locked<OwnedPKey>
-    private let digest = Locked(OwnedDigest(name: "SHA256"))
+    private let verifier: Locked<PreparedRS256Verifier?>
     /// Whether the key can sign.
     public let isPrivate: Bool
     /// The modulus's size in bits.
@@ -17,6 +21,7 @@ public final class RSAKey: Sendable {
 
     private init(_ pkey: OpaquePointer, isPrivate: Bool) {
         key = Locked(OwnedPKey(pointer: pkey))
+        verifier = Locked(PreparedRS256Verifier(pkey: pkey))
         self.isPrivate = isPrivate
         bits = Int(EVP_PKEY_get_bits(pkey))
     }
@@ -105,18 +110,16 @@ public final class RSAKey: Sendable {
 
     /// Whether `signature` is this key's RS256 signature of `message`.
     public func verify(signature: [UInt8], of message: [UInt8]) -> Bool {
+        message.withUnsafeBytes { verify(signature: signature, of: $0) }
+    }
+
+    /// Whether `signature` is this key's RS256 signature of the bytes of `message` (for callers
+    /// that hold the signed bytes in a buffer already, such as a token's UTF-8).
+    package func verify(signature: [UInt8], of message: UnsafeRawBufferPointer) -> Bool {
         guard signature.count == (bits + 7) / 8 else { return false }
-        return key.withLock { owned -> Bool in
-            guard let context = EVP_MD_CTX_new() else { return false }
-            defer { EVP_MD_CTX_free(context) }
-            let sha256 = digest.withLock { $0.pointer } ?? EVP_sha256()
-            guard EVP_DigestVerifyInit(context, nil, sha256, nil, owned.pointer) == 1 else {
-                ERR_clear_error()
-                return false
-            }
-            let ok = EVP_DigestVerify(context, signature, signature.count, message, message.count) == 1
-            ERR_clear_error()
-            return ok
+        return verifier.withLock { prepared -> Bool in
+            guard let prepared else { return false }
+            return signature.withUnsafeBytes { prepared.verify(signature: $0, message: message) }
         }
     }
 

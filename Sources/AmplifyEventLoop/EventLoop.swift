@@ -166,6 +166,9 @@ public final class EventLoop: @unchecked Sendable {
         if stray > 0 { throw EventLoopError.handlesLeftOpen(count: stray) }
     }
 
+    /// Whether the loop still takes work: `false` from the moment ``shutdown()`` begins.
+    public var isAcceptingWork: Bool { queue.withLock { $0.acceptingWork } }
+
     /// Whether ``shutdown()`` has completed and the libuv loop is closed. After a clean shutdown,
     /// `uv_loop_close` returned 0: ``loopClosedCleanly`` says so.
     public var isShutDown: Bool { joined.withLock { $0 } }

@@ -74,6 +74,17 @@ public struct LoopFileSystem: Sendable {
         return written
     }
 
+    /// Copies up to `count` bytes of `source` from `offset` to `destination` at its current
+    /// position, inside the kernel: libuv's `uv_fs_sendfile`, which on Linux uses
+    /// `copy_file_range(2)` between regular files (else `sendfile(2)`), so no byte passes through
+    /// user space and no buffer is held.
+    /// - Returns: the bytes copied; fewer than `count` at the end of `source`, none past it.
+    public func copyRange(from source: Int32, offset: Int64, count: Int, to destination: Int32) async throws -> Int {
+        try await run("sendfile", "fd \(source)") { loop, request, done in
+            uv_fs_sendfile(loop, request, uv_file(destination), uv_file(source), offset, count, done)
+        }
+    }
+
     /// Flushes a descriptor's data and metadata to the disk (`fsync(2)`).
     public func fsync(_ descriptor: Int32) async throws {
         _ = try await run("fsync", "fd \(descriptor)") { loop, request, done in

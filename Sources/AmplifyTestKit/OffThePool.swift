@@ -20,3 +20,17 @@ extension Process {
         }
     }
 }
+
+/// Checks `condition` every 20 ms until it holds or `timeout` has passed, sleeping between checks
+/// (no thread is held). Generous timeouts suit a loaded two-core machine: the wait ends as soon
+/// as the condition holds.
+/// - Returns: whether the condition held in time.
+@discardableResult
+public func eventually(within timeout: Duration = .seconds(120), _ condition: () throws -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if (try? condition()) == true { return true }
+        try? await Task.sleep(for: .milliseconds(20))
+    }
+    return (try? condition()) == true
+}

@@ -15,13 +15,25 @@ struct DemoCommand: AmplifyCommand {
             confirms, signs in, shows the session and attributes, waits for the session to expire on its \
             own, signs in again and signs out, printing every Hub event and every change of the observable \
             session state. --keep leaves the folder behind.
+
+            With --users N (3 to 26), the server side instead: N users sign in at once, each into a \
+            session the server holds (AuthSessionStore), every event naming its user; the store's \
+            timer refreshes them; one user's refresh token is revoked elsewhere (a global sign-out \
+            from a browser's request), so that session alone fails to refresh and expires; one signs \
+            out; the others stay signed in.
             """)
     static var needsConfiguration: Bool { false }
 
     @OptionGroup var global: GlobalOptions
     @Flag(help: "Leave the demo's folder behind.") var keep = false
+    @Option(help: "Show N users (3 to 26) held in one server process instead.") var users: Int?
 
     func execute() async throws -> CommandResult {
+        if let users {
+            guard (3...26).contains(users) else { throw ValidationError("--users takes 3 to 26 users.") }
+            try await DemoUsers.run(count: users, keep: keep)
+            return CommandResult(text: "", json: .null)
+        }
         try await Self.run(keep: keep)
         return CommandResult(text: "", json: .null)
     }
@@ -30,18 +42,14 @@ struct DemoCommand: AmplifyCommand {
     static let password = "Demo-Passw0rd"
 
     static func run(keep: Bool) async throws {
-        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("amplify-demo-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let folder = try makeFolder()
         defer { if !keep { try? FileManager.default.removeItem(at: folder) } }
-        let file = folder.appendingPathComponent("amplifyconfiguration.json")
-        try Data("""
+        try configure(in: folder, title: "Amplify demo", """
             {"auth": {"plugins": {"localAuthPlugin": {"directory": "auth", "accessTokenLifetimeSeconds": 2,
                                                       "refreshTokenLifetimeSeconds": 5, "passwordHashCost": 16384}}},
              "storage": {"plugins": {"localStoragePlugin": {"directory": "storage"}}},
              "analytics": {"plugins": {"localAnalyticsPlugin": {"directory": "analytics"}}}}
-            """.utf8).write(to: file)
-        Output.line("Amplify demo in \(folder.path)")
-        try Amplify.configure(AmplifyConfiguration(configurationFile: file))
+            """)
 
         Amplify.Hub.listen(to: .auth) { payload in
             Output.line("    hub    \(payload.eventName)  \(HubListenCommand.summary(payload.data).compactText)")
@@ -91,7 +99,22 @@ struct DemoCommand: AmplifyCommand {
         Output.line(keep ? "Done; the demo's files are in \(folder.path)." : "Done; the demo's folder was removed.")
     }
 
-    private static func step(_ title: String, _ body: () async throws -> String) async throws {
+    /// A fresh temporary folder for a demo.
+    static func makeFolder() throws -> URL {
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("amplify-demo-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder
+    }
+
+    /// Writes `json` as the folder's configuration file, says where the demo runs, and configures Amplify.
+    static func configure(in folder: URL, title: String, _ json: String) throws {
+        let file = folder.appendingPathComponent("amplifyconfiguration.json")
+        try Data(json.utf8).write(to: file)
+        Output.line("\(title) in \(folder.path)")
+        try Amplify.configure(AmplifyConfiguration(configurationFile: file))
+    }
+
+    static func step(_ title: String, _ body: () async throws -> String) async throws {
         Output.line("• \(title)")
         let outcome = try await body()
         // Let the Hub and the state catch up, so each step's events print under it.

@@ -72,6 +72,10 @@ struct HubListenCommand: AmplifyCommand {
         switch data {
         case nil: return .null
         case let user as SignedInUser: return ["username": .string(user.username), "userId": .string(user.userId)]
+        case let user as AuthUserEvent:
+            var object: [String: JSONValue] = ["username": .string(user.username), "sub": .string(user.sub), "scope": .string(user.scope.rawValue)]
+            if let error = user.error { object["error"] = .string(error.errorDescription) }
+            return .object(object)
         case let text as String: return .string(text)
         case let number as Int: return .number(Double(number))
         case let error as any AmplifyError: return ["error": .string(error.errorDescription)]

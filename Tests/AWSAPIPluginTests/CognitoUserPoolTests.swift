@@ -187,3 +187,22 @@ struct CognitoUserPoolTests {
         }
     }
 }
+
+extension CognitoUserPoolTests {
+    @Test("inside a server context the plugin's default token source (Amplify.Auth) sends the context user's access token; outside it nobody is signed in")
+    func serverContextUserIsSent() async throws {
+        try await MotoServer.with { moto in
+            let pool = try await Pool(moto: moto, signIn: false)
+            try await AppSyncServer.with(pool.serverOptions(moto)) { server in
+                let fixture = try APIFixture(server: server, mode: .amazonCognitoUserPools, apiKey: nil, userPoolToken: APIAuthSources.userPoolToken())
+                let context = try pool.cognito.emptyServerContext()
+                _ = try await context.run { try await Amplify.Auth.signIn(username: "alice", password: "Secr3t!pass") }
+                let identity = try await context.run { try await whoAmI(fixture) }
+                #expect(identity.username == "alice")
+                await #expect(throws: (any Error).self) { _ = try await whoAmI(fixture) }
+                try await fixture.close()
+            }
+            try await pool.close()
+        }
+    }
+}

@@ -191,7 +191,7 @@ struct SubscriptionTests {
         let server = try await AppSyncServer.start()
         let fixture = try APIFixture(server: server, options: AWSAPIPlugin.Options(
             reconnect: RealtimeReconnectPolicy(maximumAttempts: 2, baseDelay: .milliseconds(20), maximumDelay: .milliseconds(50)),
-            acknowledgementTimeout: .seconds(2)))
+            acknowledgementTimeout: .seconds(20)))
         let subscription = subscribe(fixture)
         #expect(await subscription.connected())
         server.stop()

@@ -46,7 +46,8 @@ struct CognitoSRPTests {
         let output = Pipe()
         process.standardOutput = output
         try process.runSerialized()
-        let produced = output.fileHandleForReading.readDataToEndOfFile()
+        let reading = output.fileHandleForReading
+        let produced = try await offThePool { reading.readDataToEndOfFile() }
         await process.exited()
         #expect(process.terminationStatus == 0)
         let stored = try Data(contentsOf: Self.vectorsURL.appendingPathComponent("srp_vectors.json"))

@@ -32,7 +32,8 @@ struct FlushUnderLoadTests {
             let summary = await engine.flush()
             finished.withLock { $0 = summary }
         }
-        let deadline = ContinuousClock.now + .seconds(20)
+        // Before the fix it never finished; a generous bound for a sanitizer on a loaded machine.
+        let deadline = ContinuousClock.now + .seconds(120)
         while finished.value == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         let whileRecording = finished.value
         stop.withLock { $0 = true }

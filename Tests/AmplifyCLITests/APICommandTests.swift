@@ -61,8 +61,8 @@ struct APICommandTests {
             let folder = try folder(server)
             defer { try? FileManager.default.removeItem(at: folder) }
             async let subscribed = Tool.run(
-                ["api", "subscribe", "subscription { onCreateTodo(name: \"shell\") { name } }", "--count", "1", "--timeout", "30"], in: folder)
-            for _ in 0..<500 where (try? server.state()["subscriptions"]) != 1 { try await Task.sleep(for: .milliseconds(20)) }
+                ["api", "subscribe", "subscription { onCreateTodo(name: \"shell\") { name } }", "--count", "1", "--timeout", "120"], in: folder)
+            try #require(await eventually { try server.state()["subscriptions"] == 1 }, "the subscription did not start")
             #expect(try await Tool.run(["api", "mutate", Self.create, "--variables", #"{"input": {"name": "shell"}}"#], in: folder).exitCode == 0)
             let run = try await subscribed
             #expect(run.exitCode == 0, "\(run.stderr)")
@@ -82,14 +82,12 @@ struct APICommandTests {
             process.standardError = FileHandle.nullDevice
             process.standardInput = FileHandle.nullDevice
             try process.runSerialized()
-            for _ in 0..<500 where (try? server.state()["subscriptions"]) != 1 { try await Task.sleep(for: .milliseconds(20)) }
+            try #require(await eventually { try server.state()["subscriptions"] == 1 }, "the subscription did not start")
             kill(process.processIdentifier, SIGINT)
-            for _ in 0..<500 where process.isRunning { try await Task.sleep(for: .milliseconds(20)) }
-            #expect(!process.isRunning)
+            #expect(await eventually { !process.isRunning })
             #expect(process.terminationStatus == 0)
             #expect(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).hasSuffix(#"{"connection":"connected"}"# + "\n"))
-            for _ in 0..<100 where (try? server.state()["connections"]) != 0 { try await Task.sleep(for: .milliseconds(20)) }
-            #expect(try server.state()["connections"] == 0)
+            #expect(await eventually { try server.state()["connections"] == 0 })
         }
     }
 

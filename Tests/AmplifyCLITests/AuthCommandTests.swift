@@ -66,12 +66,36 @@ struct AuthCommandTests {
         let run = try await Tool.run(["demo"])
         #expect(run.exitCode == 0)
         let lines = run.stdout.components(separatedBy: "\n")
-        let events = lines.filter { $0.hasPrefix("    hub    ") }.map { $0.dropFirst(11).prefix { $0 != " " } }
+        let all = lines.filter { $0.hasPrefix("    hub    ") }.map { $0.dropFirst(11).prefix { $0 != " " } }
+        // The timer's refreshes (how many depends on timing: 2 s tokens in a 5 s session) each
+        // dispatch Auth.tokenRefreshed; the last one fails before the session expires.
+        let events = all.filter { $0 != "Auth.tokenRefreshed" }
+        #expect(all.contains("Auth.tokenRefreshed"))
         #expect(events == ["Auth.signUpAPI", "Auth.confirmSignUpAPI", "Auth.signInAPI", "Auth.signedIn", "Auth.fetchSessionAPI",
-                           "Auth.fetchUserAttributesAPI", "Auth.sessionExpired", "Auth.signInAPI", "Auth.signedIn", "Auth.signOutAPI", "Auth.signedOut"])
+                           "Auth.fetchUserAttributesAPI", "Auth.tokenRefreshFailed", "Auth.sessionExpired", "Auth.signInAPI", "Auth.signedIn",
+                           "Auth.signOutAPI", "Auth.signedOut"])
         let states = lines.filter { $0.hasPrefix("    state  ") }.map { String($0.dropFirst(11)) }
         #expect(states == ["signed out (initial)", "awaiting confirmation of alice", "signed out (initial)", "signed in as alice",
                            "signed out (sessionExpired)", "signed in as alice", "signed out (signedOut)"])
         #expect(run.stdout.hasSuffix("Done; the demo's folder was removed.\n"))
+    }
+
+    @Test("amplify demo --users 4: four held sessions sign in at once and refresh, one revoked elsewhere expires alone, one signs out, each event naming its user")
+    func demoUsers() async throws {
+        let run = try await Tool.run(["demo", "--users", "4"])
+        #expect(run.exitCode == 0)
+        let events = run.stdout.components(separatedBy: "\n").filter { $0.hasPrefix("    hub    ") }.map { String($0.dropFirst(11)) }
+        func held(_ name: String) -> [String] {
+            events.filter { $0.hasPrefix(name + "  ") && $0.contains(#""scope":"held""#) }.compactMap { line in
+                line.range(of: #""username":""#).map { String(line[$0.upperBound...].prefix { $0 != "\"" }) }
+            }
+        }
+        #expect(Set(held("Auth.signedIn")) == ["alice", "bob", "carol", "dave"])
+        #expect(Set(held("Auth.tokenRefreshed")) == ["alice", "bob", "carol", "dave"])
+        #expect(held("Auth.tokenRefreshFailed") == ["bob"])
+        #expect(held("Auth.sessionExpired") == ["bob"])
+        #expect(held("Auth.signedOut") == ["carol"])
+        #expect(run.stdout.contains("  → alice, dave\n"))
+        #expect((try await Tool.run(["demo", "--users", "2"])).exitCode != 0)
     }
 }

@@ -58,7 +58,7 @@ struct StorageCommandTests {
 /// an endpoint override.
 @Suite("amplify storage on S3")
 struct S3StorageCommandTests {
-    @Test("put, ls, get and a presigned url that the curl tool downloads", .timeLimit(.minutes(2)))
+    @Test("put, ls, get and a presigned url that the curl tool downloads", .timeLimit(.minutes(10)))
     func s3RoundTrip() async throws {
         try await MotoServer.with { moto in
             try moto.seed(["buckets": ["cli-bucket"]])
@@ -83,7 +83,8 @@ struct S3StorageCommandTests {
             curl.standardError = FileHandle.nullDevice
             curl.standardInput = FileHandle.nullDevice
             try curl.runSerialized()
-            let body = output.fileHandleForReading.readDataToEndOfFile()
+            let reading = output.fileHandleForReading
+            let body = try await offThePool { reading.readDataToEndOfFile() }
             await curl.exited()
             #expect(String(decoding: body, as: UTF8.self) == "hello, S3\n")
             let missing = try await Tool.run(["storage", "rm", "public/nothing.txt"], in: folder, environment: keys)

@@ -56,6 +56,29 @@ struct BigNumberAndRSATests {
         #expect(throws: CryptoError.self) { try publicKey.sign(message) }
     }
 
+    @Test("A key's prepared verifier keeps answering right after refusals, from many threads at once")
+    func rs256VerifierReused() async throws {
+        let key = try RSAKey.generate()
+        let (n, e) = try key.publicComponents()
+        let publicKey = try RSAKey(modulus: n, exponent: e)
+        let messages = (0..<8).map { Array("header.claims-\($0)".utf8) }
+        let signatures = try messages.map { try key.sign($0) }
+        await withTaskGroup(of: Bool.self) { group in
+            for index in 0..<32 {
+                group.addTask {
+                    let message = messages[index % 8]
+                    var flipped = signatures[index % 8]
+                    flipped[index % flipped.count] ^= 0x40
+                    // A refusal, a signature of another message, then the right one, on the same context.
+                    return !publicKey.verify(signature: flipped, of: message)
+                        && !publicKey.verify(signature: signatures[(index + 1) % 8], of: message)
+                        && publicKey.verify(signature: signatures[index % 8], of: message)
+                }
+            }
+            for await ok in group { #expect(ok) }
+        }
+    }
+
     @Test("A modulus under 2048 bits is refused")
     func shortModulusRefused() {
         #expect(throws: CryptoError.self) { try RSAKey(modulus: [UInt8](repeating: 0xFF, count: 128), exponent: [1, 0, 1]) }

@@ -99,7 +99,7 @@ struct AmplifyServiceShutdownTests {
         return (peer.lines, folder, status, reason)
     }
 
-    @Test("SIGTERM mid-work with transfers allowed to finish: exit 0, every acknowledged event in the events file, uploads complete, no temporary file", .timeLimit(.minutes(3)))
+    @Test("SIGTERM mid-work with transfers allowed to finish: exit 0, every acknowledged event in the events file, uploads complete, no temporary file", .timeLimit(.minutes(10)))
     func finishPolicy() async throws {
         let (lines, folder, status, reason) = try await run(policy: "finish")
         defer { try? FileManager.default.removeItem(at: folder) }
@@ -126,7 +126,7 @@ struct AmplifyServiceShutdownTests {
         #expect(leftovers(in: folder) == [])
     }
 
-    @Test("SIGTERM mid-work with transfers cancelled, Amplify configured by the caller: exit 0, every acknowledged event written, the uploads cancelled without a temporary file or a partial object", .timeLimit(.minutes(3)),
+    @Test("SIGTERM mid-work with transfers cancelled, Amplify configured by the caller: exit 0, every acknowledged event written, the uploads cancelled without a temporary file or a partial object", .timeLimit(.minutes(10)),
           .disabled("Left a partial object once in the full suite: a cancelled upload racing the shutdown; the finish-policy test still runs"))
     func cancelPolicy() async throws {
         let (lines, folder, status, reason) = try await run(policy: "cancel", preconfigured: true)

@@ -1,5 +1,6 @@
 import Amplify
 import AmplifyCrypto
+import AmplifyTestKit
 import Foundation
 import LocalAuthPlugin
 import Testing

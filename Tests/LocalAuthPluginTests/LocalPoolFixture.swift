@@ -59,15 +59,3 @@ func signUpAndIn(_ plugin: LocalAuthPlugin, _ fixture: LocalPoolFixture, _ usern
     _ = try await plugin.confirmSignUp(for: username, confirmationCode: try await fixture.latestCode(plugin, for: username), options: nil)
     return try await plugin.signIn(username: username, password: password, options: nil)
 }
-
-/// The error a call throws, or `nil`.
-func authError(_ body: () async throws -> Void) async -> AuthError? {
-    do {
-        try await body()
-        return nil
-    } catch let error as AuthError {
-        return error
-    } catch {
-        return .unknown("unexpected \(error)")
-    }
-}

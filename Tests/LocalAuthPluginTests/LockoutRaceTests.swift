@@ -1,5 +1,6 @@
 import Amplify
 import AmplifySQLite
+import AmplifyTestKit
 import Foundation
 import LocalAuthPlugin
 import Testing
@@ -40,14 +41,20 @@ struct LockoutRaceTests {
 
     @Test("when a lock runs out, the count starts again from one: one more wrong password does not lock again")
     func expiredLockStartsNewCount() async throws {
-        let fixture = try LocalPoolFixture(["lockout": ["maxFailedAttempts": 2, "lockoutSeconds": 1]])
+        // A lock of 5 s, waited out by its recorded end: on a loaded machine a 1 s lock ran out
+        // before the test could see it.
+        let fixture = try LocalPoolFixture(["lockout": ["maxFailedAttempts": 2, "lockoutSeconds": 5]])
         let plugin = try fixture.plugin()
         _ = try await plugin.signUp(username: "trent", password: "Passw0rd!", options: nil)
         _ = try await plugin.confirmSignUp(for: "trent", confirmationCode: try await fixture.latestCode(plugin, for: "trent"), options: nil)
         for _ in 0..<2 { _ = await authError { _ = try await plugin.signIn(username: "trent", password: "Wrong0ne!", options: nil) } }
         let locked = await authError { _ = try await plugin.signIn(username: "trent", password: "Passw0rd!", options: nil) }
         #expect(locked?.errorDescription.hasPrefix("Too many failed sign-in attempts") == true)
-        try await Task.sleep(for: .milliseconds(1100))
+        let pool = try SQLiteDatabase(path: fixture.folder + "/users.sqlite")
+        let lockedUntil = try await pool.run("SELECT locked_until FROM users WHERE username = 'trent'").first?["locked_until"].real ?? 0
+        await pool.close()
+        #expect(lockedUntil > Date().timeIntervalSince1970)
+        while Date().timeIntervalSince1970 <= lockedUntil + 0.05 { try await Task.sleep(for: .milliseconds(50)) }
         let wrong = await authError { _ = try await plugin.signIn(username: "trent", password: "Wrong0ne!", options: nil) }
         #expect(wrong?.errorDescription == "Incorrect username or password.")
         let database = try SQLiteDatabase(path: fixture.folder + "/users.sqlite")

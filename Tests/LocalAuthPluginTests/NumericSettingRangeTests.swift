@@ -1,6 +1,7 @@
 import Amplify
 import AmplifyAuthCore
 import AmplifySQLite
+import AmplifyTestKit
 import Foundation
 import LocalAuthPlugin
 import Testing

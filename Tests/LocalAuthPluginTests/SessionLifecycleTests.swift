@@ -1,5 +1,6 @@
 import Amplify
 import AmplifyAuthCore
+import AmplifyTestKit
 import Foundation
 import LocalAuthPlugin
 import Testing

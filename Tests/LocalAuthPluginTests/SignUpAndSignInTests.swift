@@ -2,6 +2,7 @@ import Amplify
 import AmplifyAuthCore
 import AmplifyCrypto
 import AmplifySQLite
+import AmplifyTestKit
 import Foundation
 import LocalAuthPlugin
 import Testing

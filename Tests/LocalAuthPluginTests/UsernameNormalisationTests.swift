@@ -1,5 +1,6 @@
 import Amplify
 import AmplifySQLite
+import AmplifyTestKit
 import Foundation
 import LocalAuthPlugin
 import Testing

@@ -96,9 +96,18 @@ struct LocalStoragePluginTests {
         while let update = await iterator.next(), update.completedBytes == 0 {}
         task.pause()
         #expect(task.state == .paused)
-        try await Task.sleep(for: .milliseconds(50))
+        // A chunk in flight when paused may still land: wait until the file has not grown for
+        // 300 ms (a fixed 50 ms is too short on a loaded machine); after that it does not grow.
         let file = try Self.uploadInProgress(root: fixture.root)
-        let sizeWhilePaused = try file.map { try FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int } ?? nil
+        func size() throws -> Int? { try file.map { try FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int } ?? nil }
+        var sizeWhilePaused = try size()
+        let deadline = ContinuousClock.now + .seconds(60)
+        while ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(300))
+            let now = try size()
+            if now == sizeWhilePaused { break }
+            sizeWhilePaused = now
+        }
         try await Task.sleep(for: .milliseconds(100))
         let sizeLater = try file.map { try FileManager.default.attributesOfItem(atPath: $0)[.size] as? Int } ?? nil
         #expect(sizeWhilePaused != nil && sizeWhilePaused == sizeLater)

@@ -12,11 +12,12 @@ struct PackageLayoutTests {
 
     /// Layer of each non-C, non-test target; C targets are layer 0, tests are above everything.
     static let layers: [String: Int] = [
-        "AmplifyConcurrency": 1,
+        "AmplifyConcurrency": 1, "BenchmarkReport": 1,
         "AmplifyEventLoop": 2, "AmplifyCrypto": 2, "AmplifySQLite": 2,
         "Amplify": 3,
         "AWSPluginsCore": 4, "AmplifyAuthCore": 4, "AmplifyAnalyticsCore": 4, "AmplifyTestKit": 4, "AmplifyServiceLifecycle": 4, "AmplifyWebSocket": 4,
         "AmplifyPlugins": 6,
+        "ServerContexts": 7, "SessionBenchmark": 7,
     ]
     static let pluginLayer = 5
     static let topLayer = 7

@@ -57,7 +57,7 @@ struct S3FaultTests {
         }
     }
 
-    @Test("get, put and list against an S3 endpoint that stops answering each fail within the block's limits, and the error says the request was tried 2 times", .timeLimit(.minutes(6)))
+    @Test("get, put and list against an S3 endpoint that stops answering each fail within the block's limits, and the error says the request was tried 2 times", .timeLimit(.minutes(10)))
     func stalledCallsEndAndSayTheyWereRetried() async throws {
         let server = try await LocalHTTPServer.start()
         defer { server.stop() }
@@ -107,7 +107,7 @@ struct S3FaultTests {
         try await fixture.close()
     }
 
-    @Test("a download cut mid-body between moto_server and the plugin continues with a Range for the rest and If-Match on the ETag; data and file are the object's exact bytes", .timeLimit(.minutes(2)))
+    @Test("a download cut mid-body between moto_server and the plugin continues with a Range for the rest and If-Match on the ETag; data and file are the object's exact bytes", .timeLimit(.minutes(10)))
     func cutDownloadContinues() async throws {
         try await MotoServer.with { moto in
             try moto.seed(["buckets": ["cut-bucket"]])

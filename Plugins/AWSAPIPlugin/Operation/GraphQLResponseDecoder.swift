@@ -4,10 +4,10 @@ import Foundation
 /// Turns a GraphQL response body into a `GraphQLResponse`: data (at the request's decode path)
 /// decoded to the response type, errors with partial data, or a transformation error that keeps
 /// the raw text.
-enum GraphQLResponseDecoder {
+package enum GraphQLResponseDecoder {
     /// The response for `body`.
     /// - Throws: `APIError.operationError` when the body is not a JSON object.
-    static func decode<R: Decodable & Sendable>(_ body: [UInt8], as type: R.Type, decodePath: String?) throws -> GraphQLResponse<R> {
+    package static func decode<R: Decodable & Sendable>(_ body: [UInt8], as type: R.Type, decodePath: String?) throws -> GraphQLResponse<R> {
         if let fast = fastDecode(body, as: type, decodePath: decodePath) { return fast }
         let json: JSONValue
         do {
@@ -45,7 +45,7 @@ enum GraphQLResponseDecoder {
     /// The response in a real-time `data` message (`{"id", "type": "data", "payload": {…}}`): its
     /// payload decoded in one pass, or, when that fails, taken out and read the careful way.
     /// - Throws: ``APIError`` when the message or its payload is not a GraphQL response.
-    static func decodeDataMessage<R: Decodable & Sendable>(_ message: [UInt8], as type: R.Type, decodePath: String?) throws -> GraphQLResponse<R> {
+    package static func decodeDataMessage<R: Decodable & Sendable>(_ message: [UInt8], as type: R.Type, decodePath: String?) throws -> GraphQLResponse<R> {
         if R.self != String.self, let key = CodingUserInfoKey(rawValue: pathKeyName) {
             let decoder = JSONDecoder()
             decoder.userInfo[key] = decodePath.map { $0.split(separator: ".", omittingEmptySubsequences: true).map(String.init) } ?? []
@@ -57,7 +57,7 @@ enum GraphQLResponseDecoder {
         guard let json = try? JSONDecoder().decode(JSONValue.self, from: Data(message)), let payload = json["payload"] else {
             throw APIError.operationError("A data message is not JSON with a payload: \(snippet(message)).", "Check the real-time endpoint.")
         }
-        return try decode(Array(JSONEncoder().encode(payload)), as: type, decodePath: decodePath)
+        return try decode(payload.jsonBytes(), as: type, decodePath: decodePath)
     }
 
     private static func response<R: Decodable & Sendable>(_ envelope: Envelope<R>) -> GraphQLResponse<R>? {

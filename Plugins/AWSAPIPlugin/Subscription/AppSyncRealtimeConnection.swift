@@ -249,7 +249,7 @@ final class AppSyncRealtimeConnection: @unchecked Sendable {
     private func message(_ text: String) {
         let bytes = Array(text.utf8)
         // Data messages, the many, are read once for their type and id and handed on whole.
-        if let header = try? JSONDecoder().decode(MessageHeader.self, from: Data(bytes)), header.type == "data" {
+        if let header = RealtimeMessageHeader(scanning: bytes), header.type == "data" {
             if let id = header.id, let entry = entries[id] { entry.subscription.deliver(bytes) }
             return
         }
@@ -463,8 +463,3 @@ final class LoopAction: @unchecked Sendable {
     func run(_ connection: AppSyncRealtimeConnection) { action(connection) }
 }
 
-/// The members of a real-time message needed to route it.
-private struct MessageHeader: Decodable {
-    let type: String
-    let id: String?
-}

@@ -1,6 +1,7 @@
 import AWSPluginsCore
 import Amplify
 import AmplifyAuthCore
+import AmplifyConcurrency
 import AmplifyCrypto
 import Foundation
 
@@ -23,6 +24,10 @@ import Foundation
 /// (one fetch, however many callers). A fetch that fails is retried after a backoff that starts
 /// at `initialRetryDelay` and doubles per failure in a row, up to `refetchInterval`; until then
 /// tokens are refused with ``CognitoTokenError/keysUnavailable(_:)``. Safe from any task.
+///
+/// A verification with the key cached runs on the caller's executor, taking only the cache's
+/// lock (no hop onto this actor and back, which cost more than parsing the token); fetches and
+/// their bookkeeping run on the actor.
 public actor CognitoTokenVerifier {
     /// Which token a caller expects.
     public enum TokenUse: String, Sendable {
@@ -54,7 +59,9 @@ public actor CognitoTokenVerifier {
     private let http: HTTPClient
     private let now: @Sendable () -> Date
     private let initialRetryDelay: TimeInterval
-    private var keys: [String: RSAKey] = [:]
+    /// The cached keys: written on the actor when a fetch succeeds, read by verifications from
+    /// any executor.
+    private let keys = Locked<[String: RSAKey]>([:])
     /// No new fetch starts before this time (set when a fetch ends: the refetch interval after a
     /// success, the backoff after a failure).
     private var nextFetchAllowed: Date?
@@ -91,9 +98,10 @@ public actor CognitoTokenVerifier {
         self.now = now
     }
 
-    /// Checks `token` as a `use` token and returns its claims.
+    /// Checks `token` as a `use` token and returns its claims. Runs on the caller's executor;
+    /// only a key missing from the cache takes it onto the actor (to fetch the keys).
     /// - Throws: ``CognitoTokenError`` saying which check failed.
-    public func verify(_ token: String, as use: TokenUse) async throws -> VerifiedToken {
+    public nonisolated(nonsending) func verify(_ token: String, as use: TokenUse) async throws -> VerifiedToken {
         guard token.utf8.count <= JSONWebToken.maximumLength else { throw CognitoTokenError.tooLarge(token.utf8.count) }
         let parsed: JSONWebToken
         do {
@@ -105,8 +113,16 @@ public actor CognitoTokenVerifier {
         guard algorithm == "RS256" else { throw CognitoTokenError.unsupportedAlgorithm(algorithm) }
         guard parsed.header["crit"] == nil else { throw CognitoTokenError.criticalHeader }
         guard let keyId = parsed.header["kid"]?.stringValue else { throw CognitoTokenError.unknownKey("(no kid)") }
-        let key = try await key(for: keyId)
-        guard key.verify(signature: parsed.signature, of: Array(parsed.signingInput.utf8)) else { throw CognitoTokenError.badSignature }
+        let key: RSAKey
+        if let cached = keys.withLock({ $0[keyId] }) {
+            key = cached
+        } else {
+            key = try await self.key(for: keyId)
+        }
+        var signingInput = parsed.signingInput
+        guard signingInput.withUTF8({ key.verify(signature: parsed.signature, of: UnsafeRawBufferPointer($0)) }) else {
+            throw CognitoTokenError.badSignature
+        }
 
         let claims = parsed.claims
         guard claims["iss"]?.stringValue == issuer else { throw CognitoTokenError.wrongIssuer(claims["iss"]?.stringValue) }
@@ -127,7 +143,7 @@ public actor CognitoTokenVerifier {
             expiresAt: Date(timeIntervalSince1970: expiry), keyId: keyId)
     }
 
-    private static func time(_ name: String, of token: JSONWebToken) throws(CognitoTokenError) -> Double? {
+    private nonisolated static func time(_ name: String, of token: JSONWebToken) throws(CognitoTokenError) -> Double? {
         do {
             return try token.time(name)
         } catch {
@@ -138,12 +154,12 @@ public actor CognitoTokenVerifier {
     /// The key `keyId`: from the cache, else after the fetch under way, else after a new fetch
     /// when the last one is old enough (or its backoff has passed).
     private func key(for keyId: String) async throws -> RSAKey {
-        if let key = keys[keyId] { return key }
+        if let key = keys.withLock({ $0[keyId] }) { return key }
         if fetching == nil, let nextFetchAllowed, now() < nextFetchAllowed {
             throw lastFailure ?? CognitoTokenError.unknownKey(keyId)
         }
         await fetchKeys()
-        if let key = keys[keyId] { return key }
+        if let key = keys.withLock({ $0[keyId] }) { return key }
         throw lastFailure ?? CognitoTokenError.unknownKey(keyId)
     }
 
@@ -159,7 +175,8 @@ public actor CognitoTokenVerifier {
     private func performFetch() async {
         fetchCount += 1
         do {
-            keys = try await Self.download(jwksURL, http: http)
+            let fetched = try await Self.download(jwksURL, http: http)
+            keys.withLock { $0 = fetched }
             failuresInARow = 0
             lastFailure = nil
             nextFetchAllowed = now().addingTimeInterval(refetchInterval)

@@ -18,8 +18,9 @@ public protocol AWSAuthCredentialsSource: AuthCategoryPlugin {
 public struct AuthPluginCredentialsProvider: AWSCredentialsProvider {
     private let plugins: @Sendable () -> [any AuthCategoryPlugin]
 
-    /// A provider reading `Amplify.Auth`'s plugins (or those `plugins` returns).
-    public init(plugins: @escaping @Sendable () -> [any AuthCategoryPlugin] = { Amplify.Auth.addedPlugins }) {
+    /// A provider reading `Amplify.Auth`'s plugins (or those `plugins` returns); inside a server
+    /// context, only the context's plugin (its pool's identity for the context's user).
+    public init(plugins: @escaping @Sendable () -> [any AuthCategoryPlugin] = { AuthPluginCredentialsProvider.currentPlugins }) {
         self.plugins = plugins
     }
 
@@ -41,12 +42,20 @@ public struct AuthPluginCredentialsProvider: AWSCredentialsProvider {
     }
 
     /// The identity id `.fromIdentityID` storage paths are built from: the identity pool's, when an
-    /// Auth plugin has one, otherwise the signed-in user's id.
+    /// Auth plugin has one, otherwise the signed-in user's id (inside a server context, the
+    /// context's plugin and user).
     /// - Throws: what the Auth plugin throws (`AuthError.signedOut` when nobody is signed in).
     public static func identityId() async throws -> String {
-        let (identityId, _) = try await firstIdentityPool(in: Amplify.Auth.addedPlugins) { try await $0.identityId() }
+        let (identityId, _) = try await firstIdentityPool(in: currentPlugins) { try await $0.identityId() }
         if let identityId { return identityId }
         return try await Amplify.Auth.getCurrentUser().userId
+    }
+
+    /// The Auth plugins to ask: the server context's when the current task runs in one, every
+    /// added one otherwise.
+    public static var currentPlugins: [any AuthCategoryPlugin] {
+        if let context = AuthCategory.serverContext { return [context.plugin] }
+        return Amplify.Auth.addedPlugins
     }
 
     /// What `ask` answers for the first of `plugins` that is a credentials source with an identity

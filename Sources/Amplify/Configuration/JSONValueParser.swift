@@ -44,7 +44,12 @@ private struct JSONByteParser {
     }
 
     private mutating func skipWhitespace() {
-        while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+        while index < bytes.count {
+            switch bytes[index] {
+            case 0x20, 0x09, 0x0A, 0x0D: index += 1
+            default: return
+            }
+        }
     }
 
     private mutating func value() throws(JSONValue.ParseError) -> JSONValue {
@@ -78,32 +83,38 @@ private struct JSONByteParser {
         try enter()
         defer { depth -= 1 }
         index += 1
-        var members: [String: JSONValue] = [:]
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
-            return .object(members)
+            return .object([:])
         }
+        // Members are collected first and the dictionary made at its final size: growing it
+        // from empty would rehash every member three or four times.
+        var pairs: [(name: String, offset: Int, value: JSONValue)] = []
         while true {
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: "\"") else { throw fail("expected a member name") }
             let nameOffset = index
             let name = try string()
-            // RFC 8259 leaves duplicates to the reader; parsers disagree on which one wins, so
-            // a document that has one is refused rather than read one way here and another there.
-            guard members[name] == nil else {
-                throw JSONValue.ParseError(offset: nameOffset, reason: "duplicate member name \(name.debugDescription)")
-            }
             skipWhitespace()
             guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { throw fail("expected ':'") }
             index += 1
-            members[name] = try value()
+            pairs.append((name, nameOffset, try value()))
             skipWhitespace()
             guard index < bytes.count else { throw fail("unexpected end of input") }
             if bytes[index] == UInt8(ascii: ",") {
                 index += 1
             } else if bytes[index] == UInt8(ascii: "}") {
                 index += 1
+                var members = [String: JSONValue](minimumCapacity: pairs.count)
+                for pair in pairs {
+                    // RFC 8259 leaves duplicates to the reader; parsers disagree on which one
+                    // wins, so a document that has one is refused rather than read one way here
+                    // and another there.
+                    guard members.updateValue(pair.value, forKey: pair.name) == nil else {
+                        throw JSONValue.ParseError(offset: pair.offset, reason: "duplicate member name \(pair.name.debugDescription)")
+                    }
+                }
                 return .object(members)
             } else {
                 throw fail("expected ',' or '}'")

@@ -159,7 +159,7 @@ public enum Amplify {
     /// Configures from a Gen 2 `amplify_outputs.json`: `.amplifyOutputs` (the file in the working
     /// directory), `.data(data)` or `.file(url)`.
     /// - Throws: ``ConfigurationError/invalidAmplifyOutputsFile(_:_:_:)`` naming the missing or
-    ///   mistyped key, and everything `configure(_:)` throws.
+    ///   mistyped key, and everything ``configure(_:)-(AmplifyConfiguration?)`` throws.
     public static func configure(with outputs: AmplifyOutputs) throws {
         try configure(outputs.resolve())
     }
@@ -168,7 +168,7 @@ public enum Amplify {
     /// `configure(_:)` for `AmplifyOutputsData` does: the same translation, order and events as
     /// ``configure(with:)``.
     /// - Throws: ``ConfigurationError/invalidAmplifyOutputsFile(_:_:_:)`` naming a missing or bad
-    ///   value, and everything `configure(_:)` throws.
+    ///   value, and everything ``configure(_:)-(AmplifyConfiguration?)`` throws.
     public static func configure(_ outputs: AmplifyOutputsData) throws {
         let json: Data
         do {

@@ -8,11 +8,12 @@ final class AmplifyRuntime: Sendable {
 
     private let loop = Locked<EventLoop?>(nil)
 
-    /// The running loop, started if needed.
+    /// The running loop, started if needed. A loop that someone shut down (or is shutting down)
+    /// directly, not through ``shutdownLoop()``, is replaced by a new one.
     /// - Throws: ``EventLoopError`` if libuv or the thread cannot start.
     func eventLoop() throws -> EventLoop {
         try loop.withLock { current in
-            if let current { return current }
+            if let current, current.isAcceptingWork { return current }
             let started = try EventLoop(name: "amplify-loop")
             current = started
             return started

@@ -45,6 +45,10 @@ Control (never stalled, never authorized):
                                       the next K (1) POST /graphql answer S with {"errors":[{errorType, message}]}
   POST /control/iam-credentials       body {"accessKeyId", "secretAccessKey", "sessionToken"?}: adds a key
                                       (e.g. identity-pool credentials that moto handed out)
+  POST /control/burst?field=F&count=N[&name=X]   sends N data messages at once to every subscription
+                                      to field F (with argument name X): {F: {id, name, description}},
+                                      description the wall-clock ns the burst began; all are framed, then
+                                      written at once, so the rate is the reader's (benchmarks)
   GET  /control/state                 {"connections", "subscriptions", "todos", "graphqlRequests", "kaStopped"}
 
 Real-time (AWS's "real-time WebSocket client" guide): connection auth from a "header-<base64url JSON>"
@@ -76,6 +80,7 @@ import signal
 import ssl
 import sys
 import threading
+import time
 import uuid
 from urllib.parse import unquote, urlsplit, parse_qsl
 
@@ -1148,6 +1153,23 @@ async def control(method, path, query, body):
         entry = (int(query.get("status", "500")), query.get("errorType", "InternalFailure"),
                  query.get("message", "An internal failure occurred."))
         FAILS.extend([entry] * int(query.get("count", "1")))
+    elif name == "burst":
+        field, count, wanted = query.get("field", ""), int(query.get("count", "1")), query.get("name")
+        targets = [sub for sub in list(SUBSCRIPTIONS.values())
+                   if sub.field == field and (wanted is None or sub.args.get("name") == wanted)]
+        # Framed first, then written in one go: the server's own speed stays out of the rate.
+        started = str(time.time_ns())
+        for subscription in targets:
+            connection = subscription.connection
+            if connection.closed or connection.protocol.state is not State.OPEN:
+                continue
+            for index in range(count):
+                item = {"id": str(index), "name": wanted, "description": started}
+                message = {"type": "data", "id": subscription.id, "payload": {"data": {field: item}}}
+                connection.protocol.send_text(json.dumps(message, separators=COMPACT).encode())
+        for subscription in targets:
+            subscription.connection.flush()
+        return json_answer({"ok": True, "subscriptions": len(targets)})
     elif name == "iam-credentials":
         spec = json.loads(body or b"{}")
         IAM_KEYS[spec["accessKeyId"]] = (spec["secretAccessKey"], spec.get("sessionToken"))

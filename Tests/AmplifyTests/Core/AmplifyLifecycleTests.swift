@@ -321,6 +321,46 @@ struct AmplifyLifecycleTests {
         await Amplify.reset()
     }
 
+    @Test("a Hub made after the shared loop was shut down (not through reset) starts on a new shared loop and delivers")
+    func hubAfterSharedLoopShutDown() async throws {
+        await fresh()
+        let logs = RecordingLoggingPlugin()
+        try Amplify.add(plugin: logs)
+        let old = try Amplify.eventLoop()
+        try old.shutdown()
+        let hub = DefaultHubPlugin()
+        #expect(!hub.isClosed)
+        #expect(try Amplify.eventLoop() !== old)
+        let received = Locked(0)
+        _ = hub.listen(to: .custom("after"), isIncluded: nil, file: #fileID, line: #line) { _ in received.withLock { $0 += 1 } }
+        hub.dispatch(to: .custom("after"), payload: HubPayload(eventName: "e"))
+        await hub.flush()
+        #expect(received.value == 1)
+        #expect(!logs.messages.contains { $0.message.contains("could not start") })
+        await hub.reset()
+        await Amplify.reset()
+    }
+
+    @Test("Hubs made while another thread shuts the shared loop down all start: 200 races, no 'could not start' error")
+    func hubStartRacingSharedLoopShutdown() async throws {
+        await fresh()
+        let logs = RecordingLoggingPlugin()
+        try Amplify.add(plugin: logs)
+        try await offThePool {
+            for _ in 0..<200 {
+                let loop = try Amplify.eventLoop()
+                // A Hub that started on the loop being shut down closes with it; one that could
+                // not start at all logs the error counted below.
+                onThreads(2) { index in
+                    if index == 0 { try? loop.shutdown() } else { _ = DefaultHubPlugin() }
+                }
+            }
+        }
+        let errors = logs.messages.filter { $0.message.contains("could not start") }
+        #expect(errors.count == 0, "Hubs could not start: \(errors.first?.message ?? "")")
+        await Amplify.reset()
+    }
+
     @Test("a slow listener is reported once, with the file and line where it was registered")
     func slowListenerReported() async throws {
         await fresh()

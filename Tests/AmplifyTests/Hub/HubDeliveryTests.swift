@@ -190,6 +190,54 @@ struct HubDeliveryTests {
         #expect(try await isolated.close())
     }
 
+    @Test("a removed listener lets go of what it captured, though its token is kept")
+    func removedListenerReleasesCaptures() async throws {
+        final class Captured: Sendable {}
+        let isolated = try IsolatedHub()
+        let hub = isolated.hub
+        weak var weakCaptured: Captured?
+        var token: UnsubscribeToken?
+        do {
+            let captured = Captured()
+            weakCaptured = captured
+            token = hub.listen(to: .api, isIncluded: nil, file: #fileID, line: #line) { _ in _ = captured }
+        }
+        await hub.flush()
+        #expect(weakCaptured != nil)
+        if let token { hub.removeListener(token) }
+        await hub.flush()
+        #expect(weakCaptured == nil)
+        #expect(token != nil)
+        #expect(hub.listenerCount == 0)
+        #expect(try await isolated.close())
+    }
+
+    @Test("a token of another Hub removes nothing; one made by hand with a listener's id removes it, once")
+    func tokensFromElsewhere() async throws {
+        let isolated = try IsolatedHub()
+        let other = try IsolatedHub()
+        let received = Counter()
+        let token = isolated.hub.listen(to: .auth, isIncluded: nil, file: #fileID, line: #line) { _ in received.increment() }
+        let kept = isolated.hub.listen(to: .auth, isIncluded: nil, file: #fileID, line: #line) { _ in }
+        other.hub.removeListener(token)
+        isolated.hub.removeListener(UnsubscribeToken(channel: .auth, id: UUID()))
+        isolated.hub.dispatch(to: .auth, payload: HubPayload(eventName: "still here"))
+        await isolated.hub.flush()
+        #expect(received.value == 1)
+        #expect(isolated.hub.listenerCount == 2)
+        // Named on the wrong channel, the listener is still found and removed.
+        isolated.hub.removeListener(UnsubscribeToken(channel: .storage, id: token.id))
+        isolated.hub.removeListener(token)
+        #expect(isolated.hub.listenerCount == 1)
+        isolated.hub.dispatch(to: .auth, payload: HubPayload(eventName: "gone"))
+        await isolated.hub.flush()
+        #expect(received.value == 1)
+        isolated.hub.removeListener(kept)
+        #expect(isolated.hub.listenerCount == 0)
+        #expect(try await isolated.close())
+        #expect(try await other.close())
+    }
+
     @Test("every built-in channel has its own slot in the Hub's table, in the order of amplifyChannels, and custom channels none")
     func builtInChannelTable() {
         #expect(HubChannel.amplifyChannels.map(\.builtInIndex) == Array(0..<HubChannel.amplifyChannels.count))

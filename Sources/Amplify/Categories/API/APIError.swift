@@ -90,7 +90,8 @@ public enum APIError: AmplifyError {
 /// `HTTPURLResponse`, and the body the service sent with them.
 public final class APIHTTPURLResponse: HTTPURLResponse, @unchecked Sendable {
     // @unchecked Sendable: restates the conformance HTTPURLResponse already has (Foundation
-    // declares it unchecked); the one property added is an immutable `let` of a Sendable type.
+    // declares it unchecked, and the compiler requires a subclass to restate it); the one
+    // property added is an immutable `let` of a Sendable type.
 
     /// The body of the answer.
     public let body: Data

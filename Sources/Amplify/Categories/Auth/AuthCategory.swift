@@ -35,7 +35,13 @@ public final class AuthCategory: AuthCategoryBehavior {
     /// The one plugin calls go to. - Throws: ``AuthError/configuration(_:_:_:)``.
     func getSelected() throws -> any AuthCategoryPlugin { try selected() }
 
+    /// The server context the current task runs in (set by the context's `run`; `nil` outside
+    /// one): calls go to its plugin, the context's own pool, so a request of one tenant can never
+    /// reach another's plugin. One task-local value, so entering a context pushes one.
+    @TaskLocal public static var serverContext: (any AuthServerContextBinding)?
+
     private func selected() throws -> any AuthCategoryPlugin {
+        if let bound = Self.serverContext { return bound.plugin }
         let selection = plugins.selectOne()
         if case .plugin(let plugin) = selection { return plugin }
         let (description, suggestion) = plugins.explain(selection)
@@ -128,4 +134,11 @@ public struct UnavailableSignOutResult: AuthSignOutResult {
     public let error: any Error
     /// Always `false`.
     public var signedOutLocally: Bool { false }
+}
+
+/// What `Amplify.Auth` needs of a server context (`AuthServerContext` in `AmplifyAuthCore`): the
+/// plugin its calls go to.
+public protocol AuthServerContextBinding: Sendable {
+    /// The plugin of the context's pool.
+    var plugin: any AuthCategoryPlugin { get }
 }

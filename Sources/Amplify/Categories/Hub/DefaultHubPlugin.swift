@@ -57,7 +57,12 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
         }
 
         init(_ control: Control) {
-            channel = .hub
+            self.init(.hub, control)
+        }
+
+        /// A control entry about a listener on `channel` (adding, removing).
+        init(_ channel: HubChannel, _ control: Control) {
+            self.channel = channel
             payload = HubPayload(eventName: "")
             self.control = ControlBox(control)
         }
@@ -100,7 +105,7 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
     }
 
     /// The most queue entries whose storage a drain keeps for the next one.
-    static let retainedBatchCapacity = 4096
+    package static let retainedBatchCapacity = 256
 
     /// The default ``queueLimit``.
     public static let defaultQueueLimit = 1 << 20
@@ -117,8 +122,13 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
     /// `nil` when no metrics backend is bootstrapped: then no metric work at all.
     private let metrics: HubMetrics?
     private let inbox = Locked(Inbox())
-    private let registry = Locked<[UUID: HubListenerBox]>([:])
-    private let serials = Atomic<Int>(0)
+    /// Registered listeners by the first 8 bytes of their token's id (the box keeps the other
+    /// 8, checked on removal): 16 bytes an entry rather than a `UUID` key's 24, part of keeping
+    /// a listener within 128 bytes.
+    private let registry = Locked<[UInt64: HubListenerBox]>([:])
+    /// How each `AsyncSequence` subscription's stream is ended, by listener serial (closure
+    /// listeners have none, so their boxes carry no slot for it).
+    private let streamFinishes = Locked<[Int: @Sendable () -> Void]>([:])
     private let relay: DrainRelay
     private let wakeup: LoopWakeup?
     // Loop-thread state. Exclusivity is unchecked: only the loop thread touches these, and the
@@ -129,6 +139,8 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
     @exclusivity(unchecked) private var closedOnLoop = false
     /// The most entries one drain found waiting (written by the loop, read by anyone).
     private let peakDepth = Atomic<Int>(0)
+    /// The capacity of the batch storage kept between drains (written by the loop).
+    private let keptCapacity = Atomic<Int>(0)
     private let limit = Atomic<Int>(DefaultHubPlugin.defaultQueueLimit)
     private let overloadWaitNanoseconds = Atomic<Int>(1_000_000_000)
     private let overloads = Atomic<Int>(0)
@@ -349,7 +361,8 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
     /// Whether a listener (or stream) with `token` is registered: `false` once
     /// ``removeListener(_:)`` has returned for it, or after a reset. Safe from any thread.
     public func hasListener(withToken token: UnsubscribeToken) -> Bool {
-        registry.withLock { $0[token.id] != nil }
+        let (high, low) = Self.halves(of: token.id)
+        return registry.withLock { $0[high]?.idLow == low }
     }
 
     /// See ``HubCategoryBehavior/listen(to:isIncluded:file:line:listener:)``.
@@ -374,15 +387,26 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
         _ channel: HubChannel, eventName: String?, filter: HubFilter?, file: String, line: Int,
         finish: (@Sendable () -> Void)? = nil, listener: @escaping HubListener
     ) -> UnsubscribeToken {
-        let token = UnsubscribeToken(channel: channel, id: UUID())
-        let serial = serials.wrappingAdd(1, ordering: .relaxed).newValue
-        let box = HubListenerBox(
-            token: token, serial: serial, eventName: eventName, filter: filter, listener: listener, finish: finish)
-        registry.withLock { $0[token.id] = box }
-        monitor.register(serial: serial, file: file, line: line, channel: channel)
-        if !enqueue(Entry(.add(box))) {
+        let serial = monitor.register(file: file, line: line, channel: channel)
+        let predicate: HubListenerBox.Predicate = if let eventName { .eventName(eventName) } else if let filter { .filter(filter) } else { .all }
+        // A fresh id whose first half no registered listener has (a clash of random 64-bit
+        // halves is all but impossible; it is drawn again rather than trusted).
+        let (token, box) = registry.withLock { registry -> (UnsubscribeToken, HubListenerBox) in
+            while true {
+                let id = UUID()
+                let (high, low) = Self.halves(of: id)
+                guard registry[high] == nil else { continue }
+                let box = HubListenerBox(serial: serial, idLow: low, predicate: predicate, listener: listener)
+                registry[high] = box
+                return (UnsubscribeToken(channel: channel, id: id), box)
+            }
+        }
+        if let finish { streamFinishes.withLock { $0[serial] = finish } }
+        if !enqueue(Entry(channel, .add(box))) {
             // The Hub was reset: the listener will never be called; end a stream at once.
-            registry.withLock { _ = $0.removeValue(forKey: token.id) }
+            registry.withLock { _ = $0.removeValue(forKey: Self.halves(of: token.id).high) }
+            monitor.unregister(serial: serial)
+            streamFinishes.withLock { _ = $0.removeValue(forKey: serial) }
             finish?()
         }
         return token
@@ -390,13 +414,25 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
 
     /// See ``HubCategoryBehavior/removeListener(_:)``.
     public func removeListener(_ token: UnsubscribeToken) {
-        guard let box = registry.withLock({ $0.removeValue(forKey: token.id) }) else { return }
+        let (high, low) = Self.halves(of: token.id)
+        let found = registry.withLock { registry -> HubListenerBox? in
+            guard let box = registry[high], box.idLow == low else { return nil }
+            registry.removeValue(forKey: high)
+            return box
+        }
+        guard let box = found else { return }
         box.removed.store(true, ordering: .releasing)
+        streamFinishes.withLock { _ = $0.removeValue(forKey: box.serial) }
         // After this, the loop's plain load of `removed` sees `true` for every call it has not
         // started yet.
         loop?.publishToLoopThread()
         monitor.unregister(serial: box.serial)
-        enqueue(Entry(.remove(box)))
+        enqueue(Entry(token.channel, .remove(box)))
+    }
+
+    /// A token id's two 8-byte halves.
+    private static func halves(of id: UUID) -> (high: UInt64, low: UInt64) {
+        withUnsafeBytes(of: id.uuid) { bytes in (bytes.loadUnaligned(as: UInt64.self), bytes.loadUnaligned(fromByteOffset: 8, as: UInt64.self)) }
     }
 
     /// See ``HubCategoryBehavior/events(on:isIncluded:bufferingPolicy:)``.
@@ -429,6 +465,10 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
     /// The most payloads that have waited in the queue at once (dispatched, not yet delivered):
     /// the Hub's memory use beyond its listeners is this many entries.
     public var peakQueueDepth: Int { peakDepth.load(ordering: .relaxed) }
+
+    /// How many entries the batch storage kept between drains can hold: at most
+    /// `retainedBatchCapacity` once a burst is over (for tests of that bound).
+    package var keptBatchCapacity: Int { keptCapacity.load(ordering: .relaxed) }
 
     /// How many listeners (and streams) are registered.
     public var listenerCount: Int { registry.withLock { $0.count } }
@@ -471,8 +511,8 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
                     continue
                 }
                 switch box.control {
-                case .add(let box): add(box)
-                case .remove(let box): remove(box)
+                case .add(let box): add(box, on: entries[index].channel)
+                case .remove(let box): remove(box, from: entries[index].channel)
                 case .flush(let continuation): continuation.resume()
                 case .close(let continuation): closeOnLoop(continuation)
                 }
@@ -489,6 +529,7 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
             batch.removeAll(keepingCapacity: true)
             spare = batch
         }
+        keptCapacity.store(spare.capacity, ordering: .relaxed)
     }
 
     /// Delivers one event; returns how many listeners were called.
@@ -511,8 +552,11 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
             // The table owns the box for the whole call: no retain/release per delivery.
             Unmanaged.passUnretained(boxes[index])._withUnsafeGuaranteedRef { box in
                 if box.removed.load(ordering: .relaxed) { return }
-                if let eventName = box.eventName, eventName != payload.eventName { return }
-                if let filter = box.filter, !filter(payload) { return }
+                switch box.predicate {
+                case .all: break
+                case .eventName(let eventName): if eventName != payload.eventName { return }
+                case .filter(let filter): if !filter(payload) { return }
+                }
                 monitor.enter(box.serial)
                 box.listener(payload)
                 called &+= 1
@@ -521,18 +565,38 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
         return called
     }
 
-    private func add(_ box: HubListenerBox) {
+    private func add(_ box: HubListenerBox, on channel: HubChannel) {
         if box.removed.load(ordering: .relaxed) { return }
         if closedOnLoop {
-            box.finish?()
+            streamFinishes.withLock { $0.removeValue(forKey: box.serial) }?()
             return
         }
-        mutateListeners(of: box.token.channel) { $0.append(box) }
+        mutateListeners(of: channel) { $0.append(box) }
     }
 
-    private func remove(_ box: HubListenerBox) {
-        mutateListeners(of: box.token.channel) { list in
-            if let index = list.firstIndex(where: { $0 === box }) { list.remove(at: index) }
+    /// Takes `box` out of `channel`'s table (a token made by hand may name another channel than
+    /// the listener's: then every table is searched).
+    private func remove(_ box: HubListenerBox, from channel: HubChannel) {
+        var found = false
+        mutateListeners(of: channel) { list in
+            if let index = list.firstIndex(where: { $0 === box }) {
+                list.remove(at: index)
+                found = true
+            }
+        }
+        guard !found else { return }
+        for index in builtInListeners.indices {
+            if let position = builtInListeners[index].firstIndex(where: { $0 === box }) {
+                builtInListeners[index].remove(at: position)
+                return
+            }
+        }
+        for name in Array(customListeners.keys) {
+            if let position = customListeners[name]?.firstIndex(where: { $0 === box }) {
+                customListeners[name]?.remove(at: position)
+                if customListeners[name]?.isEmpty == true { customListeners[name] = nil }
+                return
+            }
         }
     }
 
@@ -576,39 +640,44 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
         builtInListeners = Self.emptyBuiltInTables
         customListeners.removeAll()
         registry.withLock { $0.removeAll() }
-        for box in everyone {
-            box.removed.store(true, ordering: .relaxed)
-            box.finish?()
-        }
+        for box in everyone { box.removed.store(true, ordering: .relaxed) }
+        // Streams in the tables end now; one still on its way to them ends when its entry is
+        // drained (`add` after the close).
+        let finishes = streamFinishes.withLock { finishes in everyone.compactMap { finishes.removeValue(forKey: $0.serial) } }
+        for finish in finishes { finish() }
         relay.detach()
         wakeup?.close()
     }
 }
 
 /// One registered listener. Created by `listen`, added to the loop's tables through the
-/// dispatch queue, and marked removed by `removeListener`.
+/// dispatch queue, and marked removed by `removeListener`. Everything the loop reads per
+/// delivery is a `let` (a `var` closure would be retained and released around every call), and
+/// the box fits 72 bytes (an 80-byte allocation): its channel travels in the queue entries, and
+/// a stream's `finish` is kept by the plugin, not in every box.
 private final class HubListenerBox: Sendable {
-    let token: UnsubscribeToken
-    /// A small number identifying the listener to the slow-listener monitor (never 0).
-    let serial: Int
-    let eventName: String?
-    let filter: HubFilter?
-    let listener: HubListener
-    /// Ends an `AsyncSequence` subscription when the Hub resets.
-    let finish: (@Sendable () -> Void)?
-    /// Set (then published to the loop) by `removeListener`; read with a plain load per delivery.
-    let removed = Atomic<Bool>(false)
+    /// Which events of the channel the listener gets.
+    enum Predicate: Sendable {
+        case all
+        case eventName(String)
+        case filter(HubFilter)
+    }
 
-    init(
-        token: UnsubscribeToken, serial: Int, eventName: String?, filter: HubFilter?,
-        listener: @escaping HubListener, finish: (@Sendable () -> Void)? = nil
-    ) {
-        self.token = token
+    /// The listener's serial for the slow-listener monitor (never 0).
+    let serial: Int
+    /// The second half of its token's id (the registry is keyed by the first).
+    let idLow: UInt64
+    let predicate: Predicate
+    /// Set (then published to the loop) by `removeListener`; read with a plain load per delivery.
+    /// Declared here, in the byte after `predicate`'s tag.
+    let removed = Atomic<Bool>(false)
+    let listener: HubListener
+
+    init(serial: Int, idLow: UInt64, predicate: Predicate, listener: @escaping HubListener) {
         self.serial = serial
-        self.eventName = eventName
-        self.filter = filter
+        self.idLow = idLow
+        self.predicate = predicate
         self.listener = listener
-        self.finish = finish
     }
 }
 

@@ -39,6 +39,11 @@ public struct HubPayload: Sendable {
             public static let sessionExpired = "Auth.sessionExpired"
             /// The signed-in user was deleted.
             public static let userDeleted = "Auth.userDeleted"
+            /// A session's tokens were refreshed (data: `AuthUserEvent` naming the user and the session's scope).
+            public static let tokenRefreshed = "Auth.tokenRefreshed"
+            /// A session's refresh failed (data: `AuthUserEvent` naming the user, with the error); a refused
+            /// refresh token is followed by `sessionExpired` for that user.
+            public static let tokenRefreshFailed = "Auth.tokenRefreshFailed"
             /// Result of `signUp`.
             public static let signUpAPI = "Auth.signUpAPI"
             /// Result of `confirmSignUp`.

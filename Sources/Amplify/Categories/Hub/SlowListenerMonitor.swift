@@ -13,21 +13,43 @@ import Synchronization
 /// cleared); a watchdog thread samples them a few times per threshold and reports a listener
 /// that is still in the same event's call after the threshold has passed. The watchdog
 /// starts with the first listener and stops with the Hub.
+///
+/// A listener costs the monitor no memory of its own: listeners registered at the same place
+/// (file, line, channel) share one counted site, and a listener's serial carries its site's index
+/// in its low ``siteBits`` bits (the high bits count listeners, so serials stay unique).
 final class SlowListenerMonitor: Sendable {
-    private struct Site {
+    private struct SiteKey: Hashable {
         var file: String
         var line: Int
         var channel: HubChannel
-        var reported = false
+    }
+
+    private struct Site {
+        var key: SiteKey
+        /// Listeners registered here and not yet unregistered.
+        var listeners: Int
     }
 
     private struct Watch {
         var running = false
         var stopRequested = false
-        var sites: [Int: Site] = [:]
+        /// Sites by index (a `nil` slot is free, listed in `freeSites`).
+        var sites: [Site?] = []
+        var siteIndices: [SiteKey: Int] = [:]
+        var freeSites: [Int] = []
+        /// Listeners counted so far (the high bits of the next serial).
+        var registered = 0
+        /// Serials of listeners already reported (reported once each).
+        var reported: Set<Int> = []
         /// The watchdog thread, joined by `stop`.
         var thread: pthread_t?
     }
+
+    /// How many low bits of a serial hold its site's index.
+    static let siteBits = 24
+    private static let siteMask = (1 << siteBits) - 1
+    /// The site index of a listener whose site could not be kept.
+    private static let unknownSite = siteMask
 
     /// The serial of the listener the loop is inside, or 0.
     private let current = Atomic<Int>(0)
@@ -70,29 +92,52 @@ final class SlowListenerMonitor: Sendable {
         current.store(0, ordering: .relaxed)
     }
 
-    func register(serial: Int, file: String, line: Int, channel: HubChannel) {
-        watch.withLock { watch in
-            watch.sites[serial] = Site(file: file, line: line, channel: channel)
-            guard !watch.running, !watch.stopRequested else { return }
-            // A pthread rather than a Foundation Thread, so `stop` can join it: once the Hub has
-            // stopped, the watchdog thread is gone, not merely finishing. Created under the lock,
-            // so `stop` always finds the thread it must join.
-            let context = Unmanaged.passRetained(self).toOpaque()
-            var thread = pthread_t()
-            let created = pthread_create(&thread, nil, { argument in
-                guard let argument else { return nil }
-                let monitor = Unmanaged<SlowListenerMonitor>.fromOpaque(argument).takeRetainedValue()
-                ThreadName.setCurrent(monitor.threadName)
-                monitor.run()
-                return nil
-            }, context)
-            guard created == 0 else {
-                Unmanaged<SlowListenerMonitor>.fromOpaque(context).release()
-                return
+    /// Counts a listener registered at `file:line` on `channel`; returns its serial (never 0).
+    func register(file: String, line: Int, channel: HubChannel) -> Int {
+        watch.withLock { watch -> Int in
+            let key = SiteKey(file: file, line: line, channel: channel)
+            var index = Self.unknownSite
+            if let known = watch.siteIndices[key] {
+                index = known
+                watch.sites[index]?.listeners += 1
+            } else if let free = watch.freeSites.popLast() {
+                index = free
+            } else if watch.sites.count < Self.unknownSite {
+                index = watch.sites.count
+                watch.sites.append(nil)
             }
-            watch.running = true
-            watch.thread = thread
+            // Past the serial's room for sites (millions of places), a listener's site is unknown
+            // rather than named wrongly.
+            if index != Self.unknownSite, watch.sites[index] == nil {
+                watch.sites[index] = Site(key: key, listeners: 1)
+                watch.siteIndices[key] = index
+            }
+            watch.registered &+= 1
+            startWatchdogIfNeeded(&watch)
+            return (watch.registered & (Int.max >> Self.siteBits)) << Self.siteBits | index
         }
+    }
+
+    private func startWatchdogIfNeeded(_ watch: inout Watch) {
+        guard !watch.running, !watch.stopRequested else { return }
+        // A pthread rather than a Foundation Thread, so `stop` can join it: once the Hub has
+        // stopped, the watchdog thread is gone, not merely finishing. Created under the lock,
+        // so `stop` always finds the thread it must join.
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
+        let created = pthread_create(&thread, nil, { argument in
+            guard let argument else { return nil }
+            let monitor = Unmanaged<SlowListenerMonitor>.fromOpaque(argument).takeRetainedValue()
+            ThreadName.setCurrent(monitor.threadName)
+            monitor.run()
+            return nil
+        }, context)
+        guard created == 0 else {
+            Unmanaged<SlowListenerMonitor>.fromOpaque(context).release()
+            return
+        }
+        watch.running = true
+        watch.thread = thread
     }
 
     /// Where the listener the loop is in now was registered (`file:line` and channel), or `nil`
@@ -101,12 +146,30 @@ final class SlowListenerMonitor: Sendable {
         let serial = current.load(ordering: .relaxed)
         guard serial != 0 else { return nil }
         return watch.withLock { watch in
-            watch.sites[serial].map { "the listener on channel '\($0.channel.name)' registered at \($0.file):\($0.line)" }
+            Self.site(of: serial, in: watch).map { "the listener on channel '\($0.channel.name)' registered at \($0.file):\($0.line)" }
         }
     }
 
+    private static func site(of serial: Int, in watch: Watch) -> SiteKey? {
+        let index = serial & siteMask
+        return index < watch.sites.count ? watch.sites[index]?.key : nil
+    }
+
+    /// The listener with `serial` is gone; its site goes with its last listener.
     func unregister(serial: Int) {
-        _ = watch.withLock { $0.sites.removeValue(forKey: serial) }
+        watch.withLock { watch in
+            watch.reported.remove(serial)
+            let index = serial & Self.siteMask
+            guard index < watch.sites.count, var site = watch.sites[index] else { return }
+            site.listeners -= 1
+            if site.listeners > 0 {
+                watch.sites[index] = site
+            } else {
+                watch.sites[index] = nil
+                watch.siteIndices.removeValue(forKey: site.key)
+                watch.freeSites.append(index)
+            }
+        }
     }
 
     /// Stops the watchdog thread and waits for it to exit.
@@ -114,6 +177,9 @@ final class SlowListenerMonitor: Sendable {
         let thread = watch.withLock { watch -> pthread_t? in
             watch.stopRequested = true
             watch.sites.removeAll()
+            watch.siteIndices.removeAll()
+            watch.freeSites.removeAll()
+            watch.reported.removeAll()
             defer { watch.thread = nil }
             return watch.thread
         }
@@ -155,10 +221,8 @@ final class SlowListenerMonitor: Sendable {
     }
 
     private func report(serial: Int, held: Duration, threshold: Int) {
-        let site = watch.withLock { watch -> Site? in
-            guard var site = watch.sites[serial], !site.reported else { return nil }
-            site.reported = true
-            watch.sites[serial] = site
+        let site = watch.withLock { watch -> SiteKey? in
+            guard let site = Self.site(of: serial, in: watch), watch.reported.insert(serial).inserted else { return nil }
             return site
         }
         guard let site else { return }

@@ -114,13 +114,15 @@ public struct StoragePluginSupport: Sendable {
         let tracking = StorageTransferTracker.shared.begin { task.cancel() }
         let work = Task {
             defer { StorageTransferTracker.shared.end(tracking) }
+            // The outcome is queued on the Hub before the caller's `value` returns, so a caller
+            // that then flushes the Hub has seen it (the other way round, `flush` could run first).
             do {
                 let value = try await body(gate, controller)
-                controller.succeed(value)
                 report(event, .success(value))
+                controller.succeed(value)
             } catch {
-                controller.fail(error)
                 report(event, Result<T, any Error>.failure(error))
+                controller.fail(error)
             }
         }
         running.withLock { $0 = work }

@@ -1,0 +1,62 @@
+import Foundation
+
+extension AnalyticsRecord {
+    /// The record as the queue stores it: the JSON `JSONEncoder` would write for it (members in
+    /// another order, `/` not escaped), written directly: the encoder's reflection over the
+    /// record cost more than SQLite's insert. `nil` when a number is not finite (JSON has no
+    /// way to write it; `JSONEncoder` refuses it too).
+    package func storedBody() -> [UInt8]? {
+        guard timestamp.isFinite, metrics.values.allSatisfy(\.isFinite) else { return nil }
+        var out: [UInt8] = []
+        out.reserveCapacity(96 + name.utf8.count + attributes.count * 32 + metrics.count * 24)
+        out.append(contentsOf: #"{"name":"#.utf8)
+        Self.appendString(name, to: &out)
+        out.append(contentsOf: #","timestamp":"#.utf8)
+        out.append(contentsOf: timestamp.description.utf8)
+        out.append(contentsOf: #","attributes":{"#.utf8)
+        var first = true
+        for (key, value) in attributes {
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            Self.appendString(key, to: &out)
+            out.append(UInt8(ascii: ":"))
+            Self.appendString(value, to: &out)
+        }
+        out.append(contentsOf: #"},"metrics":{"#.utf8)
+        first = true
+        for (key, value) in metrics {
+            if !first { out.append(UInt8(ascii: ",")) }
+            first = false
+            Self.appendString(key, to: &out)
+            out.append(UInt8(ascii: ":"))
+            out.append(contentsOf: value.description.utf8)
+        }
+        out.append(UInt8(ascii: "}"))
+        if let userId {
+            out.append(contentsOf: #","userId":"#.utf8)
+            Self.appendString(userId, to: &out)
+        }
+        out.append(UInt8(ascii: "}"))
+        return out
+    }
+
+    /// `text` as a JSON string: `"` and `\` escaped, control characters as `\u00XX`, the rest
+    /// as its UTF-8.
+    private static func appendString(_ text: String, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
+            case UInt8(ascii: "\\"): out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
+            case 0x0A: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
+            case 0x0D: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
+            case 0x09: out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                out.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 0xF)]])
+            default: out.append(byte)
+            }
+        }
+        out.append(UInt8(ascii: "\""))
+    }
+}

@@ -1,0 +1,80 @@
+import Amplify
+
+/// An Auth plugin that serves server contexts: both Auth plugins of this package are. It says
+/// which pool it serves, verifies the tokens a request brings, and exchanges refresh tokens; the
+/// extension makes contexts from headers and cookies with them.
+public protocol AuthServerContextPlugin: AuthEngineBackedPlugin {
+    /// The pool the plugin serves (contexts it makes are bound to it).
+    /// - Throws: `AuthError.configuration(_:_:_:)` before `configure`.
+    func contextTenant() throws -> AuthTenant
+
+    /// The session `tokens` stand for, after checking them with the pool's keys: the access
+    /// token's signature, issuer, client, use and expiry, and the ID token's (same `sub`) when
+    /// sent. An access token that expired but is otherwise valid is accepted only with a refresh
+    /// token, which is exchanged at once (the new session's user must be the token's).
+    /// - Throws: `AuthError.notAuthorized(_:_:_:)` with the verifier's reason for a tampered,
+    ///   foreign or expired token, `AuthError.sessionExpired(_:_:_:)` when the refresh is refused.
+    func verifiedSession(_ tokens: AuthRequestTokens) async throws -> StoredSession
+
+    /// The plugin's exchange of a refresh token for a new session (the one its process-wide keeper uses).
+    /// - Throws: `AuthError.configuration(_:_:_:)` before `configure`.
+    func sessionRefresh() throws -> AuthSessionKeeper.Refresh
+}
+
+/// Contexts made from what a request brings.
+extension AuthServerContextPlugin {
+    /// A context acting as the user of `tokens`, verified before the context exists.
+    /// - Throws: as ``verifiedSession(_:)``; no context is made.
+    public func serverContext(tokens: AuthRequestTokens) async throws -> AuthServerContext {
+        let tenant = try contextTenant()
+        let (session, refreshed) = try await verifiedSessionMarkingRefresh(tokens)
+        let holder = AuthContextSession(tenant: tenant, scope: .request, initial: session, events: authEvents, refresh: try sessionRefresh())
+        if refreshed { await holder.markChanged() }
+        return AuthServerContext(plugin: self, session: holder)
+    }
+
+    /// A context from an `Authorization: Bearer <access token>` header value, with the ID and
+    /// refresh tokens when the request sends them too.
+    /// - Throws: ``AmplifyJSCookies/CookieError`` for a header that is not a bearer token, or as
+    ///   ``verifiedSession(_:)``.
+    public func serverContext(authorization: String, idToken: String? = nil, refreshToken: String? = nil) async throws -> AuthServerContext {
+        try await serverContext(tokens: AuthRequestTokens(authorization: authorization, idToken: idToken, refreshToken: refreshToken))
+    }
+
+    /// A context from Amplify JS's cookies in the request's `Cookie` header(s); an empty context
+    /// (nobody signed in, ready for a sign-in) when the request has none of this pool's cookies.
+    /// - Throws: ``AmplifyJSCookies/CookieError`` for malformed, oversized, duplicated or incomplete
+    ///   cookies, or as ``verifiedSession(_:)`` for their tokens (another client's cookies are
+    ///   not this pool's and make an empty context).
+    public func serverContext(cookieHeaders: [String]) async throws -> AuthServerContext {
+        let tenant = try contextTenant()
+        guard let tokens = try AmplifyJSCookies.tokens(in: cookieHeaders, clientId: tenant.clientId) else { return try emptyServerContext() }
+        let context = try await serverContext(tokens: tokens)
+        if let username = tokens.username, context.user?.username != username {
+            throw AuthError.notAuthorized(
+                "The cookies name '\(username)' as the user, and their tokens are '\(context.user?.username ?? "")''s.", "Sign in again.")
+        }
+        return context
+    }
+
+    /// A context with nobody signed in: a sign-in inside it makes a request session (its tokens
+    /// come back in ``AuthServerContext/responseCookies(_:)``), never the process-wide one.
+    /// - Throws: `AuthError.configuration(_:_:_:)` before `configure`.
+    public func emptyServerContext() throws -> AuthServerContext {
+        let holder = AuthContextSession(tenant: try contextTenant(), scope: .request, initial: nil, events: authEvents, refresh: try sessionRefresh())
+        return AuthServerContext(plugin: self, session: holder)
+    }
+
+    /// ``verifiedSession(_:)``, and whether it refreshed (the tokens differ from the request's).
+    private func verifiedSessionMarkingRefresh(_ tokens: AuthRequestTokens) async throws -> (StoredSession, Bool) {
+        let session = try await verifiedSession(tokens)
+        return (session, session.accessToken != tokens.accessToken)
+    }
+}
+
+extension AuthContextSession {
+    /// Marks the tokens as new (renewed while the request's were verified): the response sets them.
+    func markChanged() {
+        changed = true
+    }
+}
