@@ -51,7 +51,7 @@ final class SubscriptionCollector<R: Decodable & Sendable>: Sendable {
     /// Waits until `condition` holds (true) or `timeout` passes (false). The limits are generous:
     /// a full parallel run on two cores starts dozens of servers at once, and a condition that
     /// holds returns at once.
-    func wait(timeout: Duration = .seconds(60), until condition: (SubscriptionCollector<R>) -> Bool) async -> Bool {
+    func wait(timeout: Duration = .seconds(300), until condition: (SubscriptionCollector<R>) -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if condition(self) { return true }
@@ -61,7 +61,7 @@ final class SubscriptionCollector<R: Decodable & Sendable>: Sendable {
     }
 
     /// Waits for `connected`.
-    func connected(timeout: Duration = .seconds(60)) async -> Bool {
+    func connected(timeout: Duration = .seconds(300)) async -> Bool {
         await wait(timeout: timeout) { $0.states.last == .connected }
     }
 
