@@ -206,7 +206,9 @@ struct HubDeliveryTests {
         #expect(weakCaptured != nil)
         if let token { hub.removeListener(token) }
         await hub.flush()
-        #expect(weakCaptured == nil)
+        // The flush resumes from inside the loop's drain, whose batch still holds the removal
+        // entry for a moment: the capture goes when that drain ends.
+        #expect(await eventually(within: .seconds(30)) { weakCaptured == nil })
         #expect(token != nil)
         #expect(hub.listenerCount == 0)
         #expect(try await isolated.close())
