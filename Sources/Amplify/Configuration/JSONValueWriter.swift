@@ -55,9 +55,10 @@ extension JSONValue {
 
     private static let hexDigits = Array("0123456789abcdef".utf8)
 
-    /// A JSON string: quotes, backslashes and control characters escaped; everything else (valid
-    /// UTF-8, as every Swift string is) as it is.
-    private static func writeString(_ text: String, into output: inout [UInt8]) {
+    /// Appends `text` as a JSON string: quotes, backslashes and control characters escaped;
+    /// everything else (valid UTF-8, as every Swift string is) as it is. Shared with the other
+    /// direct JSON writers of the package (analytics records).
+    package static func writeString(_ text: String, into output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         for byte in text.utf8 {
             switch byte {
