@@ -104,7 +104,12 @@ struct HubDeliveryTests {
         let firstCalls = Counter()
         let second = Locked<[String]>([])
         let token = Locked<UnsubscribeToken?>(nil)
+        // Both "start"s must be queued before the first is delivered; otherwise the loop can
+        // deliver the first before the test thread dispatches the second, and the second is then
+        // rightly seen by the inner listener (the run of stop 22 failed that way).
+        let bothQueued = DispatchSemaphore(value: 0)
         let registered = hub.listen(to: .auth, eventName: "start", file: #fileID, line: #line) { _ in
+            bothQueued.wait()
             firstCalls.increment()
             hub.listen(to: .auth, isIncluded: nil, file: #fileID, line: #line) { payload in
                 second.withLock { $0.append(payload.eventName) }
@@ -115,6 +120,8 @@ struct HubDeliveryTests {
         token.withLock { $0 = registered }
         hub.dispatch(to: .auth, payload: HubPayload(eventName: "start"))
         hub.dispatch(to: .auth, payload: HubPayload(eventName: "start"))
+        bothQueued.signal()
+        bothQueued.signal()  // a second call, should the first listener wrongly run twice, must not hang the loop
         await hub.flush()
         await hub.flush()
         #expect(firstCalls.value == 1)
