@@ -11,9 +11,14 @@ import AmplifyConcurrency
 /// }
 /// ```
 ///
+/// It is also a `TaskExecutor`: code that talks to the loop's clients many times in a row can run
+/// on the loop thread with `withTaskExecutorPreference(loop.executor) { … }`, and then a call
+/// such as an HTTP request starts and resumes there without waking another thread. Code run that
+/// way must not block: it holds up every other handle of the loop while it runs.
+///
 /// Jobs run in the order they were enqueued, interleaved with the loop's other work. A job
 /// enqueued after the loop shut down cannot run; it is reported on standard error.
-public final class EventLoopExecutor: SerialExecutor {
+public final class EventLoopExecutor: SerialExecutor, TaskExecutor {
     private struct WeakLoop {
         weak var loop: EventLoop?
     }
@@ -35,9 +40,10 @@ public final class EventLoopExecutor: SerialExecutor {
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedSerialExecutor()
+        let taskExecutor = asUnownedTaskExecutor()
         guard let loop else { return reportRejectedJob(loopName: "(released)") }
         do {
-            try loop.execute { job.runSynchronously(on: executor) }
+            try loop.execute { job.runSynchronously(isolatedTo: executor, taskExecutor: taskExecutor) }
         } catch {
             reportRejectedJob(loopName: loop.name)
         }

@@ -77,6 +77,38 @@ struct HTTPClientTests {
         }
     }
 
+    @Test("transfers one after another reuse easy handles, and none carries the last one's method, body, headers, limits or response file")
+    func reusedHandlesStartClean() async throws {
+        try await withClient { client, server in
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("reuse-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let file = folder.appendingPathComponent("answer.bin").path
+            let body = Array("a body for the first transfer".utf8)
+            for _ in 0..<3 {
+                // A PUT with a body, a header, a time limit and its answer to a file...
+                var put = HTTPRequest(method: "PUT", url: server.url("/echo"), headers: [("X-Only-Here", "1")], body: .bytes(body), timeout: .seconds(30))
+                put.responseFile = file
+                let stored = try await client.send(put)
+                #expect(stored.status == 200 && stored.body.isEmpty)
+                let written = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: file))) as? [String: Any])
+                #expect(written["method"] as? String == "PUT")
+                #expect(written["bodyLength"] as? Int == body.count)
+                // ...then a HEAD (no body wanted)...
+                let head = try await client.send(HTTPRequest(method: "HEAD", url: server.url("/bytes?n=100")))
+                #expect(head.status == 200 && head.body.isEmpty)
+                // ...then a plain GET: a GET, no body, no header of the PUT, its body in memory.
+                let get = try await client.send(HTTPRequest(url: server.url("/echo")))
+                let echo = try json(get)
+                #expect(echo["method"] as? String == "GET")
+                #expect(echo["bodyLength"] as? Int == 0)
+                #expect((echo["headers"] as? [String: String])?["x-only-here"] == nil)
+                let bytes = try await client.send(HTTPRequest(url: server.url("/bytes?n=100")))
+                #expect(bytes.body.count == 100)
+            }
+        }
+    }
+
     @Test("100 concurrent requests complete on one loop")
     func concurrent() async throws {
         try await withClient { client, server in
@@ -141,13 +173,29 @@ struct HTTPClientTests {
             for _ in 0..<100 { handle.write(block) }
             try handle.close()
             let uploaded = MaxValue()
+            let uploadReports = Locked<[Int64]>([])
             var request = HTTPRequest(method: "PUT", url: server.url("/echo"), body: .file(source))
-            request.uploadProgress = { sent, _ in uploaded.set(sent) }
+            request.uploadProgress = { sent, _ in
+                uploaded.set(sent)
+                uploadReports.withLock { $0.append(sent) }
+            }
             let echo = try json(try await client.send(request))
             #expect(echo["bodyLength"] as? Int == size)
             #expect(uploaded.value == Int64(size))
+            // Progress is passed on at most once per MiB moved (and at the end), rising, never
+            // repeated: curl's progress function runs for every 64 KiB sent and more.
+            let sentReports = uploadReports.value
+            #expect(sentReports.count <= 101, "\(sentReports.count) upload reports")
+            #expect(sentReports == sentReports.sorted() && Set(sentReports).count == sentReports.count)
+            #expect(sentReports.last == Int64(size))
             let target = folder + "/download.bin"
-            let download = try await client.send(HTTPRequest(url: server.url("/bytes?n=\(size)"), responseFile: target))
+            let downloadReports = Locked<[Int64]>([])
+            var get = HTTPRequest(url: server.url("/bytes?n=\(size)"), responseFile: target)
+            get.downloadProgress = { received, _ in downloadReports.withLock { $0.append(received) } }
+            let download = try await client.send(get)
+            let receivedReports = downloadReports.value
+            #expect(!receivedReports.isEmpty && receivedReports.count <= 101, "\(receivedReports.count) download reports")
+            #expect(receivedReports == receivedReports.sorted() && receivedReports.last == Int64(size))
             #expect(download.status == 200)
             #expect(download.body.isEmpty)
             #expect((try FileManager.default.attributesOfItem(atPath: target)[.size] as? NSNumber)?.intValue == size)

@@ -27,6 +27,10 @@ public final class HTTPClient: @unchecked Sendable {
     private var timer: LoopTimer?
     private var transfers: [Int: Transfer] = [:]
     private var nextID = 0
+    /// Easy handles of finished transfers, reset, for the next ones (creating a handle and
+    /// setting curl's defaults again cost more per small request than the request itself).
+    private var spareHandles: [UnsafeMutableRawPointer] = []
+    private static let maximumSpareHandles = 32
 
     private static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 
@@ -108,6 +112,12 @@ public final class HTTPClient: @unchecked Sendable {
         let id = Locked<Int?>(nil)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
+                // A task already on the loop thread (on the loop's executor) starts the transfer
+                // here, without a turn of the loop in between.
+                if loop.inEventLoop {
+                    id.withLock { $0 = start(request, continuation) }
+                    return
+                }
                 do {
                     try loop.execute { [self] in
                         id.withLock { $0 = start(request, continuation) }
@@ -134,6 +144,8 @@ public final class HTTPClient: @unchecked Sendable {
                     polls.removeAll()
                     timer?.cancel()
                     timer = nil
+                    for easy in spareHandles { curl_easy_cleanup(easy) }
+                    spareHandles.removeAll()
                     if let multi { curl_multi_cleanup(multi) }
                     multi = nil
                     continuation.resume()
@@ -151,9 +163,13 @@ public final class HTTPClient: @unchecked Sendable {
             continuation.resume(throwing: HTTPClientError(kind: .other, curlCode: -1, message: "The HTTP client was shut down."))
             return nil
         }
+        guard let easy = spareHandles.popLast() ?? curl_easy_init() else {
+            continuation.resume(throwing: HTTPClientError(kind: .other, curlCode: -1, message: "curl_easy_init failed"))
+            return nil
+        }
         let transfer: Transfer
         do {
-            transfer = try Transfer(request: request, continuation: continuation)
+            transfer = try Transfer(easy: easy, request: request, continuation: continuation)
         } catch {
             continuation.resume(throwing: error)
             return nil
@@ -169,6 +185,19 @@ public final class HTTPClient: @unchecked Sendable {
         guard let transfer = transfers.removeValue(forKey: id) else { return }
         if let multi { curl_multi_remove_handle(multi, transfer.easy) }
         transfer.finish(.failure(HTTPClientError(kind: .cancelled, curlCode: 0, message: "The transfer was cancelled.")))
+        recycle(transfer)
+    }
+
+    /// Keeps a finished transfer's easy handle (out of the multi handle), reset, for the next
+    /// transfer, up to ``maximumSpareHandles``; frees it beyond that or after shutdown.
+    private func recycle(_ transfer: Transfer) {
+        let easy = transfer.releaseHandle()
+        guard multi != nil, spareHandles.count < Self.maximumSpareHandles else {
+            curl_easy_cleanup(easy)
+            return
+        }
+        curl_easy_reset(easy)
+        spareHandles.append(easy)
     }
 
     private func socketChanged(_ socket: curl_socket_t, what: Int32) {
@@ -225,6 +254,7 @@ public final class HTTPClient: @unchecked Sendable {
             let transfer = Unmanaged<Transfer>.fromOpaque(privateData).takeUnretainedValue()
             transfers.removeValue(forKey: transfer.id)
             transfer.complete(code)
+            recycle(transfer)
         }
     }
 }

@@ -26,12 +26,23 @@ final class Transfer {
     private let request: HTTPRequest
     private var fileError: String?
     private var bodyGoesToFile: Bool?
+    /// Progress last passed on, and last seen (curl calls its progress function on every turn,
+    /// mostly with the same figures).
+    private var reportedUpload: Int64 = 0
+    private var reportedDownload: Int64 = 0
+    private var seenUpload: (done: Int64, total: Int64) = (0, 0)
+    private var seenDownload: (done: Int64, total: Int64) = (0, 0)
+    /// Progress is passed on each time it moved this far, when it reaches its total, and at the
+    /// end (every 64 KiB curl sent or received made a report, and a Hub event, before).
+    static let progressStep: Int64 = 1 << 20
     private var cleanedUp = false
+    /// Whether `easy` is still this transfer's to free (``releaseHandle()`` hands it back).
+    private var ownsHandle = true
 
-    init(request: HTTPRequest, continuation: CheckedContinuation<HTTPResponse, any Error>) throws {
-        guard let easy = curl_easy_init() else {
-            throw HTTPClientError(kind: .other, curlCode: -1, message: "curl_easy_init failed")
-        }
+    /// A transfer on `easy`: a fresh handle or one ``HTTPClient`` kept from an earlier transfer
+    /// (reset, so no option of that one remains; its connection stays in the multi handle's
+    /// cache either way). The transfer owns it until ``releaseHandle()``.
+    init(easy: UnsafeMutableRawPointer, request: HTTPRequest, continuation: CheckedContinuation<HTTPResponse, any Error>) throws {
         self.easy = easy
         self.request = request
         self.continuation = continuation
@@ -83,7 +94,7 @@ final class Transfer {
         } else if method != "GET" || request.body != .empty {
             c_curl_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method)
         }
-        if request.body != .empty || ["PUT", "POST", "PATCH"].contains(method) {
+        if request.body != .empty || method == "PUT" || method == "POST" || method == "PATCH" {
             c_curl_easy_setopt_long(easy, CURLOPT_UPLOAD, 1)
             c_curl_easy_setopt_offset(easy, CURLOPT_INFILESIZE_LARGE, curl_off_t(uploadSize))
             c_curl_easy_setopt_read_function(easy) { buffer, size, count, userdata in
@@ -97,13 +108,17 @@ final class Transfer {
             return Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue().write(from: buffer, size * count)
         }
         c_curl_easy_setopt_pointer(easy, CURLOPT_WRITEDATA, me)
+        if request.responseFile != nil {
+            // A download to a file: 128 KiB reads (the curl tool reads 100 KiB at a time; curl's
+            // default of 16 KiB makes eight times the reads and writes).
+            c_curl_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, 128 << 10)
+        }
         if request.uploadProgress != nil || request.downloadProgress != nil {
             c_curl_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 0)
             c_curl_easy_setopt_xferinfo_function(easy) { userdata, downloadTotal, downloaded, uploadTotal, uploaded in
                 guard let userdata else { return 0 }
-                let transfer = Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue()
-                transfer.request.uploadProgress?(Int64(uploaded), Int64(uploadTotal))
-                transfer.request.downloadProgress?(Int64(downloaded), Int64(downloadTotal))
+                Unmanaged<Transfer>.fromOpaque(userdata).takeUnretainedValue().progressed(
+                    uploaded: Int64(uploaded), of: Int64(uploadTotal), downloaded: Int64(downloaded), of: Int64(downloadTotal))
                 return 0
             }
             c_curl_easy_setopt_pointer(easy, CURLOPT_XFERINFODATA, me)
@@ -122,9 +137,10 @@ final class Transfer {
             c_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, lowSpeed.seconds))
         }
         // curl adds `Expect: 100-continue` to large uploads; AWS and the test servers don't need it.
-        for (name, value) in request.headers + [("Expect", "")] {
-            headerList = curl_slist_append(headerList, "\(name): \(value)")
+        for (name, value) in request.headers {
+            headerList = curl_slist_append(headerList, name + ": " + value)
         }
+        headerList = curl_slist_append(headerList, "Expect:")
         c_curl_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, headerList)
     }
 
@@ -133,12 +149,20 @@ final class Transfer {
         errorBuffer.deallocate()
     }
 
-    /// Frees the easy handle, header list and files, once (a failed init calls it and then
-    /// deinit runs too).
+    /// Gives the easy handle back for another transfer (after it left the multi handle) and
+    /// frees the header list and files; the transfer must not touch the handle afterwards.
+    func releaseHandle() -> UnsafeMutableRawPointer {
+        ownsHandle = false
+        cleanUp()
+        return easy
+    }
+
+    /// Frees the easy handle (unless it was released), header list and files, once (a failed
+    /// init calls it and then deinit runs too).
     private func cleanUp() {
         guard !cleanedUp else { return }
         cleanedUp = true
-        curl_easy_cleanup(easy)
+        if ownsHandle { curl_easy_cleanup(easy) }
         curl_slist_free_all(headerList)
         headerList = nil
         if uploadDescriptor >= 0 { close(uploadDescriptor) }
@@ -204,8 +228,35 @@ final class Transfer {
         return count
     }
 
+    private func progressed(uploaded: Int64, of uploadTotal: Int64, downloaded: Int64, of downloadTotal: Int64) {
+        seenUpload = (uploaded, uploadTotal)
+        seenDownload = (downloaded, downloadTotal)
+        if let report = request.uploadProgress, uploaded > reportedUpload, uploaded - reportedUpload >= Self.progressStep || uploaded == uploadTotal {
+            reportedUpload = uploaded
+            report(uploaded, uploadTotal)
+        }
+        if let report = request.downloadProgress, downloaded > reportedDownload,
+           downloaded - reportedDownload >= Self.progressStep || downloaded == downloadTotal {
+            reportedDownload = downloaded
+            report(downloaded, downloadTotal)
+        }
+    }
+
+    /// Passes on the progress made since the last report (the transfer ended).
+    private func reportRemainingProgress() {
+        if let report = request.uploadProgress, seenUpload.done > reportedUpload {
+            reportedUpload = seenUpload.done
+            report(seenUpload.done, seenUpload.total)
+        }
+        if let report = request.downloadProgress, seenDownload.done > reportedDownload {
+            reportedDownload = seenDownload.done
+            report(seenDownload.done, seenDownload.total)
+        }
+    }
+
     /// curl finished the transfer with `code`.
     func complete(_ code: CURLcode) {
+        reportRemainingProgress()
         guard code == CURLE_OK else {
             let message = fileError ?? (errorBuffer.pointee != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code)))
             let kind: HTTPClientError.Kind = switch code {
