@@ -109,6 +109,22 @@ struct HTTPClientTests {
         }
     }
 
+    @Test("a task on the loop's executor sends requests that start and resume on the loop thread")
+    func sendFromLoopExecutor() async throws {
+        try await withClient { client, server in
+            let loop = client.loop
+            let outcomes = try await withTaskExecutorPreference(loop.executor) { () async throws -> [String] in
+                var outcomes: [String] = []
+                for index in 0..<5 {
+                    let response = try await client.send(HTTPRequest(url: server.url("/bytes?n=\(index + 1)")))
+                    outcomes.append("\(response.status) \(response.body.count) \(loop.inEventLoop)")
+                }
+                return outcomes
+            }
+            #expect(outcomes == (1...5).map { "200 \($0) true" })
+        }
+    }
+
     @Test("100 concurrent requests complete on one loop")
     func concurrent() async throws {
         try await withClient { client, server in

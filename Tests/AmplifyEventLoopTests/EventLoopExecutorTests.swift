@@ -34,4 +34,22 @@ struct EventLoopExecutorTests {
         try loop.shutdown()
         #expect(loop.loopClosedCleanly)
     }
+
+    @Test("as a task executor preference it runs the task's code on the loop thread, across suspensions, and off it again after")
+    func taskExecutorPreference() async throws {
+        let loop = try EventLoop()
+        let onLoop = await withTaskExecutorPreference(loop.executor) { () async -> [Bool] in
+            var seen = [loop.inEventLoop]
+            for _ in 0..<3 {
+                await Task.yield()
+                try? await Task.sleep(for: .milliseconds(1))
+                seen.append(loop.inEventLoop)
+            }
+            return seen
+        }
+        #expect(onLoop == [true, true, true, true])
+        #expect(!loop.inEventLoop)
+        try loop.shutdown()
+        #expect(loop.loopClosedCleanly)
+    }
 }
