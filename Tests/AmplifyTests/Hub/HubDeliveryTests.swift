@@ -131,6 +131,29 @@ struct HubDeliveryTests {
         #expect(try await isolated.close())
     }
 
+    @Test("an event on a built-in channel nobody listens to is never queued; a listener sees what is dispatched after it is added and nothing after it is removed")
+    func eventsNobodyListensToAreNotQueued() async throws {
+        let isolated = try IsolatedHub()
+        let hub = isolated.hub
+        for index in 0..<1_000 { hub.dispatch(to: .storage, payload: HubPayload(eventName: "before-\(index)")) }
+        await hub.flush()
+        // Only the flush entry went through the queue.
+        #expect(hub.peakQueueDepth <= 1)
+        let seen = Locked<[String]>([])
+        let token = hub.listen(to: .storage, isIncluded: nil, file: #fileID, line: #line) { payload in
+            seen.withLock { $0.append(payload.eventName) }
+        }
+        hub.dispatch(to: .storage, payload: HubPayload(eventName: "while-listening"))
+        hub.dispatch(to: .auth, payload: HubPayload(eventName: "other channel"))
+        await hub.flush()
+        hub.removeListener(token)
+        for index in 0..<1_000 { hub.dispatch(to: .storage, payload: HubPayload(eventName: "after-\(index)")) }
+        await hub.flush()
+        #expect(seen.value == ["while-listening"])
+        #expect(hub.peakQueueDepth <= 3)
+        #expect(try await isolated.close())
+    }
+
     @Test("a listener on one channel never sees another channel's events")
     func channelsAreSeparate() async throws {
         let isolated = try IsolatedHub()

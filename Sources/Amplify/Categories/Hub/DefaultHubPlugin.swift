@@ -88,6 +88,27 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
         var waiters: [Waiter] = []
         /// Whether the current overload episode was reported (cleared when the queue empties).
         var overloadReported = false
+        /// Listeners (and streams) on each built-in channel, counted as their add and remove
+        /// entries are queued: an event for a channel at 0 has nobody to reach (a listener added
+        /// later sees only later events), so it is counted and not queued, and costs no wake-up of
+        /// the loop. Custom channels are always queued.
+        var listening = [Int](repeating: 0, count: HubChannel.builtInCount)
+
+        /// Counts the listener that `control` adds to or removes from `channel`.
+        mutating func count(_ control: Control, on channel: HubChannel) {
+            guard let index = channel.builtInIndex else { return }
+            switch control {
+            case .add: listening[index] += 1
+            case .remove: listening[index] -= 1
+            case .flush, .close: break
+            }
+        }
+
+        /// Whether an event on `channel` has no listener to reach.
+        func nobodyListens(on channel: HubChannel) -> Bool {
+            guard let index = channel.builtInIndex else { return false }
+            return listening[index] == 0
+        }
     }
 
     /// A producer waiting for room: a task suspended in ``dispatchWaitingForRoom(to:payload:)``, or
@@ -293,6 +314,7 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
         let entry = Entry(channel, payload)
         let outcome = inbox.withLock { inbox -> Int in
             if inbox.closed { return 0 }
+            if inbox.nobodyListens(on: channel) { return 4 }
             if inbox.entries.count >= limit.load(ordering: .relaxed) { return 3 }
             inbox.entries.append(entry)
             if inbox.wakeupPending { return 1 }
@@ -304,6 +326,9 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
         case 1: return true
         case 2:
             wakeup?.signal()
+            return true
+        case 4:
+            metrics?.dispatched.increment()
             return true
         default:
             return enqueueOverloaded(entry)
@@ -479,12 +504,18 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
     private func enqueue(_ entry: Entry) -> Bool {
         let outcome = inbox.withLock { inbox -> Int in
             if inbox.closed { return 0 }
+            if let box = entry.control {
+                inbox.count(box.control, on: entry.channel)
+            } else if inbox.nobodyListens(on: entry.channel) {
+                return 3
+            }
             inbox.entries.append(entry)
             if inbox.wakeupPending { return 1 }
             inbox.wakeupPending = true
             return 2
         }
         if outcome == 2 { wakeup?.signal() }
+        if outcome == 3 { metrics?.dispatched.increment() }
         return outcome != 0
     }
 
@@ -503,6 +534,9 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
         if batch.count > peakDepth.load(ordering: .relaxed) { peakDepth.store(batch.count, ordering: .relaxed) }
         var events = 0
         var deliveries = 0
+        // Flushes return once the drain is over and counted (a caller reading the metrics after
+        // `flush()` sees every event queued before it).
+        var flushes: [CheckedContinuation<Void, Never>] = []
         batch.withUnsafeBufferPointer { entries in
             for index in entries.indices {
                 guard let box = entries[index].control else {
@@ -513,13 +547,14 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
                 switch box.control {
                 case .add(let box): add(box, on: entries[index].channel)
                 case .remove(let box): remove(box, from: entries[index].channel)
-                case .flush(let continuation): continuation.resume()
+                case .flush(let continuation): flushes.append(continuation)
                 case .close(let continuation): closeOnLoop(continuation)
                 }
             }
         }
         monitor.leave()
         metrics?.drained(events: events, deliveries: deliveries, depth: batch.count)
+        for flush in flushes { flush.resume() }
         // Keep the batch's storage for the next drain while it is being used; once a burst that
         // grew it is over (a drain uses under an eighth of it), let it go, so the Hub does not
         // hold a burst's peak memory until reset.

@@ -1,7 +1,8 @@
 import CoreMetrics
 
 /// The Hub's metric objects, made once for a dispatcher, and only when a metrics backend is
-/// bootstrapped (see ``AmplifyMetrics``). The loop thread reports a drain's totals at its end,
+/// bootstrapped (see ``AmplifyMetrics``). The loop thread reports a drain's totals at its end
+/// (an event on a channel nobody listens to is counted as it is dispatched, and never queued),
 /// so the cost is per drain, not per event. (Package access: HubBenchmark times one drain's report.)
 package final class HubMetrics: Sendable {
     let dispatched: Counter
