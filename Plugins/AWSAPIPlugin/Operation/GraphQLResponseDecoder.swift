@@ -8,7 +8,16 @@ package enum GraphQLResponseDecoder {
     /// The response for `body`.
     /// - Throws: `APIError.operationError` when the body is not a JSON object.
     package static func decode<R: Decodable & Sendable>(_ body: [UInt8], as type: R.Type, decodePath: String?) throws -> GraphQLResponse<R> {
-        if let fast = fastDecode(body, as: type, decodePath: decodePath) { return fast }
+        let spans = JSONSpans(body)
+        if let root = spans.root(), let fast = fastDecode(spans, body, responseAt: root, as: type, decodePath: decodePath) { return fast }
+        return try carefulDecode(body, as: type, decodePath: decodePath)
+    }
+
+    /// The response for `body`, read whole into a `JSONValue` first (errors, partial data, a
+    /// path that is missing, data of the wrong shape, text that is not JSON): what ``decode(_:as:decodePath:)``
+    /// falls back on. (Package access: tests compare the two paths.)
+    /// - Throws: `APIError.operationError` when the body is not a JSON object.
+    package static func carefulDecode<R: Decodable & Sendable>(_ body: [UInt8], as type: R.Type, decodePath: String?) throws -> GraphQLResponse<R> {
         let json: JSONValue
         do {
             json = try JSONDecoder().decode(JSONValue.self, from: Data(body))
@@ -46,13 +55,10 @@ package enum GraphQLResponseDecoder {
     /// payload decoded in one pass, or, when that fails, taken out and read the careful way.
     /// - Throws: ``APIError`` when the message or its payload is not a GraphQL response.
     package static func decodeDataMessage<R: Decodable & Sendable>(_ message: [UInt8], as type: R.Type, decodePath: String?) throws -> GraphQLResponse<R> {
-        if R.self != String.self, let key = CodingUserInfoKey(rawValue: pathKeyName) {
-            let decoder = JSONDecoder()
-            decoder.userInfo[key] = decodePath.map { $0.split(separator: ".", omittingEmptySubsequences: true).map(String.init) } ?? []
-            if let wrapped = try? decoder.decode(PayloadOf<R>.self, from: Data(message)), let envelope = wrapped.payload, envelope.hasMember,
-               let response = response(envelope) {
-                return response
-            }
+        let spans = JSONSpans(message)
+        if let root = spans.root(), let payload = spans.members(of: root)?.first(where: { $0.key == "payload" })?.value,
+           let fast = fastDecode(spans, message, responseAt: payload, as: type, decodePath: decodePath) {
+            return fast
         }
         guard let json = try? JSONDecoder().decode(JSONValue.self, from: Data(message)), let payload = json["payload"] else {
             throw APIError.operationError("A data message is not JSON with a payload: \(snippet(message)).", "Check the real-time endpoint.")
@@ -60,24 +66,26 @@ package enum GraphQLResponseDecoder {
         return try decode(payload.jsonBytes(), as: type, decodePath: decodePath)
     }
 
-    private static func response<R: Decodable & Sendable>(_ envelope: Envelope<R>) -> GraphQLResponse<R>? {
-        switch (envelope.data?.value, envelope.errors) {
-        case (.some(let value), nil), (.some(let value), .some([])): return .success(value)
-        case (.some(let value), .some(let errors)): return .failure(.partial(value, errors))
-        case (nil, let errors): return .failure(.error(errors ?? []))
+    /// The common case: a response with `data` and no `errors`, whose part at the decode path
+    /// decodes to `R` — found by its bytes (``JSONSpans``) and decoded alone. `nil` when anything
+    /// is unusual (errors, no data, null data, a path that is not there, `R` does not decode,
+    /// `String`, text that is not plainly JSON): the careful path then says what.
+    private static func fastDecode<R: Decodable & Sendable>(
+        _ spans: JSONSpans, _ body: [UInt8], responseAt response: Range<Int>, as type: R.Type, decodePath: String?
+    ) -> GraphQLResponse<R>? {
+        guard R.self != String.self, let members = spans.members(of: response), !members.contains(where: { $0.key == "errors" }),
+              var span = members.first(where: { $0.key == "data" })?.value, !spans.isNull(span) else { return nil }
+        for part in decodePath?.split(separator: ".", omittingEmptySubsequences: true) ?? [] {
+            if let position = Int(part), let elements = spans.elements(of: span) {
+                guard elements.indices.contains(position) else { return nil }
+                span = elements[position]
+            } else {
+                guard let next = spans.members(of: span)?.first(where: { $0.key == part })?.value else { return nil }
+                span = next
+            }
         }
-    }
-
-    /// The common case in one pass: `data` (at the decode path) straight into `R`, and `errors`.
-    /// `nil` when anything is unusual (not JSON, neither member, `R` does not decode, `String`):
-    /// the careful path then says what.
-    private static func fastDecode<R: Decodable & Sendable>(_ body: [UInt8], as type: R.Type, decodePath: String?) -> GraphQLResponse<R>? {
-        guard R.self != String.self else { return nil }
-        guard let key = CodingUserInfoKey(rawValue: pathKeyName) else { return nil }
-        let decoder = JSONDecoder()
-        decoder.userInfo[key] = decodePath.map { $0.split(separator: ".", omittingEmptySubsequences: true).map(String.init) } ?? []
-        guard let envelope = try? decoder.decode(Envelope<R>.self, from: Data(body)), envelope.hasMember else { return nil }
-        return response(envelope)
+        guard let value = try? JSONDecoder().decode(R.self, from: Data(body[span])) else { return nil }
+        return .success(value)
     }
 
     private static func decodeData<R: Decodable & Sendable>(_ data: JSONValue, as type: R.Type, decodePath: String?) -> Result<R, APIError> {
@@ -125,57 +133,5 @@ package enum GraphQLResponseDecoder {
         if body.isEmpty { return "an empty body" }
         let text = String(decoding: body.prefix(120), as: UTF8.self).map { $0.isNewline ? " " : String($0) }.joined()
         return "\"\(text)\(body.count > 120 ? "…" : "")\""
-    }
-}
-
-/// The user-info key that carries the decode path to ``PathDecoded``.
-private let pathKeyName = "amplify.graphQLDecodePath"
-
-/// A real-time message's `payload`.
-private struct PayloadOf<R: Decodable>: Decodable {
-    let payload: Envelope<R>?
-}
-
-/// `{"data": …, "errors": […]}` with `data` decoded at the decode path.
-private struct Envelope<R: Decodable>: Decodable {
-    let data: PathDecoded<R>?
-    let errors: [GraphQLError]?
-    let hasMember: Bool
-
-    private enum CodingKeys: String, CodingKey { case data, errors }
-
-    init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: CodingKeys.self)
-        hasMember = container.contains(.data) || container.contains(.errors)
-        data = try container.decodeIfPresent(PathDecoded<R>.self, forKey: .data)
-        errors = try container.decodeIfPresent([GraphQLError].self, forKey: .errors)
-    }
-}
-
-/// `R` decoded at the path in the decoder's user info (object members; a numeric segment is an
-/// array index).
-private struct PathDecoded<R: Decodable>: Decodable {
-    let value: R
-
-    init(from decoder: any Decoder) throws {
-        let path = decoder.userInfo.first { $0.key.rawValue == pathKeyName }?.value as? [String] ?? []
-        value = try Self.decode(decoder, ArraySlice(path))
-    }
-
-    private struct Key: CodingKey {
-        let stringValue: String
-        var intValue: Int? { nil }
-        init(stringValue: String) { self.stringValue = stringValue }
-        init?(intValue: Int) { nil }
-    }
-
-    private static func decode(_ decoder: any Decoder, _ path: ArraySlice<String>) throws -> R {
-        guard let first = path.first else { return try R(from: decoder) }
-        if let index = Int(first), var list = try? decoder.unkeyedContainer() {
-            for _ in 0..<index { _ = try list.decode(JSONValue.self) }
-            return try decode(list.superDecoder(), path.dropFirst())
-        }
-        let container = try decoder.container(keyedBy: Key.self)
-        return try decode(container.superDecoder(forKey: Key(stringValue: first)), path.dropFirst())
     }
 }

@@ -1,0 +1,87 @@
+@testable import AWSAPIPlugin
+import Amplify
+import Testing
+
+/// The GraphQL response decoder's fast path (the data at the decode path found by its bytes and
+/// decoded alone) against its careful path (the whole body read into a JSONValue first).
+@Suite("GraphQL response decoding")
+struct GraphQLResponseDecoderTests {
+    struct Todo: Codable, Sendable, Equatable {
+        let id: String
+        let name: String
+        let description: String?
+    }
+
+    /// The response in a form two responses can be compared by.
+    private func summary(_ response: GraphQLResponse<Todo>) -> String {
+        switch response {
+        case .success(let todo): "success \(todo)"
+        case .failure(.partial(let todo, let errors)): "partial \(todo) \(errors.map(\.message))"
+        case .failure(.error(let errors)): "error \(errors.map(\.message))"
+        case .failure(.transformationError(let raw, _)): "transformationError \(raw)"
+        case .failure(.unknown(let description, _, _)): "unknown \(description)"
+        }
+    }
+
+    @Test("both paths give the same response, whatever the spacing, escapes, nesting or members around the data", arguments: [
+        (#"{"data":{"getTodo":{"id":"1","name":"a","description":null}}}"#, "getTodo"),
+        ("{\n  \"data\" : {\r\n \"getTodo\" :\t{ \"id\" : \"1\" , \"name\" : \"a\" } } \n}\n", "getTodo"),
+        (#"{"data":{"getTodo":{"id":"1\"}]","name":"a\\b{[","description":"\u00e9 \ud83d\ude00"}}}"#, "getTodo"),
+        (#"{"extensions":{"cost":[1,{"x":"}"}]},"data":{"list":{"items":[{"id":"1","name":"x"},{"id":"2","name":"y"}]}}}"#, "list.items.1"),
+        (#"{"data":{"getTodo":{"id":"1","name":"a","extra":[true,false,null,-1.5e3]}}}"#, "getTodo"),
+        (#"{"data":{"getTodo":{"id":"1","name":"a"}},"errors":[{"message":"description failed","path":["getTodo","description"]}]}"#, "getTodo"),
+        (#"{"data":{"getTodo":{"id":"1","name":"a"}},"errors":[]}"#, "getTodo"),
+        (#"{"data":null,"errors":[{"message":"denied"}]}"#, "getTodo"),
+        (#"{"data":{"getTodo":null}}"#, "getTodo"),
+        (#"{"data":{"getTodo":{"id":"1"}}}"#, "getTodo"),
+        (#"{"data":{"other":{"id":"1","name":"a"}}}"#, "getTodo"),
+        (#"{"data":{"list":[{"id":"1","name":"a"}]}}"#, "list.3"),
+        (#"{"data":{"list":{"0":{"id":"1","name":"a"}}}}"#, "list.0"),
+        (#"{"d\u0061ta":{"getTodo":{"id":"1","name":"a"}}}"#, "getTodo"),
+        // What the fast path doubts, Foundation's reader (the careful path) decides.
+        (#"{"data":{"getTodo":{"id":"1","name":"a"}},}"#, "getTodo"),
+        (#"{"data":{"getTodo":{"id":"1","name":"a"}}, "data":{"getTodo":{"id":"2","name":"b"}}}"#, "getTodo"),
+    ])
+    func pathsAgree(body: String, path: String) throws {
+        let bytes = Array(body.utf8)
+        let fast = try GraphQLResponseDecoder.decode(bytes, as: Todo.self, decodePath: path)
+        let careful = try GraphQLResponseDecoder.carefulDecode(bytes, as: Todo.self, decodePath: path)
+        #expect(summary(fast) == summary(careful))
+    }
+
+    @Test("a body that is not plainly one JSON object goes to the careful path, which says it is not JSON", arguments: [
+        #"{"data":{"getTodo":{"id":"1","name":"a"}}} trailing"#,
+        #"{"data":{"getTodo":{"id":"1","name":"a"}}"#,
+        #"{"data" {"getTodo":{"id":"1","name":"a"}}}"#,
+        "",
+    ])
+    func malformedBodiesAreRefused(body: String) {
+        #expect(throws: APIError.self) { try GraphQLResponseDecoder.decode(Array(body.utf8), as: Todo.self, decodePath: "getTodo") }
+    }
+
+    @Test("a real-time data message decodes from its payload, as the same response read on its own")
+    func dataMessages() throws {
+        let payload = #"{"data":{"onCreate":{"id":"7","name":"n","description":"d"}}}"#
+        let message = Array(#"{"id":"sub-1","type":"data","payload":\#(payload)}"#.utf8)
+        let decoded = try GraphQLResponseDecoder.decodeDataMessage(message, as: Todo.self, decodePath: "onCreate")
+        #expect(summary(decoded) == summary(try GraphQLResponseDecoder.carefulDecode(Array(payload.utf8), as: Todo.self, decodePath: "onCreate")))
+        #expect(summary(decoded) == "success \(Todo(id: "7", name: "n", description: "d"))")
+    }
+
+    @Test("spans: members and elements with their ranges; anything doubtful is nil")
+    func spans() throws {
+        let text = Array(#" {"a": [1, "x,]", {"b": null}], "c" : "}" } "#.utf8)
+        let spans = JSONSpans(text)
+        let root = try #require(spans.root())
+        let members = try #require(spans.members(of: root))
+        #expect(members.map(\.key) == ["a", "c"])
+        #expect(String(decoding: text[members[1].value], as: UTF8.self) == #""}""#)
+        let elements = try #require(spans.elements(of: members[0].value))
+        #expect(elements.map { String(decoding: text[$0], as: UTF8.self) } == ["1", #""x,]""#, #"{"b": null}"#])
+        let inner = try #require(spans.members(of: elements[2]))
+        #expect(inner.count == 1 && spans.isNull(inner[0].value))
+        #expect(spans.members(of: elements[0]) == nil)
+        #expect(JSONSpans(Array(#"{"a":1} {"#.utf8)).root() == nil)
+        #expect(JSONSpans(Array(#"{"a\"b":1}"#.utf8)).root().flatMap { JSONSpans(Array(#"{"a\"b":1}"#.utf8)).members(of: $0) } == nil)
+    }
+}
