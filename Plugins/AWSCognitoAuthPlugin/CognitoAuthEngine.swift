@@ -10,7 +10,7 @@ import Foundation
 /// pool's credentials. One actor, so every call sees one consistent session.
 public actor CognitoAuthEngine: AuthAccountEngine {
     /// A sign-in waiting for `confirmSignIn`.
-    private struct PendingChallenge {
+    private struct PendingChallenge: Sendable {
         let name: String
         let session: String?
         let username: String
@@ -24,33 +24,21 @@ public actor CognitoAuthEngine: AuthAccountEngine {
     private let http: HTTPClient
     private let loop: @Sendable () throws -> EventLoop
     private var opened: Task<Void, any Error>?
-    /// A challenge waiting for the session (process-wide or a server context's) that started it.
-    private struct PendingEntry {
-        /// The session holder whose sign-in it is; a holder gone (a finished request) never matches again.
-        weak var holder: AnyObject?
-        let challenge: PendingChallenge
-        let startedAt: Date
-    }
-
     /// Sign-in challenges under way, one per session holder, so a user's `confirmSignIn` in one
-    /// context can never answer another's challenge.
-    private var challenges: [ObjectIdentifier: PendingEntry] = [:]
+    /// context can never answer another's challenge. Cognito's challenge sessions last 3 minutes.
+    private var challenges = PendingSignIns<PendingChallenge>(lifetime: challengeLifetime)
     /// Cognito's challenge sessions last 3 minutes; older entries are dropped.
     static let challengeLifetime: TimeInterval = 180
 
     /// The challenge of the session this call acts on.
     private var pending: PendingChallenge? {
         get {
-            guard let holder = try? sessions(), let entry = challenges[ObjectIdentifier(holder)], entry.holder === holder,
-                  Date().timeIntervalSince(entry.startedAt) < Self.challengeLifetime
-            else { return nil }
-            return entry.challenge
+            guard let holder = try? sessions() else { return nil }
+            return challenges.challenge(for: holder)
         }
         set {
             guard let holder = try? sessions() else { return }
-            let now = Date()
-            challenges = challenges.filter { $0.value.holder != nil && now.timeIntervalSince($0.value.startedAt) < Self.challengeLifetime }
-            challenges[ObjectIdentifier(holder)] = newValue.map { PendingEntry(holder: holder, challenge: $0, startedAt: now) }
+            challenges.set(newValue, for: holder)
         }
     }
     private let identity: CognitoIdentityCredentialsProvider?

@@ -43,24 +43,18 @@ extension LocalAuthEngine: AuthExtendedAccountEngine {
     }
 
     /// Signs in `username`, confirmed since it signed up through this engine (the ticket
-    /// `LocalAuthPlugin` keeps), without a password.
+    /// `LocalAuthPlugin` keeps), without a password; a user with MFA on gets its step, as after
+    /// `signIn`.
     /// - Throws: `AuthError.invalidState` if someone is signed in or the user is not confirmed.
-    func autoSignIn(username: String) async throws -> (AuthSignInResult, SignedInUser) {
+    func autoSignIn(username: String) async throws -> (AuthSignInResult, SignedInUser?) {
         let pool = try await prepare()
-        if let session = await keeper?.current {
-            throw AuthError.invalidState("'\(session.username)' is already signed in.", "Sign out first.")
-        }
+        let holder = try sessionHolder()
+        try await requireNobody(in: holder)
         let user = try await existingUser(username, pool)
         guard user.confirmed else {
             throw AuthError.invalidState("'\(username)' is not confirmed yet.", "Call confirmSignUp(for:confirmationCode:) first.")
         }
-        let tokens = try await pool.issueTokens(for: user)
-        do {
-            try await keeper?.begin(Self.storedSession(user, tokens))
-        } catch {
-            try? await pool.revoke(refreshToken: tokens.refreshToken)
-            throw error
-        }
-        return (AuthSignInResult(nextStep: .done), SignedInUser(username: user.username, userId: user.sub))
+        pendingSignIns.set(nil, for: holder)
+        return try await secondFactor(for: user, pool: pool, holder: holder)
     }
 }

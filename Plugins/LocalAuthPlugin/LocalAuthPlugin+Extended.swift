@@ -76,7 +76,7 @@ extension LocalAuthPlugin: AuthCategoryExtendedBehavior {
             }
             return try await accountEngine().autoSignIn(username: username)
         }
-        authEvents.lifecycle(HubPayload.EventName.Auth.signedIn, user)
+        if let user { authEvents.lifecycle(HubPayload.EventName.Auth.signedIn, user) }
         return result
     }
 }

@@ -273,24 +273,42 @@ actor LocalUserPool {
 
     // MARK: Codes
 
+    /// Sends a `purpose` code to the user's email, else their phone number, else their username.
     func sendCode(to user: PoolUser, purpose: CodePurpose) async throws -> AuthCodeDeliveryDetails {
+        let attributes = try await attributes(sub: user.sub)
+        let email = attributes.first { $0.key == .email }?.value
+        let phone = attributes.first { $0.key == .phoneNumber }?.value
+        try await issueCode(to: user, purpose: purpose, destination: email ?? phone ?? user.username)
+        let destination: DeliveryDestination = email.map { .email(Self.mask($0)) } ?? phone.map { .sms(Self.mask($0)) } ?? .unknown(nil)
+        return AuthCodeDeliveryDetails(destination: destination, attributeKey: email != nil ? .email : phone != nil ? .phoneNumber : nil)
+    }
+
+    /// Sends a `purpose` code to the user's attribute `key` (`.email` or `.phoneNumber`).
+    /// - Throws: `AuthError.validation` "'name' has no key to `what`" when the user has no such attribute.
+    func sendCode(to user: PoolUser, purpose: CodePurpose, via key: AuthUserAttributeKey, what: String = "send a code to") async throws -> AuthCodeDeliveryDetails {
+        guard let value = try await attributes(sub: user.sub).first(where: { $0.key == key })?.value, !value.isEmpty else {
+            throw AuthError.validation("userAttributeKey", "'\(user.username)' has no \(key.rawValue) to \(what).", "Set the attribute first with update(userAttribute:).")
+        }
+        try await issueCode(to: user, purpose: purpose, destination: value)
+        let destination: DeliveryDestination = key == .email ? .email(Self.mask(value)) : .sms(Self.mask(value))
+        return AuthCodeDeliveryDetails(destination: destination, attributeKey: key)
+    }
+
+    /// Makes a new six-digit `purpose` code for the user (replacing the previous one; stored only
+    /// as an HMAC) and hands it to the delivery, or to the outbox.
+    private func issueCode(to user: PoolUser, purpose: CodePurpose, destination: String) async throws {
         let digits = try Digest.randomBytes(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } % 1_000_000
         let code = String(format: "%06llu", digits)
         try await database.run("INSERT OR REPLACE INTO codes VALUES (?, ?, ?, ?, 0)",
                                [.text(user.sub), .text(purpose.rawValue), .blob(mac("\(user.sub):\(purpose.rawValue):\(code)")),
                                 .real(Date().timeIntervalSince1970 + configuration.codeLifetime)])
-        let attributes = try await attributes(sub: user.sub)
-        let email = attributes.first { $0.key == .email }?.value
-        let phone = attributes.first { $0.key == .phoneNumber }?.value
-        let message = CodeMessage(username: user.username, destination: email ?? phone ?? user.username, purpose: purpose, code: code, createdAt: Date())
+        let message = CodeMessage(username: user.username, destination: destination, purpose: purpose, code: code, createdAt: Date())
         if let delivery {
             try await delivery.deliver(message)
         } else {
             try await database.run("INSERT INTO outbox (username, destination, purpose, code, created_at) VALUES (?, ?, ?, ?, ?)",
-                                   [.text(message.username), .text(message.destination), .text(purpose.rawValue), .text(code), .real(message.createdAt.timeIntervalSince1970)])
+                                   [.text(message.username), .text(destination), .text(purpose.rawValue), .text(code), .real(message.createdAt.timeIntervalSince1970)])
         }
-        let destination: DeliveryDestination = email.map { .email(Self.mask($0)) } ?? phone.map { .sms(Self.mask($0)) } ?? .unknown(nil)
-        return AuthCodeDeliveryDetails(destination: destination, attributeKey: email != nil ? .email : phone != nil ? .phoneNumber : nil)
     }
 
     /// Checks and consumes a code: single use, expiring, limited attempts.

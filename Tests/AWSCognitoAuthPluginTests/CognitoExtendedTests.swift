@@ -9,7 +9,7 @@ import Testing
 /// against a recorded exchange.
 @Suite("Cognito: TOTP, MFA preferences and attribute verification")
 struct CognitoExtendedTests {
-    @Test("setUpTOTP (AssociateSoftwareToken) gives the secret, verifyTOTPSetup (VerifySoftwareToken) takes its RFC 6238 code, and TOTP can then be preferred (SetUserMFAPreference, read back with GetUser)")
+    @Test("setUpTOTP (AssociateSoftwareToken) gives the secret, verifyTOTPSetup (VerifySoftwareToken) takes its RFC 6238 code, TOTP can then be preferred (SetUserMFAPreference, read back with GetUser), and the next SRP sign-in is the SOFTWARE_TOKEN_MFA step that confirmSignIn answers")
     func totpAndPreferences() async throws {
         try await MotoServer.with { moto in
             let fixture = try CognitoFixture(moto: moto, pool: ["name": "totp", "users": [alice]])
@@ -24,6 +24,13 @@ struct CognitoExtendedTests {
             #expect(try await plugin.fetchMFAPreference() == UserMFAPreference(enabled: [.totp], preferred: .totp))
             let names = await fixture.eventNames()
             #expect(names.contains(HubPayload.EventName.Auth.setUpTOTPAPI) && names.contains(HubPayload.EventName.Auth.verifyTOTPSetupAPI))
+
+            // The next sign-in (SRP) meets the SOFTWARE_TOKEN_MFA challenge, answered with RespondToAuthChallenge.
+            _ = await plugin.signOut(options: nil)
+            let next = try await plugin.signIn(username: "alice", password: "Secr3t!pass", options: nil)
+            #expect(next.nextStep == .confirmSignInWithTOTPCode)
+            #expect(try await plugin.confirmSignIn(challengeResponse: TOTP(secret: secret).code(), options: nil).isSignedIn)
+            #expect(try await plugin.getCurrentUser().username == "alice")
             try await fixture.close(plugin)
         }
     }

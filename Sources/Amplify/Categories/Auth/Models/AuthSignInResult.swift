@@ -10,6 +10,13 @@ public enum MFAType: String, Sendable, Hashable, CaseIterable {
     case email = "EMAIL_OTP"
 }
 
+extension MFAType {
+    /// What to pass to `confirmSignIn(challengeResponse:)` to choose this method at the
+    /// `.continueSignInWithMFASelection` step (as amplify-swift's: `SMS_MFA`,
+    /// `SOFTWARE_TOKEN_MFA`, `EMAIL_OTP`).
+    public var challengeResponse: String { rawValue }
+}
+
 /// The set of multi-factor methods a user may choose from.
 public typealias AllowedMFATypes = Set<MFAType>
 
