@@ -3,14 +3,18 @@ import AmplifyAuthCore
 import Foundation
 
 /// amplify-swift's attribute verification, TOTP set-up and MFA preference calls on Cognito
-/// (from `AuthExtendedAccountEngine`'s extension). `autoSignIn()` (Cognito's `USER_AUTH` sign-in
-/// with the session a confirmed sign-up returns) is not supported yet: it throws.
+/// (from `AuthExtendedAccountEngine`'s extension), and its auto sign-in.
 extension AWSCognitoAuthPlugin: AuthCategoryExtendedBehavior {
-    /// Not supported on Cognito yet.
-    /// - Throws: `AuthError.invalidState`, always.
+    /// Signs in the user whose `confirmSignUp` returned `.completeAutoSignIn` (InitiateAuth
+    /// `USER_AUTH` with ConfirmSignUp's session; the app client needs `ALLOW_USER_AUTH`), in the
+    /// same session (process-wide, or the same server context) that confirmed it. Dispatches
+    /// `Auth.autoSignInAPI`, and `Auth.signedIn` when no further step is asked for.
+    /// - Throws: `AuthError.invalidState` when no confirmed sign-up is waiting, or Cognito's refusal.
     public func autoSignIn() async throws -> AuthSignInResult {
-        try await authEvents.report(HubPayload.EventName.Auth.autoSignInAPI) {
-            throw AuthError.invalidState("autoSignIn() is not supported by the Cognito plugin yet.", "Call signIn(username:password:) after confirmSignUp.")
+        let (result, user) = try await authEvents.report(HubPayload.EventName.Auth.autoSignInAPI, username: nil, published: \.0) {
+            try await engine().autoSignIn()
         }
+        if let user { authEvents.lifecycle(HubPayload.EventName.Auth.signedIn, user) }
+        return result
     }
 }

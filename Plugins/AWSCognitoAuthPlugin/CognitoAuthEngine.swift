@@ -29,6 +29,10 @@ public actor CognitoAuthEngine: AuthAccountEngine {
     private var challenges = PendingSignIns<PendingChallenge>(lifetime: challengeLifetime)
     /// Cognito's challenge sessions last 3 minutes; older entries are dropped.
     static let challengeLifetime: TimeInterval = 180
+    /// Confirmed sign-ups `autoSignIn()` may complete, one per session holder.
+    var autoSignIns = PendingSignIns<AutoSignInTicket>(lifetime: challengeLifetime)
+    /// SignUp's sessions, by username, for the ConfirmSignUp that follows.
+    var signUpSessions: [String: (session: String, at: Date)] = [:]
 
     /// The challenge of the session this call acts on.
     private var pending: PendingChallenge? {
@@ -129,22 +133,33 @@ public actor CognitoAuthEngine: AuthAccountEngine {
 
     // MARK: Sign-up
 
-    /// See `AuthAccountEngine`.
+    /// See `AuthAccountEngine`. SignUp's `Session` is kept for the confirmation, so that it can
+    /// end in ``autoSignIn()``; a user the pool confirms at once gets `.completeAutoSignIn`.
     public func signUp(username: String, password: String?, attributes: [AuthUserAttribute]) async throws -> AuthSignUpResult {
         guard let password, !password.isEmpty else {
             throw AuthError.validation("password", "Cognito needs a password to sign up.", "Pass a password.")
         }
         let answer = try await service.signUp(username: username, password: password, attributes: attributes)
         let sub = answer["UserSub"]?.stringValue
-        if answer["UserConfirmed"]?.booleanValue == true { return AuthSignUpResult(.done, userID: sub) }
+        let session = answer["Session"]?.stringValue
+        if answer["UserConfirmed"]?.booleanValue == true {
+            guard let session, !session.isEmpty else { return AuthSignUpResult(.done, userID: sub) }
+            try keepAutoSignIn(username: username, session: session)
+            return AuthSignUpResult(.completeAutoSignIn(session), userID: sub)
+        }
+        keepSignUpSession(session, for: username)
         let details = CognitoUserPoolService.deliveryDetails(answer["CodeDeliveryDetails"])
         return AuthSignUpResult(.confirmUser(details, nil, sub), userID: sub)
     }
 
-    /// See `AuthAccountEngine`.
+    /// See `AuthAccountEngine`. Sends the sign-up's `Session` when this engine made it; when
+    /// ConfirmSignUp answers with a `Session`, the next step is `.completeAutoSignIn` (as
+    /// amplify-swift's), for ``autoSignIn()``.
     public func confirmSignUp(username: String, code: String) async throws -> AuthSignUpResult {
-        try await service.confirmSignUp(username: username, code: code)
-        return AuthSignUpResult(.done)
+        let answer = try await service.confirmSignUp(username: username, code: code, session: takeSignUpSession(for: username))
+        guard let session = answer["Session"]?.stringValue, !session.isEmpty else { return AuthSignUpResult(.done) }
+        try keepAutoSignIn(username: username, session: session)
+        return AuthSignUpResult(.completeAutoSignIn(session))
     }
 
     /// See `AuthAccountEngine`.
@@ -239,7 +254,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
     }
 
     /// Turns an InitiateAuth / RespondToAuthChallenge answer into a finished sign-in or the next step.
-    private func handle(_ answer: JSONValue, username: String) async throws -> (AuthSignInResult, SignedInUser?) {
+    func handle(_ answer: JSONValue, username: String) async throws -> (AuthSignInResult, SignedInUser?) {
         if answer["AuthenticationResult"] != nil {
             pending = nil
             let session = try Self.session(from: answer, username: username, keepingRefreshToken: nil)
@@ -539,7 +554,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
 
     /// The session this call acts on: the server context's, or the process-wide keeper's.
     /// - Throws: `AuthError.invalidState(_:_:_:)` in a context of another pool.
-    private func sessions() throws -> any AuthSessionHolding {
+    func sessions() throws -> any AuthSessionHolding {
         try AuthServerContext.sessions(for: tenant, processWide: keeper)
     }
 
