@@ -19,6 +19,8 @@ public actor LocalAuthEngine: AuthAccountEngine {
     nonisolated let tenant: AuthTenant
     /// Sign-ins waiting for their second factor, one per session holder (Cognito's 3 minutes).
     var pendingSignIns = PendingSignIns<LocalSignInChallenge>(lifetime: 180)
+    /// Confirmed sign-ups `autoSignIn()` may complete (their usernames), one per session holder.
+    var autoSignIns: PendingSignIns<String>
 
     init(
         configuration: LocalAuthConfiguration, delivery: (any CodeDelivery)?, pluginKey: String,
@@ -30,6 +32,7 @@ public actor LocalAuthEngine: AuthAccountEngine {
         self.hub = hub
         self.eventLoop = eventLoop
         tenant = AuthTenant(pool: configuration.directory, clientId: configuration.clientId, issuer: configuration.issuer)
+        autoSignIns = PendingSignIns(lifetime: configuration.codeLifetime)
     }
 
     /// The session this call acts on: the server context's, or the process-wide keeper's.
