@@ -65,3 +65,7 @@ extension LocalAuthPlugin: AuthCategoryExtendedBehavior {
         return result
     }
 }
+
+/// amplify-swift's `fetchDevices()`, `rememberDevice()` and `forgetDevice(_:)` on the local pool
+/// (from `AuthDeviceEngine`'s extension): each sign-in tracks this machine as a device.
+extension LocalAuthPlugin: AuthCategoryDeviceBehavior {}

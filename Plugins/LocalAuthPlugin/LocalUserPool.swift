@@ -357,7 +357,9 @@ actor LocalUserPool {
     /// Issues ID, access and refresh tokens. A refresh token made by rotation keeps the expiry of
     /// the one it replaces (`refreshExpiry`): using a session does not make it last longer than
     /// the refresh-token lifetime from sign-in.
-    func issueTokens(for user: PoolUser, refreshExpiry: Date? = nil) async throws -> IssuedTokens {
+    /// `deviceKey` (the tracked device of the sign-in) goes into the access token's `device_key`
+    /// claim and before the refresh token's random part.
+    func issueTokens(for user: PoolUser, refreshExpiry: Date? = nil, deviceKey: String? = nil) async throws -> IssuedTokens {
         let now = Date()
         let accessExpiry = now.addingTimeInterval(configuration.accessTokenLifetime)
         let attributes = try await attributes(sub: user.sub)
@@ -367,13 +369,15 @@ actor LocalUserPool {
             "jti": .string(UUID().uuidString.lowercased()), "token_use": "id", "cognito:username": .string(user.username),
         ]
         for attribute in attributes where attribute.key != .sub { idClaims[attribute.key.rawValue] = .string(attribute.value) }
-        let accessClaims: [String: JSONValue] = [
+        var accessClaims: [String: JSONValue] = [
             "iss": .string(configuration.issuer), "sub": .string(user.sub), "client_id": .string(configuration.clientId),
             "iat": .number(now.timeIntervalSince1970.rounded(.down)), "exp": .number(accessExpiry.timeIntervalSince1970.rounded(.down)),
             "jti": .string(UUID().uuidString.lowercased()), "token_use": "access", "username": .string(user.username),
             "ver": .number(Double(user.tokenVersion)), "scope": "aws.cognito.signin.user.admin",
         ]
-        let refreshToken = Base64URL.encode(try Digest.randomBytes(32))
+        accessClaims["device_key"] = deviceKey.map(JSONValue.string)
+        let random = Base64URL.encode(try Digest.randomBytes(32))
+        let refreshToken = deviceKey.map { "\($0).\(random)" } ?? random
         let refreshExpiry = refreshExpiry ?? now.addingTimeInterval(configuration.refreshTokenLifetime)
         let tokenMac = mac(refreshToken)
         try await database.transaction { connection in
@@ -411,7 +415,7 @@ actor LocalUserPool {
         // The new tokens carry the version the rotation saw, so a global sign-out that ran since
         // makes them invalid too.
         let user = PoolUser(sub: current.sub, username: current.username, confirmed: current.confirmed, tokenVersion: version)
-        return (user, try await issueTokens(for: user, refreshExpiry: Date(timeIntervalSince1970: expiry)))
+        return (user, try await issueTokens(for: user, refreshExpiry: Date(timeIntervalSince1970: expiry), deviceKey: Self.deviceKey(ofRefreshToken: refreshToken)))
     }
 
     func revoke(refreshToken: String) async throws {

@@ -1,0 +1,50 @@
+import Amplify
+import AmplifyAuthCore
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// amplify-swift's device calls on the local pool: each sign-in tracks this machine as a device
+/// (named by its host name); the session's own device is the one its access token names.
+extension LocalAuthEngine: AuthDeviceEngine {
+    /// The name a sign-in gives its device: this machine's host name (`gethostname`, no lookup).
+    static var hostName: String {
+        var buffer = [CChar](repeating: 0, count: 256)
+        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
+        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        return name.isEmpty ? "localhost" : name
+    }
+
+    /// The signed-in user's devices, most recently used first.
+    public func fetchDevices() async throws -> [LocalAuthDevice] {
+        let (pool, user) = try await requireUser()
+        return try await pool.devices(sub: user.sub)
+    }
+
+    /// Forgets the device `id` (`nil`: the session's own).
+    public func forgetDevice(id: String?) async throws {
+        let (pool, user) = try await requireUser()
+        if let id {
+            try await pool.forgetDevice(sub: user.sub, key: id)
+        } else {
+            try await pool.forgetDevice(sub: user.sub, key: try await currentDeviceKey())
+        }
+    }
+
+    /// Marks the session's own device remembered.
+    public func rememberDevice() async throws {
+        let (pool, user) = try await requireUser()
+        try await pool.rememberDevice(sub: user.sub, key: try await currentDeviceKey())
+    }
+
+    /// The device the session's access token names.
+    /// - Throws: `AuthError.invalidState` for a session from before device tracking.
+    private func currentDeviceKey() async throws -> String {
+        guard let session = await (try sessions())?.current, let key = LocalUserPool.deviceKey(ofAccessToken: session.accessToken) else {
+            throw AuthError.invalidState("This session has no device: it began before the pool tracked devices.", "Sign out and sign in again.")
+        }
+        return key
+    }
+}

@@ -1,0 +1,68 @@
+import Amplify
+import AmplifyAuthCore
+import AmplifyTestKit
+import Foundation
+import LocalAuthPlugin
+import Testing
+
+@Suite("Local auth: devices (fetchDevices, rememberDevice, forgetDevice)")
+struct DeviceTests {
+    @Test("each sign-in tracks a device named by the host; rememberDevice marks the session's own; a refresh keeps its device_key; every call reports its API event")
+    func signInTracksADevice() async throws {
+        let fixture = try LocalPoolFixture()
+        let plugin = try fixture.plugin()
+        try await signUpAndIn(plugin, fixture, "dee")
+        let devices = try await plugin.fetchDevices(options: nil)
+        let device = try #require(devices.first as? LocalAuthDevice)
+        #expect(devices.count == 1)
+        #expect(!device.name.isEmpty && device.attributes?["device_name"] == device.name)
+        #expect(!device.isRemembered)
+        let session = try #require(try await plugin.fetchAuthSession(options: nil) as? LocalAuthSession)
+        #expect(try JSONWebToken(parsing: try #require(session.tokens?.accessToken)).string("device_key") == device.id)
+
+        let refreshed = try #require(try await plugin.fetchAuthSession(options: .forceRefresh()) as? LocalAuthSession)
+        #expect(refreshed.tokens?.accessToken != session.tokens?.accessToken)
+        #expect(try JSONWebToken(parsing: try #require(refreshed.tokens?.accessToken)).string("device_key") == device.id)
+        try await plugin.rememberDevice(options: nil)
+        let remembered = try #require(try await plugin.fetchDevices(options: nil).first as? LocalAuthDevice)
+        #expect(remembered.id == device.id && remembered.isRemembered)
+        #expect(await fixture.eventNames().filter { $0.hasSuffix("API") }.suffix(5) == [
+            "Auth.fetchDevicesAPI", "Auth.fetchSessionAPI", "Auth.fetchSessionAPI", "Auth.rememberDeviceAPI", "Auth.fetchDevicesAPI",
+        ])
+        try await fixture.close(plugin)
+    }
+
+    @Test("forgetDevice(device) forgets another sign-in's device, forgetDevice() the session's own; an unknown device, or remembering a forgotten one, is a validation error")
+    func forgetDevices() async throws {
+        let fixture = try LocalPoolFixture()
+        let here = try fixture.plugin()
+        let there = try fixture.plugin(store: "elsewhere.sqlite")
+        try await signUpAndIn(here, fixture, "fay")
+        #expect(try await there.signIn(username: "fay", password: "Passw0rd!", options: nil).isSignedIn)
+        let theirs = try #require(try await there.fetchDevices(options: nil).first)
+        #expect(try await here.fetchDevices(options: nil).count == 2)
+
+        try await here.forgetDevice(theirs, options: nil)
+        let left = try await here.fetchDevices(options: nil)
+        #expect(left.count == 1 && left.first?.id != theirs.id)
+        let unknown = await authError { try await here.forgetDevice(theirs, options: nil) }
+        #expect(unknown?.errorDescription == "The user has no device '\(theirs.id)' (it was forgotten, or belongs to someone else).")
+        try await here.forgetDevice(nil, options: nil)
+        #expect(try await here.fetchDevices(options: nil).isEmpty)
+        let forgotten = await authError { try await here.rememberDevice(options: nil) }
+        guard case .validation? = forgotten else { Issue.record("\(String(describing: forgotten))"); return }
+        try await fixture.close(here, there)
+    }
+
+    @Test("the device calls need a signed-in user; Amplify.Auth-style callers reach them through AuthCategoryDeviceBehavior")
+    func needsASignedInUser() async throws {
+        let fixture = try LocalPoolFixture()
+        let plugin = try fixture.plugin()
+        let behavior: any AuthCategoryDeviceBehavior = plugin
+        let signedOut = await authError { _ = try await behavior.fetchDevices(options: nil) }
+        guard case .signedOut? = signedOut else { Issue.record("\(String(describing: signedOut))"); return }
+        let remember = await authError { try await behavior.rememberDevice(options: nil) }
+        guard case .signedOut? = remember else { Issue.record("\(String(describing: remember))"); return }
+        try await fixture.close(plugin)
+    }
+}
