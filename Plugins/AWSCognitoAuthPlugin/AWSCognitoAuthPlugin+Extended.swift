@@ -18,3 +18,7 @@ extension AWSCognitoAuthPlugin: AuthCategoryExtendedBehavior {
         return result
     }
 }
+
+/// amplify-swift's `fetchDevices()`, `rememberDevice()` and `forgetDevice(_:)` on Cognito (from
+/// `AuthDeviceEngine`'s extension): ListDevices, UpdateDeviceStatus and ForgetDevice.
+extension AWSCognitoAuthPlugin: AuthCategoryDeviceBehavior {}

@@ -259,6 +259,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
             pending = nil
             let session = try Self.session(from: answer, username: username, keepingRefreshToken: nil)
             try await claim(session)
+            await confirmNewDevice(answer, accessToken: session.accessToken)
             return (AuthSignInResult(nextStep: .done), SignedInUser(username: session.username, userId: session.userId))
         }
         guard let name = answer["ChallengeName"]?.stringValue else {

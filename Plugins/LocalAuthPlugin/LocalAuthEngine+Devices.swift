@@ -2,20 +2,9 @@ import Amplify
 import AmplifyAuthCore
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// amplify-swift's device calls on the local pool: each sign-in tracks this machine as a device
 /// (named by its host name); the session's own device is the one its access token names.
 extension LocalAuthEngine: AuthDeviceEngine {
-    /// The name a sign-in gives its device: this machine's host name (`gethostname`, no lookup).
-    static var hostName: String {
-        var buffer = [CChar](repeating: 0, count: 256)
-        guard gethostname(&buffer, buffer.count - 1) == 0 else { return "localhost" }
-        let name = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
-        return name.isEmpty ? "localhost" : name
-    }
 
     /// The signed-in user's devices, most recently used first.
     public func fetchDevices() async throws -> [LocalAuthDevice] {

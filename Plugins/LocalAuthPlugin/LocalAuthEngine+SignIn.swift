@@ -104,7 +104,7 @@ extension LocalAuthEngine {
     /// meanwhile (this actor is re-entered across every await): then the new refresh token is
     /// revoked at once, never left valid, and the holder's `AuthError.invalidState` is thrown.
     func completeSignIn(_ user: PoolUser, pool: LocalUserPool, holder: any AuthSessionHolding) async throws -> (AuthSignInResult, SignedInUser) {
-        let device = try await pool.trackDevice(sub: user.sub, name: Self.hostName)
+        let device = try await pool.trackDevice(sub: user.sub, name: DeviceHost.name)
         let tokens = try await pool.issueTokens(for: user, deviceKey: device)
         do {
             try await holder.begin(Self.storedSession(user, tokens))

@@ -1,0 +1,100 @@
+import AWSPluginsCore
+import Amplify
+import AmplifyAuthCore
+import Foundation
+
+/// Devices on Cognito: `ListDevices`, `ForgetDevice` and `UpdateDeviceStatus` with the access
+/// token; the session's own device is the access token's `device_key` claim. A sign-in whose
+/// answer carries `NewDeviceMetadata` (the pool tracks devices) confirms the device with
+/// `ConfirmDevice` (its SRP verifier, ``CognitoDeviceVerifier``), named by the host name.
+extension CognitoAuthEngine: AuthDeviceEngine {
+    /// The signed-in user's devices (every page of ListDevices, 60 a page).
+    public func fetchDevices() async throws -> [AWSAuthDevice] {
+        let service = service
+        var devices: [AWSAuthDevice] = []
+        var page: String?
+        repeat {
+            let token = page
+            let answer = try await withAccessToken { access in
+                var body: [String: JSONValue] = ["AccessToken": .string(access), "Limit": 60]
+                body["PaginationToken"] = token.map(JSONValue.string)
+                return try await service.call("ListDevices", body)
+            }
+            devices += (answer["Devices"]?.asArray ?? []).compactMap(Self.device)
+            page = answer["PaginationToken"]?.stringValue
+        } while page?.isEmpty == false
+        return devices
+    }
+
+    /// ForgetDevice for `id` (`nil`: the session's own device).
+    public func forgetDevice(id: String?) async throws {
+        let key: String
+        if let id { key = id } else { key = try await currentDeviceKey() }
+        try await deviceCall("ForgetDevice", ["DeviceKey": .string(key)])
+    }
+
+    /// UpdateDeviceStatus `remembered` for the session's own device.
+    public func rememberDevice() async throws {
+        let key = try await currentDeviceKey()
+        try await deviceCall("UpdateDeviceStatus", ["DeviceKey": .string(key), "DeviceRememberedStatus": "remembered"])
+    }
+
+    /// `operation` on one device with the access token. Cognito's `ResourceNotFoundException`
+    /// here means the device (not the pool): a service error saying so.
+    private func deviceCall(_ operation: String, _ body: [String: JSONValue]) async throws {
+        let service = service
+        do {
+            _ = try await withAccessToken { token in
+                var request = body
+                request["AccessToken"] = .string(token)
+                return try await service.call(operation, request)
+            }
+        } catch AuthError.configuration(let description, _, let underlying as AWSCognitoAuthError) where underlying == .resourceNotFound {
+            throw AuthError.service(description, "The device is not tracked (any more): call fetchDevices() for the user's devices.", underlying)
+        }
+    }
+
+    /// The session's device: its access token's `device_key` claim.
+    /// - Throws: `AuthError.signedOut` when nobody is signed in, `AuthError.invalidState` when the
+    ///   token names no device.
+    private func currentDeviceKey() async throws -> String {
+        try await prepare()
+        guard let session = await (try sessions()).current else { throw AuthError.signedOut("Nobody is signed in.", "Sign in first.") }
+        guard let key = (try? JSONWebToken(parsing: session.accessToken))?.string("device_key"), !key.isEmpty else {
+            throw AuthError.invalidState(
+                "This session has no device: the user pool does not track devices, or this sign-in's device was not confirmed.",
+                "Turn on device tracking for the user pool, then sign in again; or pass the device to forgetDevice(_:).")
+        }
+        return key
+    }
+
+    /// Confirms the device a sign-in's `NewDeviceMetadata` names (ConfirmDevice with a fresh
+    /// verifier). A refusal does not undo the sign-in: it is logged, and the device stays unconfirmed.
+    func confirmNewDevice(_ answer: JSONValue, accessToken: String) async {
+        guard let metadata = answer["AuthenticationResult"]?["NewDeviceMetadata"], let key = metadata["DeviceKey"]?.stringValue,
+              let group = metadata["DeviceGroupKey"]?.stringValue
+        else { return }
+        do {
+            let verifier = try CognitoDeviceVerifier.make(deviceGroupKey: group, deviceKey: key)
+            _ = try await service.call("ConfirmDevice", [
+                "AccessToken": .string(accessToken), "DeviceKey": .string(key), "DeviceName": .string(DeviceHost.name),
+                "DeviceSecretVerifierConfig": ["PasswordVerifier": .string(verifier.passwordVerifier), "Salt": .string(verifier.salt)],
+            ])
+        } catch {
+            Amplify.Logging.logger(forCategory: "Auth").warn("The new device \(key) could not be confirmed (ConfirmDevice): \(error)")
+        }
+    }
+
+    /// A ListDevices entry as ``AWSAuthDevice`` (dates are epoch seconds).
+    static func device(_ json: JSONValue) -> AWSAuthDevice? {
+        guard let key = json["DeviceKey"]?.stringValue else { return nil }
+        var attributes: [String: String] = [:]
+        for item in json["DeviceAttributes"]?.asArray ?? [] {
+            if let name = item["Name"]?.stringValue, let value = item["Value"]?.stringValue { attributes[name] = value }
+        }
+        func date(_ field: String) -> Date? { json[field]?.doubleValue.map(Date.init(timeIntervalSince1970:)) }
+        return AWSAuthDevice(
+            id: key, name: attributes["device_name"] ?? "", attributes: attributes, createdDate: date("DeviceCreateDate"),
+            lastAuthenticatedDate: date("DeviceLastAuthenticatedDate"), lastModifiedDate: date("DeviceLastModifiedDate"))
+    }
+}
