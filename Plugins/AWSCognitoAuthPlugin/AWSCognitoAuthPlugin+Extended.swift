@@ -22,3 +22,29 @@ extension AWSCognitoAuthPlugin: AuthCategoryExtendedBehavior {
 /// amplify-swift's `fetchDevices()`, `rememberDevice()` and `forgetDevice(_:)` on Cognito (from
 /// `AuthDeviceEngine`'s extension): ListDevices, UpdateDeviceStatus and ForgetDevice.
 extension AWSCognitoAuthPlugin: AuthCategoryDeviceBehavior {}
+
+/// amplify-swift's federation calls, methods of the Cognito plugin there as here (reach them with
+/// `Amplify.Auth.getPlugin(for: "awsCognitoAuthPlugin") as? AWSCognitoAuthPlugin`).
+extension AWSCognitoAuthPlugin {
+    /// Exchanges an identity provider's token for identity-pool credentials (GetId and
+    /// GetCredentialsForIdentity with `Logins`; with `developerProvidedIdentityID`, that identity
+    /// without GetId). Until ``clearFederationToIdentityPool(options:)`` the other AWS plugins use
+    /// them and `fetchAuthSession` is signed in with no user pool tokens. Dispatches
+    /// `Auth.federatedToIdentityPool`. Kept in memory only: a restart is not federated.
+    /// - Throws: `AuthError.configuration` without an identity pool, `AuthError.invalidState`
+    ///   while a user is signed in or inside a server context, `AuthError.notAuthorized` when the
+    ///   identity pool refuses the token.
+    public func federateToIdentityPool(
+        withProviderToken token: String, for provider: AuthProvider, options: AuthFederateToIdentityPoolRequest.Options? = nil
+    ) async throws -> FederateToIdentityPoolResult {
+        try await authEvents.report(HubPayload.EventName.Auth.federateToIdentityPoolAPI) {
+            try await engine().federate(token: token, provider: provider, identityId: options?.developerProvidedIdentityID)
+        }
+    }
+
+    /// Ends the federation (`Auth.federationToIdentityPoolCleared`).
+    /// - Throws: `AuthError.invalidState` when not federated.
+    public func clearFederationToIdentityPool(options: AuthClearFederationToIdentityPoolRequest.Options? = nil) async throws {
+        try await authEvents.report(HubPayload.EventName.Auth.clearedFederationToIdentityPoolAPI) { try await engine().clearFederation() }
+    }
+}

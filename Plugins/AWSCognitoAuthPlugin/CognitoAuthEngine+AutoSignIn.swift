@@ -59,6 +59,7 @@ extension CognitoAuthEngine {
         if let session = await holder.current {
             throw AuthError.invalidState("'\(session.username)' is already signed in.", "Sign out first.")
         }
+        try requireNotFederated()
         autoSignIns.set(nil, for: holder)
         let answer = try await service.initiateAuth(
             flow: "USER_AUTH", parameters: ["USERNAME": ticket.username], username: ticket.username, session: ticket.session)

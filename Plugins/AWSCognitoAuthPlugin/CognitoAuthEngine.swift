@@ -19,7 +19,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
 
     let configuration: CognitoAuthConfiguration
     let service: CognitoUserPoolService
-    private let keeper: AuthSessionKeeper
+    let keeper: AuthSessionKeeper
     private let pluginKey: String
     private let http: HTTPClient
     private let loop: @Sendable () throws -> EventLoop
@@ -47,7 +47,9 @@ public actor CognitoAuthEngine: AuthAccountEngine {
     }
     private let identity: CognitoIdentityCredentialsProvider?
     /// Makes an identity-pool provider presenting the given logins (a context user's).
-    private let makeIdentity: (@Sendable (@escaping @Sendable () async throws -> [String: String]) -> CognitoIdentityCredentialsProvider)?
+    let makeIdentity: (@Sendable (_ identityId: String?, _ logins: @escaping @Sendable () async throws -> [String: String]) -> CognitoIdentityCredentialsProvider)?
+    /// The process-wide federation (`federateToIdentityPool`), if one is in effect.
+    var federation: CognitoFederation?
     /// Each context user's identity-pool provider (their identity id and credentials, cached), by tenant user.
     private var contextIdentities: [String: CognitoIdentityCredentialsProvider] = [:]
     /// The guest identity of contexts with nobody signed in.
@@ -91,14 +93,14 @@ public actor CognitoAuthEngine: AuthAccountEngine {
             let client = AWSJSONClient(
                 http: http, endpoint: configuration.identityEndpoint, region: configuration.identityPoolRegion, signingName: "cognito-identity",
                 options: configuration.http)
-            return { @Sendable (logins: @escaping @Sendable () async throws -> [String: String]) in
-                CognitoIdentityCredentialsProvider(client: client, identityPoolId: poolId, logins: logins)
+            return { @Sendable (identityId: String?, logins: @escaping @Sendable () async throws -> [String: String]) in
+                CognitoIdentityCredentialsProvider(client: client, identityPoolId: poolId, identityId: identityId, logins: logins)
             }
         }
         makeIdentity = factory
         let provider = "cognito-idp.\(configuration.region).amazonaws.com/\(configuration.userPoolId)"
         identity = factory.map { make in
-            make {
+            make(nil) {
                 // The signed-in user's ID token (refreshed when expired), or a guest.
                 guard await sessions.current != nil, let session = try? await sessions.validSession() else { return [:] }
                 return [provider: session.idToken]
@@ -177,6 +179,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
         if let session = await (try sessions()).current {
             throw AuthError.invalidState("'\(session.username)' is already signed in.", "Sign out first.")
         }
+        try requireNotFederated()
         guard let username, !username.isEmpty else {
             throw AuthError.validation("username", "A username is required to sign in.", "Pass the username.")
         }
@@ -323,6 +326,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
         if let session = await (try sessions()).current {
             throw AuthError.invalidState("'\(session.username)' is already signed in.", "Sign out first.")
         }
+        try requireNotFederated()
         pending = nil
         let flow = HostedUISignIn(oauth: oauth, clientSecret: configuration.appClientSecret, http: http, loop: try loop())
         let answer = try await flow.run(presentURL: presentURL, timeout: timeout)
@@ -528,6 +532,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
             return .success(sub)
         }
         let (identityId, credentials) = await identityPoolCredentials()
+        if !signedIn, let federated = federatedSession(identityId: identityId, credentials: credentials) { return federated }
         return AWSAuthCognitoSession(
             isSignedIn: signedIn, userSubResult: sub, userPoolTokensResult: tokens, identityIdResult: identityId, awsCredentialsResult: credentials)
     }
@@ -569,12 +574,12 @@ public actor CognitoAuthEngine: AuthAccountEngine {
             // A context of another pool: none of this pool's identities (not the process-wide one's).
             return nil
         }
-        guard let context else { return identity }
+        guard let context else { return federation?.provider ?? identity }
         guard let makeIdentity else { return nil }
         guard let user = context.user else {
             // Nobody signed in in the context: a guest, never the process-wide user.
             if let contextGuest { return contextGuest }
-            let guest = makeIdentity { [:] }
+            let guest = makeIdentity(nil) { [:] }
             contextGuest = guest
             return guest
         }
@@ -582,7 +587,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
         if contextIdentities.count >= Self.contextIdentityCacheLimit { contextIdentities.removeAll(keepingCapacity: true) }
         let session = context.session
         let provider = "cognito-idp.\(configuration.region).amazonaws.com/\(configuration.userPoolId)"
-        let made = makeIdentity {
+        let made = makeIdentity(nil) {
             guard let current = try? await session.validSession(), !current.idToken.isEmpty else { return [:] }
             return [provider: current.idToken]
         }
