@@ -10,11 +10,14 @@ extension LocalAuthEngine {
     /// Checks the password; returns `.done` and the user, or the MFA step (or `.confirmSignUp`).
     /// - Throws: `AuthError.notAuthorized` for a wrong password or a locked account,
     ///   `AuthError.invalidState` if someone is signed in.
-    func signIn(username: String?, password: String?) async throws -> (AuthSignInResult, SignedInUser?) {
+    func signIn(username: String?, password: String?, flow: AuthFlowType? = nil) async throws -> (AuthSignInResult, SignedInUser?) {
         let pool = try await prepare()
         let holder = try sessionHolder()
         try await requireNobody(in: holder)
         pendingSignIns.set(nil, for: holder)
+        if case .userAuth(let preferred) = flow, let username {
+            return try await choiceBasedSignIn(username: username, password: password, preferred: preferred, pool: pool, holder: holder)
+        }
         guard let username, let password else {
             throw AuthError.validation("username", "The local user pool needs a username and a password.", "Pass both.")
         }
@@ -44,6 +47,18 @@ extension LocalAuthEngine {
             }
             guard let user = try await pool.user(sub: challenge.sub) else { throw userGone(holder) }
             return try await ask(chosen, of: user, pool: pool, holder: holder)
+        case .selectFirstFactor(let offered):
+            guard let chosen = AuthFactorType(challengeResponse: response), offered.contains(chosen) else {
+                let names = offered.map(\.challengeResponse).sorted().joined(separator: ", ")
+                throw AuthError.validation("challengeResponse", "'\(response)' is not one of the first factors offered (\(names)).", "Answer with the challengeResponse of one of them.")
+            }
+            guard let user = try await pool.user(sub: challenge.sub) else { throw userGone(holder) }
+            return try await start(chosen, of: user, password: nil, pool: pool, holder: holder)
+        case .password:
+            // A wrong password is counted by the pool's lockout; the step waits for another try.
+            let user = try await pool.authenticate(username: challenge.username, password: response)
+            pendingSignIns.set(nil, for: holder)
+            return try await secondFactor(for: user, pool: pool, holder: holder)
         case .code(let method):
             do {
                 switch method {

@@ -90,11 +90,16 @@ public final class LocalAuthPlugin: AuthServerContextPlugin {
     /// Signs a user in; an unconfirmed user gets `.confirmSignUp` as the next step, a user with
     /// MFA on the step of their preferred (or only) method, or `.continueSignInWithMFASelection`
     /// when several are on and none is preferred (see ``confirmSignIn(challengeResponse:options:)``).
+    /// With `AuthFlowType.userAuth(preferredFirstFactor:)` (as `options.pluginOptions`, bare or in
+    /// any ``Amplify/AuthFlowTypeSignInOptions`` such as the Cognito plugin's `AWSAuthSignInOptions`)
+    /// the sign-in is choice-based: the password, or a one-time code by email or text message
+    /// (`.confirmSignInWithOTP`), preferred or chosen at `.continueSignInWithFirstFactorSelection`.
     /// - Throws: `AuthError/notAuthorized(_:_:_:)` for a wrong password or a locked account,
     ///   `AuthError/invalidState(_:_:_:)` if someone is signed in.
     public func signIn(username: String?, password: String?, options: AuthSignInRequest.Options?) async throws -> AuthSignInResult {
+        let flow = (options?.pluginOptions as? any AuthFlowTypeSignInOptions)?.authFlowType ?? (options?.pluginOptions as? AuthFlowType)
         let (result, user) = try await events.report(HubPayload.EventName.Auth.signInAPI, username: username, published: \.0) {
-            try await engine().signIn(username: username, password: password)
+            try await engine().signIn(username: username, password: password, flow: flow)
         }
         if let user { events.lifecycle(HubPayload.EventName.Auth.signedIn, user) }
         return result

@@ -65,6 +65,10 @@ public enum AuthSignInStep: Sendable, Equatable {
     case continueSignInWithTOTPSetup(TOTPSetupDetails)
     /// Choose one of the multi-factor methods.
     case continueSignInWithMFASelection(AllowedMFATypes)
+    /// Choose the first factor (`AuthFactorType.challengeResponse`) of a `USER_AUTH` sign-in.
+    case continueSignInWithFirstFactorSelection(AvailableAuthFactorTypes)
+    /// Answer with the password (the first factor chosen was the password).
+    case confirmSignInWithPassword
     /// The password must be reset first.
     case resetPassword(AdditionalInfo?)
     /// The account must be confirmed first.

@@ -1,0 +1,70 @@
+import Amplify
+import AmplifyCrypto
+import AmplifyTestKit
+import Foundation
+import LocalAuthPlugin
+import Testing
+
+/// Sign-in options asking for the choice-based flow.
+private func userAuth(_ preferred: AuthFactorType? = nil) -> AuthSignInRequest.Options {
+    AuthSignInRequest.Options(pluginOptions: AuthFlowType.userAuth(preferredFirstFactor: preferred))
+}
+
+/// Signs `username` up and in, then out: a confirmed user with an email address.
+private func confirmedUser(_ plugin: LocalAuthPlugin, _ fixture: LocalPoolFixture, _ username: String) async throws {
+    try await signUpAndIn(plugin, fixture, username)
+    _ = await plugin.signOut(options: nil)
+}
+
+@Suite("Local auth: choice-based sign-in (USER_AUTH: password, email or SMS one-time codes)")
+struct PasswordlessSignInTests {
+    @Test("userAuth(preferredFirstFactor: .emailOTP) sends a code through the outbox (.confirmSignInWithOTP), and the code alone signs in")
+    func emailOneTimeCode() async throws {
+        let fixture = try LocalPoolFixture()
+        let plugin = try fixture.plugin()
+        try await confirmedUser(plugin, fixture, "pia")
+        let result = try await plugin.signIn(username: "pia", password: nil, options: userAuth(.emailOTP))
+        #expect(result.nextStep == .confirmSignInWithOTP(AuthCodeDeliveryDetails(destination: .email("p***@example.com"), attributeKey: .email)))
+        let message = try #require(try await plugin.outbox(for: "pia").last)
+        #expect(message.purpose == .signIn)
+        #expect(try await plugin.confirmSignIn(challengeResponse: message.code, options: nil).isSignedIn)
+        #expect(try await plugin.getCurrentUser().username == "pia")
+        #expect(await fixture.eventNames().suffix(2) == ["Auth.confirmSignInAPI", "Auth.signedIn"])
+        try await fixture.close(plugin)
+    }
+
+    @Test("without a preferred factor the user chooses (.continueSignInWithFirstFactorSelection); a factor not offered is refused; PASSWORD asks for it (.confirmSignInWithPassword), a wrong one may be retried")
+    func chooseThePassword() async throws {
+        let fixture = try LocalPoolFixture()
+        let plugin = try fixture.plugin()
+        try await confirmedUser(plugin, fixture, "rex")
+        let result = try await plugin.signIn(username: "rex", password: nil, options: userAuth())
+        #expect(result.nextStep == .continueSignInWithFirstFactorSelection([.password, .passwordSRP, .emailOTP]))
+        let sms = await authError { _ = try await plugin.confirmSignIn(challengeResponse: AuthFactorType.smsOTP.challengeResponse, options: nil) }
+        #expect(sms?.errorDescription == "'SMS_OTP' is not one of the first factors offered (EMAIL_OTP, PASSWORD, PASSWORD_SRP).")
+        let chosen = try await plugin.confirmSignIn(challengeResponse: AuthFactorType.password.challengeResponse, options: nil)
+        #expect(chosen.nextStep == .confirmSignInWithPassword)
+        let wrong = await authError { _ = try await plugin.confirmSignIn(challengeResponse: "Wr0ngPassword", options: nil) }
+        guard case .notAuthorized? = wrong else { Issue.record("\(String(describing: wrong))"); return }
+        #expect(try await plugin.confirmSignIn(challengeResponse: "Passw0rd!", options: nil).isSignedIn)
+        try await fixture.close(plugin)
+    }
+
+    @Test("the password as first factor is followed by the user's MFA (TOTP); an unknown user is refused as a wrong password would be")
+    func passwordThenMFA() async throws {
+        let fixture = try LocalPoolFixture()
+        let plugin = try fixture.plugin()
+        try await signUpAndIn(plugin, fixture, "sol")
+        let secret = try #require(Base32.decode(try await plugin.setUpTOTP().sharedSecret))
+        try await plugin.verifyTOTPSetup(code: TOTP(secret: secret).code(at: Date().addingTimeInterval(-30)), options: nil)
+        try await plugin.updateMFAPreference(totp: .preferred)
+        _ = await plugin.signOut(options: nil)
+        let result = try await plugin.signIn(username: "sol", password: "Passw0rd!", options: userAuth(.password))
+        #expect(result.nextStep == .confirmSignInWithTOTPCode)
+        #expect(try await plugin.confirmSignIn(challengeResponse: TOTP(secret: secret).code(), options: nil).isSignedIn)
+        _ = await plugin.signOut(options: nil)
+        let unknown = await authError { _ = try await plugin.signIn(username: "nobody", password: nil, options: userAuth(.emailOTP)) }
+        #expect(unknown?.errorDescription == "Incorrect username or password.")
+        try await fixture.close(plugin)
+    }
+}
