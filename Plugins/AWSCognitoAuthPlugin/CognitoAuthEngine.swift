@@ -10,7 +10,7 @@ import Foundation
 /// pool's credentials. One actor, so every call sees one consistent session.
 public actor CognitoAuthEngine: AuthAccountEngine {
     /// A sign-in waiting for `confirmSignIn`.
-    private struct PendingChallenge: Sendable {
+    struct PendingChallenge: Sendable {
         let name: String
         let session: String?
         let username: String
@@ -35,7 +35,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
     var signUpSessions: [String: (session: String, at: Date)] = [:]
 
     /// The challenge of the session this call acts on.
-    private var pending: PendingChallenge? {
+    var pending: PendingChallenge? {
         get {
             guard let holder = try? sessions() else { return nil }
             return challenges.challenge(for: holder)
@@ -172,7 +172,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
     // MARK: Sign-in
 
     /// Signs in; returns the result and, when the sign-in completed, the user for `Auth.signedIn`.
-    func signIn(username: String?, password: String?, flow requested: CognitoAuthConfiguration.AuthenticationFlow?) async throws
+    func signIn(username: String?, password: String?, flow requested: AuthFlowType?) async throws
         -> (AuthSignInResult, SignedInUser?)
     {
         try await prepare()
@@ -184,9 +184,20 @@ public actor CognitoAuthEngine: AuthAccountEngine {
             throw AuthError.validation("username", "A username is required to sign in.", "Pass the username.")
         }
         pending = nil
-        let flow = requested ?? configuration.authenticationFlow
+        let flow = requested ?? configuration.authenticationFlow.flowType
         do {
             switch flow {
+            case .userAuth(let preferred):
+                return try await choiceBasedSignIn(username: username, password: password, preferred: preferred)
+            case .customWithSRP:
+                // SRP first (CHALLENGE_NAME SRP_A), then the pool's custom challenges.
+                guard let password, !password.isEmpty else { throw missingPassword() }
+                let ephemeral = try CognitoSRP.start()
+                let answer = try await service.initiateAuth(
+                    flow: "CUSTOM_AUTH", parameters: ["USERNAME": username, "SRP_A": ephemeral.publicValueHex, "CHALLENGE_NAME": "SRP_A"],
+                    username: username)
+                guard answer["ChallengeName"]?.stringValue == "PASSWORD_VERIFIER" else { return try await handle(answer, username: username) }
+                return try await answerPasswordVerifier(answer, typedUsername: username, password: password, ephemeral: ephemeral)
             case .userSRP:
                 guard let password, !password.isEmpty else { throw missingPassword() }
                 let ephemeral = try CognitoSRP.start()
@@ -199,7 +210,8 @@ public actor CognitoAuthEngine: AuthAccountEngine {
                 let answer = try await service.initiateAuth(
                     flow: "USER_PASSWORD_AUTH", parameters: ["USERNAME": username, "PASSWORD": password], username: username)
                 return try await handle(answer, username: username)
-            case .custom:
+            default:
+                // customWithoutSRP (and the deprecated custom).
                 var parameters = ["USERNAME": username]
                 if let password, !password.isEmpty { parameters["PASSWORD"] = password }
                 let answer = try await service.initiateAuth(flow: "CUSTOM_AUTH", parameters: parameters, username: username)
@@ -221,7 +233,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
         AuthError.validation("password", "This sign-in flow needs a password.", "Pass the password.")
     }
 
-    private func answerPasswordVerifier(
+    func answerPasswordVerifier(
         _ challenge: JSONValue, typedUsername: String, password: String, ephemeral: CognitoSRP.Ephemeral
     ) async throws -> (AuthSignInResult, SignedInUser?) {
         let parameters = challenge["ChallengeParameters"]
@@ -293,6 +305,17 @@ public actor CognitoAuthEngine: AuthAccountEngine {
         case "SELECT_MFA_TYPE":
             let types = Self.mfaTypes(parameters["MFAS_CAN_CHOOSE"])
             step = .continueSignInWithMFASelection(types)
+        case "SELECT_CHALLENGE":
+            // USER_AUTH's first factors (WEB_AUTHN, offered on Apple platforms only, is left out).
+            let names = (answer["AvailableChallenges"]?.asArray ?? []).compactMap(\.stringValue)
+            let factors = Set(names.compactMap(AuthFactorType.init(challengeResponse:)))
+            parameters[Self.offeredFactorsKey] = factors.map(\.challengeResponse).sorted().joined(separator: ",")
+            step = .continueSignInWithFirstFactorSelection(factors)
+        case "SMS_OTP":
+            let medium: [String: JSONValue] = [
+                "Destination": parameters["CODE_DELIVERY_DESTINATION"].map(JSONValue.string) ?? .null, "DeliveryMedium": "SMS",
+            ]
+            step = .confirmSignInWithOTP(CognitoUserPoolService.deliveryDetails(.object(medium)))
         case "MFA_SETUP":
             // The pool requires MFA and the user has none yet: set up an authenticator app.
             guard Self.mfaTypes(parameters["MFAS_CAN_SETUP"]).contains(.totp), let session = answer["Session"]?.stringValue else {
@@ -361,6 +384,9 @@ public actor CognitoAuthEngine: AuthAccountEngine {
         case "SMS_MFA": responses["SMS_MFA_CODE"] = response
         case "SOFTWARE_TOKEN_MFA": responses["SOFTWARE_TOKEN_MFA_CODE"] = response
         case "EMAIL_OTP": responses["EMAIL_OTP_CODE"] = response
+        case "SMS_OTP": responses["SMS_OTP_CODE"] = response
+        case "SELECT_CHALLENGE":
+            return try await selectFirstFactor(response, challenge: challenge)
         case "SELECT_MFA_TYPE": responses["ANSWER"] = MFAType(rawValue: response)?.rawValue ?? response
         default: responses["ANSWER"] = response
         }
