@@ -48,3 +48,7 @@ extension AWSCognitoAuthPlugin {
         try await authEvents.report(HubPayload.EventName.Auth.clearedFederationToIdentityPoolAPI) { try await engine().clearFederation() }
     }
 }
+
+/// amplify-swift's `listWebAuthnCredentials()` and `deleteWebAuthnCredential(credentialId:)` on
+/// Cognito (from `AuthWebAuthnEngine`'s extension).
+extension AWSCognitoAuthPlugin: AuthCategoryWebAuthnBehaviour {}
