@@ -105,11 +105,13 @@ public final class LocalAuthPlugin: AuthServerContextPlugin {
         return result
     }
 
-    /// Answers the step `signIn` returned for a user with MFA on: the method chosen at
-    /// `.continueSignInWithMFASelection` (`MFAType.challengeResponse`), or the code at
-    /// `.confirmSignInWithTOTPCode` (from the authenticator app), `.confirmSignInWithOTP` (sent by
-    /// email) or `.confirmSignInWithSMSMFACode` (sent to the phone number); codes go through the
-    /// plugin's delivery (the outbox by default). Dispatches `Auth.signedIn` when it completes.
+    /// Answers the step `signIn` returned: the MFA method chosen at
+    /// `.continueSignInWithMFASelection` (`MFAType.challengeResponse`), the first factor chosen at
+    /// `.continueSignInWithFirstFactorSelection` (`AuthFactorType.challengeResponse`), the password
+    /// at `.confirmSignInWithPassword`, or the code at `.confirmSignInWithTOTPCode` (from the
+    /// authenticator app), `.confirmSignInWithOTP` (sent by email or text) or
+    /// `.confirmSignInWithSMSMFACode` (sent to the phone number); codes go through the plugin's
+    /// delivery (the outbox by default). Dispatches `Auth.signedIn` when it completes.
     /// - Throws: `AuthError/invalidState(_:_:_:)` with no sign-in waiting,
     ///   `AuthError/validation(_:_:_:_:)` for a wrong code (it may be tried again) or a method not
     ///   offered, `AuthError/notAuthorized(_:_:_:)` once `codeMaxAttempts` codes were wrong (sign

@@ -65,4 +65,25 @@ struct DeviceTests {
         guard case .signedOut? = remember else { Issue.record("\(String(describing: remember))"); return }
         try await fixture.close(plugin)
     }
+
+    @Test("Amplify.Auth's device and WebAuthn calls inside a server context reach the context's plugin and act as its user, not the process-wide one")
+    func facadeInAServerContext() async throws {
+        let fixture = try LocalPoolFixture()
+        let plugin = try fixture.plugin()
+        try await signUpAndIn(plugin, fixture, "gus")
+        let processWide = try #require(try await plugin.fetchDevices(options: nil).first)
+        _ = try await plugin.signUp(username: "hal", password: "Passw0rd!", options: .init(userAttributes: [AuthUserAttribute(.email, value: "hal@example.com")]))
+        _ = try await plugin.confirmSignUp(for: "hal", confirmationCode: try await fixture.latestCode(plugin, for: "hal"), options: nil)
+        let context = try plugin.emptyServerContext()
+        let devices = try await context.run {
+            _ = try await Amplify.Auth.signIn(username: "hal", password: "Passw0rd!")
+            try await Amplify.Auth.rememberDevice()
+            return try await Amplify.Auth.fetchDevices()
+        }
+        #expect(devices.count == 1 && devices.first?.id != processWide.id)
+        #expect((devices.first as? LocalAuthDevice)?.isRemembered == true)
+        #expect(try await context.run { try await Amplify.Auth.listWebAuthnCredentials() }.credentials.isEmpty)
+        #expect((try await plugin.fetchDevices(options: nil).first as? LocalAuthDevice)?.isRemembered == false)
+        try await fixture.close(plugin)
+    }
 }
