@@ -115,9 +115,10 @@ extension LocalAuthEngine {
         return (AuthSignInResult(nextStep: step), nil)
     }
 
-    /// Issues the user's tokens and makes them `holder`'s session, unless another sign-in won it
-    /// meanwhile (this actor is re-entered across every await): then the new refresh token is
-    /// revoked at once, never left valid, and the holder's `AuthError.invalidState` is thrown.
+    /// Tracks the sign-in's device, issues the user's tokens and makes them `holder`'s session,
+    /// unless another sign-in won it meanwhile (this actor is re-entered across every await): then
+    /// the new refresh token is revoked at once, never left valid, the device is forgotten, and the
+    /// holder's `AuthError.invalidState` is thrown.
     func completeSignIn(_ user: PoolUser, pool: LocalUserPool, holder: any AuthSessionHolding) async throws -> (AuthSignInResult, SignedInUser) {
         let device = try await pool.trackDevice(sub: user.sub, name: DeviceHost.name)
         let tokens = try await pool.issueTokens(for: user, deviceKey: device)
@@ -125,6 +126,7 @@ extension LocalAuthEngine {
             try await holder.begin(Self.storedSession(user, tokens))
         } catch {
             try? await pool.revoke(refreshToken: tokens.refreshToken)
+            try? await pool.forgetDevice(sub: user.sub, key: device)
             throw error
         }
         return (AuthSignInResult(nextStep: .done), SignedInUser(username: user.username, userId: user.sub))
