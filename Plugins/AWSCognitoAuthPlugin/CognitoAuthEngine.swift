@@ -78,7 +78,8 @@ public actor CognitoAuthEngine: AuthAccountEngine {
         self.tenant = tenant
         let exchange: AuthSessionKeeper.Refresh = { current in
             do {
-                let answer = try await service.refresh(refreshToken: current.refreshToken, username: current.username)
+                let device = (try? JSONWebToken(parsing: current.accessToken))?.string("device_key")
+                let answer = try await service.refresh(refreshToken: current.refreshToken, username: current.username, deviceKey: device)
                 return try Self.session(from: answer, username: current.username, keepingRefreshToken: current.refreshToken)
             } catch AuthError.notAuthorized(let description, _, let underlying) {
                 throw AuthError.sessionExpired("The session could not be refreshed: \(description)", "Sign in again.", underlying)

@@ -7,10 +7,12 @@ import Testing
 /// Device tracking against a recorded exchange (moto has none; see Fixtures/README.md).
 @Suite("Cognito: devices (ConfirmDevice, ListDevices, UpdateDeviceStatus, ForgetDevice)")
 struct CognitoDeviceTests {
-    @Test("a sign-in with NewDeviceMetadata confirms the device; fetchDevices reads every ListDevices page; rememberDevice and forgetDevice() act on the access token's device_key; a device Cognito does not know is resourceNotFound")
+    @Test("a sign-in with NewDeviceMetadata confirms the device and its refreshes send DEVICE_KEY; fetchDevices reads every ListDevices page; rememberDevice and forgetDevice() act on the access token's device_key; a device Cognito does not know is resourceNotFound")
     func devices() async throws {
         let replay = try await RecordedExchangeTests.Replay("devices.json")
         #expect(try await replay.plugin.signIn(username: "bo", password: "Passw0rd!x", options: nil).isSignedIn)
+        // A refresh names the device (DEVICE_KEY): a pool that tracks devices binds the refresh token to it.
+        #expect(try await replay.plugin.fetchAuthSession(options: .forceRefresh()).isSignedIn)
         let devices = try await replay.plugin.fetchDevices(options: nil).compactMap { $0 as? AWSAuthDevice }
         #expect(devices.map(\.id) == ["us-east-1_dev-bo-1", "us-east-1_dev-other"])
         #expect(devices.map(\.name) == ["build-host", "bo's phone"])

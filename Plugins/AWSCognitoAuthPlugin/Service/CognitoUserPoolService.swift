@@ -83,9 +83,12 @@ struct CognitoUserPoolService: Sendable {
     }
 
     /// REFRESH_TOKEN_AUTH. `username` is the one the session belongs to (its `SECRET_HASH` uses
-    /// the user's `sub`-style username Cognito issued the token to).
-    func refresh(refreshToken: String, username: String) async throws -> JSONValue {
-        try await initiateAuth(flow: "REFRESH_TOKEN_AUTH", parameters: ["REFRESH_TOKEN": refreshToken], username: username)
+    /// the user's `sub`-style username Cognito issued the token to); `deviceKey`, the session's
+    /// tracked device, goes as `DEVICE_KEY` (a pool that tracks devices binds the refresh token to it).
+    func refresh(refreshToken: String, username: String, deviceKey: String? = nil) async throws -> JSONValue {
+        var parameters = ["REFRESH_TOKEN": refreshToken]
+        parameters["DEVICE_KEY"] = deviceKey
+        return try await initiateAuth(flow: "REFRESH_TOKEN_AUTH", parameters: parameters, username: username)
     }
 
     /// AssociateSoftwareToken during sign-in (MFA_SETUP): the TOTP secret and the next session.
