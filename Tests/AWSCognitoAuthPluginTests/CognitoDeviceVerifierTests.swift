@@ -26,6 +26,28 @@ struct CognitoDeviceVerifierTests {
         }
     }
 
+    @Test("The DEVICE_PASSWORD_VERIFIER claim's A, u, x, S, key and signature match the Python implementation's")
+    func deviceClaimKnownAnswers() throws {
+        let data = try Data(contentsOf: CognitoSRPTests.vectorsURL.appendingPathComponent("device_vectors.json"))
+        let claims = try #require(JSONDecoder().decode(JSONValue.self, from: data)["claims"]?.asArray)
+        #expect(claims.count == 1)
+        for vector in claims {
+            let ephemeral = try CognitoSRP.start(privateValue: try BigNumber(hex: try #require(vector["a"]?.stringValue)).bytes)
+            let expected = try #require(vector["expected"])
+            #expect(ephemeral.publicValueHex == expected["A"]?.stringValue)
+            let claim = try CognitoSRP.deviceClaim(
+                deviceGroupKey: try #require(vector["deviceGroupKey"]?.stringValue), deviceKey: try #require(vector["deviceKey"]?.stringValue),
+                devicePassword: try #require(vector["password"]?.stringValue), ephemeral: ephemeral,
+                saltHex: try #require(vector["salt"]?.stringValue), serverPublicHex: try #require(vector["B"]?.stringValue),
+                secretBlock: try #require(vector["secretBlock"]?.stringValue), timestamp: try #require(vector["timestamp"]?.stringValue))
+            #expect(claim.u == expected["u"]?.stringValue)
+            #expect(claim.x == expected["x"]?.stringValue)
+            #expect(claim.sharedSecret == expected["S"]?.stringValue)
+            #expect(claim.key == expected["key"]?.stringValue)
+            #expect(claim.signature == expected["claim"]?.stringValue)
+        }
+    }
+
     @Test("The vector file is what device_vectors.py computes today")
     func vectorsAreReproducible() async throws {
         let process = Process()

@@ -34,3 +34,19 @@ public struct CognitoDeviceVerifier: Sendable, Equatable {
             salt: Data(CognitoSRP.padded(saltNumber)).base64EncodedString())
     }
 }
+
+extension CognitoSRP {
+    /// The `DEVICE_PASSWORD_VERIFIER` answer of a `DEVICE_SRP_AUTH` sign-in: the password claim
+    /// with the device group key in place of the pool name and the device key in place of the
+    /// user, the device's password (``CognitoDeviceVerifier/password``) as the password.
+    /// - Throws: `CryptoError` as ``passwordClaim(poolId:userIdForSRP:password:ephemeral:saltHex:serverPublicHex:secretBlock:timestamp:)``.
+    public static func deviceClaim(
+        deviceGroupKey: String, deviceKey: String, devicePassword: String, ephemeral: Ephemeral,
+        saltHex: String, serverPublicHex: String, secretBlock: String, timestamp: String
+    ) throws -> Claim {
+        // The pool id's part after its first "_" is what the claim hashes as the pool's name.
+        try passwordClaim(
+            poolId: "device_" + deviceGroupKey, userIdForSRP: deviceKey, password: devicePassword, ephemeral: ephemeral,
+            saltHex: saltHex, serverPublicHex: serverPublicHex, secretBlock: secretBlock, timestamp: timestamp)
+    }
+}

@@ -8,12 +8,16 @@ With the group of srp_vectors.py (RFC 5054, 3072 bits, g = 2) and its pad():
   x         = H(pad(salt) | H(deviceGroupKey | deviceKey | ":" | password))
   verifier  = g^x mod N
   PasswordVerifier = base64(pad(verifier)), Salt = base64(pad(salt))
+
+and the DEVICE_PASSWORD_VERIFIER claim of a DEVICE_SRP_AUTH sign-in, which is srp_vectors.py's
+password claim with the device group key in place of the pool name and the device key in place of
+the user (its "claims").
 """
 import base64
 import hashlib
 import json
 
-from srp_vectors import G, N, h, pad
+from srp_vectors import G, N, case as claim_case, h, pad, server_b
 
 CASES = [
     ("plain", "-dG8yAxw1", "us-east-1_f3a2c7e1-5b0d-4e8a-9c6f-1d2e3f4a5b6c", "aGVsbG8gZGV2aWNlIHBhc3N3b3JkIG9mIGZvcnR5IGJ5dGVzISE=", "0a1b2c3d4e5f60718293a4b5c6d7e8f9"),
@@ -36,5 +40,20 @@ def case(name, group_key, device_key, password, salt_hex):
     }
 
 
+def claim(name, a_hex, salt_hex, b_hex, secret_block, group_key, device_key, password, timestamp):
+    # The pool id's part after its first "_" is the name hashed: "device_" + the group key.
+    vector = claim_case(name, a_hex, salt_hex, b_hex, secret_block, "device_" + group_key, device_key, password, timestamp)
+    vector["deviceGroupKey"] = group_key
+    vector["deviceKey"] = vector.pop("userIdForSrp")
+    del vector["poolId"]
+    return vector
+
+
+CLAIMS = [
+    claim("device claim", "c" * 256, "0a1b2c3d4e5f60718293a4b5c6d7e8f9", server_b("3d" * 128, 424242),
+          base64.b64encode(bytes(range(48))).decode(), "-dG8yAxw1", "us-east-1_f3a2c7e1-5b0d-4e8a-9c6f-1d2e3f4a5b6c",
+          "aGVsbG8gZGV2aWNlIHBhc3N3b3JkIG9mIGZvcnR5IGJ5dGVzISE=", "Tue Dec 1 15:30:00 UTC 2026"),
+]
+
 if __name__ == "__main__":
-    print(json.dumps({"cases": [case(*c) for c in CASES]}, indent=2, sort_keys=True))
+    print(json.dumps({"cases": [case(*c) for c in CASES], "claims": CLAIMS}, indent=2, sort_keys=True))
