@@ -1,6 +1,7 @@
 import AWSPluginsCore
 import Amplify
 import AmplifyAuthCore
+import AmplifyCrypto
 import Foundation
 
 /// Devices on Cognito: `ListDevices`, `ForgetDevice` and `UpdateDeviceStatus` with the access
@@ -31,6 +32,66 @@ extension CognitoAuthEngine: AuthDeviceEngine {
         let key: String
         if let id { key = id } else { key = try await currentDeviceKey() }
         try await deviceCall("ForgetDevice", ["DeviceKey": .string(key)])
+        await keeper.clearDeviceSecret(deviceKey: key)
+    }
+
+    /// InitiateAuth `flow`, with the kept device of `username` as `DEVICE_KEY`; when Cognito no
+    /// longer knows that device, its secret is forgotten and the sign-in starts again without it.
+    func initiateWithDevice(flow: String, parameters: [String: String], username: String) async throws -> JSONValue {
+        guard let secret = await keeper.deviceSecret(username: username) else {
+            return try await service.initiateAuth(flow: flow, parameters: parameters, username: username)
+        }
+        var withDevice = parameters
+        withDevice["DEVICE_KEY"] = secret.deviceKey
+        do {
+            return try await service.initiateAuth(flow: flow, parameters: withDevice, username: username)
+        } catch AuthError.configuration(_, _, let underlying as AWSCognitoAuthError) where underlying == .resourceNotFound {
+            await keeper.clearDeviceSecret(deviceKey: secret.deviceKey)
+            return try await service.initiateAuth(flow: flow, parameters: parameters, username: username)
+        }
+    }
+
+    /// Answers `DEVICE_SRP_AUTH` with the kept device secret: `SRP_A`, then the
+    /// `DEVICE_PASSWORD_VERIFIER` claim (``CognitoSRP/deviceClaim(deviceGroupKey:deviceKey:devicePassword:ephemeral:saltHex:serverPublicHex:secretBlock:timestamp:)``).
+    /// - Throws: `AuthError.service` when no secret is kept for the user or the challenge is malformed.
+    func answerDeviceSRP(_ challenge: JSONValue, usernames: [String]) async throws -> (AuthSignInResult, SignedInUser?) {
+        var found: (String, DeviceSecret)?
+        for name in usernames where found == nil {
+            if let secret = await keeper.deviceSecret(username: name) { found = (name, secret) }
+        }
+        let username = usernames.first ?? ""
+        guard let (owner, secret) = found else {
+            throw AuthError.service(
+                "Cognito asked this device to prove itself (DEVICE_SRP_AUTH), but no device secret is kept for '\(username)'.",
+                "Forget the device (forgetDevice) from another session, then sign in again.")
+        }
+        do {
+            let ephemeral = try CognitoSRP.start()
+            let verifier = try await service.respondToAuthChallenge(
+                name: "DEVICE_SRP_AUTH", session: challenge["Session"]?.stringValue,
+                responses: ["DEVICE_KEY": secret.deviceKey, "SRP_A": ephemeral.publicValueHex], username: username)
+            guard verifier["ChallengeName"]?.stringValue == "DEVICE_PASSWORD_VERIFIER" else { return try await handle(verifier, username: owner) }
+            let parameters = verifier["ChallengeParameters"]
+            guard let salt = parameters?["SALT"]?.stringValue, let serverPublic = parameters?["SRP_B"]?.stringValue,
+                  let block = parameters?["SECRET_BLOCK"]?.stringValue
+            else {
+                throw AuthError.service("Cognito's DEVICE_PASSWORD_VERIFIER challenge lacks SALT, SRP_B or SECRET_BLOCK.", "Check the endpoint.")
+            }
+            let timestamp = CognitoSRP.timestamp(Date())
+            let claim = try CognitoSRP.deviceClaim(
+                deviceGroupKey: secret.deviceGroupKey, deviceKey: secret.deviceKey, devicePassword: secret.devicePassword, ephemeral: ephemeral,
+                saltHex: salt, serverPublicHex: serverPublic, secretBlock: block, timestamp: timestamp)
+            let answer = try await service.respondToAuthChallenge(
+                name: "DEVICE_PASSWORD_VERIFIER", session: verifier["Session"]?.stringValue,
+                responses: [
+                    "DEVICE_KEY": secret.deviceKey, "PASSWORD_CLAIM_SECRET_BLOCK": block, "PASSWORD_CLAIM_SIGNATURE": claim.signature,
+                    "TIMESTAMP": timestamp,
+                ],
+                username: parameters?["USERNAME"]?.stringValue ?? username)
+            return try await handle(answer, username: owner)
+        } catch let error as CryptoError {
+            throw AuthError.service("The device's SRP challenge could not be answered: \(error)", "Check that the endpoint is a Cognito user pool.", error)
+        }
     }
 
     /// UpdateDeviceStatus `remembered` for the session's own device.
@@ -69,8 +130,10 @@ extension CognitoAuthEngine: AuthDeviceEngine {
     }
 
     /// Confirms the device a sign-in's `NewDeviceMetadata` names (ConfirmDevice with a fresh
-    /// verifier). A refusal does not undo the sign-in: it is logged, and the device stays unconfirmed.
-    func confirmNewDevice(_ answer: JSONValue, accessToken: String) async {
+    /// verifier) and keeps its secret in the credential store, for `usernames`' later sign-ins
+    /// (`DEVICE_SRP_AUTH`). A refusal does not undo the sign-in: it is logged, and the device stays
+    /// unconfirmed.
+    func confirmNewDevice(_ answer: JSONValue, accessToken: String, usernames: Set<String>) async {
         guard let metadata = answer["AuthenticationResult"]?["NewDeviceMetadata"], let key = metadata["DeviceKey"]?.stringValue,
               let group = metadata["DeviceGroupKey"]?.stringValue
         else { return }
@@ -80,6 +143,7 @@ extension CognitoAuthEngine: AuthDeviceEngine {
                 "AccessToken": .string(accessToken), "DeviceKey": .string(key), "DeviceName": .string(DeviceHost.name),
                 "DeviceSecretVerifierConfig": ["PasswordVerifier": .string(verifier.passwordVerifier), "Salt": .string(verifier.salt)],
             ])
+            try await keeper.saveDeviceSecret(DeviceSecret(deviceKey: key, deviceGroupKey: group, devicePassword: verifier.password), usernames: usernames)
         } catch {
             Amplify.Logging.logger(forCategory: "Auth").warn("The new device \(key) could not be confirmed (ConfirmDevice): \(error)")
         }

@@ -202,13 +202,13 @@ public actor CognitoAuthEngine: AuthAccountEngine {
             case .userSRP:
                 guard let password, !password.isEmpty else { throw missingPassword() }
                 let ephemeral = try CognitoSRP.start()
-                let answer = try await service.initiateAuth(
+                let answer = try await initiateWithDevice(
                     flow: "USER_SRP_AUTH", parameters: ["USERNAME": username, "SRP_A": ephemeral.publicValueHex], username: username)
                 guard answer["ChallengeName"]?.stringValue == "PASSWORD_VERIFIER" else { return try await handle(answer, username: username) }
                 return try await answerPasswordVerifier(answer, typedUsername: username, password: password, ephemeral: ephemeral)
             case .userPassword:
                 guard let password, !password.isEmpty else { throw missingPassword() }
-                let answer = try await service.initiateAuth(
+                let answer = try await initiateWithDevice(
                     flow: "USER_PASSWORD_AUTH", parameters: ["USERNAME": username, "PASSWORD": password], username: username)
                 return try await handle(answer, username: username)
             default:
@@ -275,7 +275,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
             pending = nil
             let session = try Self.session(from: answer, username: username, keepingRefreshToken: nil)
             try await claim(session)
-            await confirmNewDevice(answer, accessToken: session.accessToken)
+            await confirmNewDevice(answer, accessToken: session.accessToken, usernames: [session.username, username])
             return (AuthSignInResult(nextStep: .done), SignedInUser(username: session.username, userId: session.userId))
         }
         guard let name = answer["ChallengeName"]?.stringValue else {
@@ -306,6 +306,9 @@ public actor CognitoAuthEngine: AuthAccountEngine {
         case "SELECT_MFA_TYPE":
             let types = Self.mfaTypes(parameters["MFAS_CAN_CHOOSE"])
             step = .continueSignInWithMFASelection(types)
+        case "DEVICE_SRP_AUTH":
+            // A remembered device: it proves its secret instead of an MFA code.
+            return try await answerDeviceSRP(answer, usernames: [challengeUser, username])
         case "SELECT_CHALLENGE":
             // USER_AUTH's first factors (WEB_AUTHN, offered on Apple platforms only, is left out).
             let names = (answer["AvailableChallenges"]?.asArray ?? []).compactMap(\.stringValue)

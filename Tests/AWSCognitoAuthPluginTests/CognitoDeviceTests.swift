@@ -50,4 +50,18 @@ struct CognitoDeviceTests {
         _ = try await replay.plugin.sendVerificationCode(forUserAttributeKey: .email, options: nil)
         try await replay.close()
     }
+
+    @Test("a remembered device's next sign-in, in another process on the same credential store, sends DEVICE_KEY and answers DEVICE_SRP_AUTH and DEVICE_PASSWORD_VERIFIER with the kept secret")
+    func rememberedDeviceSignsInWithDeviceSRP() async throws {
+        let replay = try await RecordedExchangeTests.Replay("device_srp.json")
+        #expect(try await replay.plugin.signIn(username: "bo", password: "Passw0rd!x", options: nil).isSignedIn)
+        try await replay.plugin.rememberDevice(options: nil)
+        _ = await replay.plugin.signOut(options: nil)
+        await replay.plugin.reset()
+        let next = try replay.restarted()
+        #expect(try await next.signIn(username: "bo", password: "Passw0rd!x", options: nil).isSignedIn)
+        #expect(try await next.getCurrentUser().username == "bo")
+        await next.reset()
+        try await replay.close()
+    }
 }
