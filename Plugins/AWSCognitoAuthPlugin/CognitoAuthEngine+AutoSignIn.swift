@@ -32,9 +32,10 @@ extension CognitoAuthEngine {
         signUpSessions[username] = (session, now)
     }
 
-    /// `username`'s SignUp session, taken (nil if none, or it lapsed).
-    func takeSignUpSession(for username: String) -> String? {
-        guard let kept = signUpSessions.removeValue(forKey: username), Date().timeIntervalSince(kept.at) < Self.signUpSessionLifetime else { return nil }
+    /// `username`'s SignUp session (nil if none, or it lapsed); kept until a confirmation succeeds,
+    /// so a wrong code can be retried with it.
+    func signUpSession(for username: String) -> String? {
+        guard let kept = signUpSessions[username], Date().timeIntervalSince(kept.at) < Self.signUpSessionLifetime else { return nil }
         return kept.session
     }
 

@@ -159,7 +159,8 @@ public actor CognitoAuthEngine: AuthAccountEngine {
     /// ConfirmSignUp answers with a `Session`, the next step is `.completeAutoSignIn` (as
     /// amplify-swift's), for ``autoSignIn()``.
     public func confirmSignUp(username: String, code: String) async throws -> AuthSignUpResult {
-        let answer = try await service.confirmSignUp(username: username, code: code, session: takeSignUpSession(for: username))
+        let answer = try await service.confirmSignUp(username: username, code: code, session: signUpSession(for: username))
+        signUpSessions[username] = nil
         guard let session = answer["Session"]?.stringValue, !session.isEmpty else { return AuthSignUpResult(.done) }
         try keepAutoSignIn(username: username, session: session)
         return AuthSignUpResult(.completeAutoSignIn(session))

@@ -57,12 +57,18 @@ struct CognitoExtendedTests {
         try await replay.close()
     }
 
-    @Test("autoSignIn: SignUp's Session goes with ConfirmSignUp, whose Session makes .completeAutoSignIn; autoSignIn() sends it with InitiateAuth USER_AUTH and signs in, once, and only in the session that confirmed")
+    @Test("autoSignIn: SignUp's Session goes with ConfirmSignUp (again after a wrong code), whose Session makes .completeAutoSignIn; autoSignIn() sends it with InitiateAuth USER_AUTH and signs in, once, and only in the session that confirmed")
     func autoSignIn() async throws {
         let replay = try await RecordedExchangeTests.Replay("auto_sign_in.json")
         let signedUp = try await replay.plugin.signUp(
             username: "bo", password: "Passw0rd!x", options: .init(userAttributes: [AuthUserAttribute(.email, value: "bo@example.com")]))
         guard case .confirmUser = signedUp.nextStep else { Issue.record("\(signedUp.nextStep)"); return }
+        // A wrong code keeps SignUp's session for the retry.
+        let wrong = await authError { _ = try await replay.plugin.confirmSignUp(for: "bo", confirmationCode: "000000", options: nil) }
+        guard case .service(_, _, let mismatch as AWSCognitoAuthError)? = wrong, mismatch == .codeMismatch else {
+            Issue.record("\(String(describing: wrong))")
+            return
+        }
         let confirmed = try await replay.plugin.confirmSignUp(for: "bo", confirmationCode: "123456", options: nil)
         #expect(confirmed.nextStep == .completeAutoSignIn("fixture-confirmed-session"))
         #expect(confirmed.isSignUpComplete)
