@@ -17,6 +17,7 @@ extension LocalAuthEngine {
             throw AuthError.notAuthorized("Incorrect username or password.", "Check the username and password.")
         }
         guard user.confirmed else { return (AuthSignInResult(nextStep: .confirmSignUp(nil)), nil) }
+        try await pool.requireNotLocked(sub: user.sub)
         let available = try await firstFactors(of: user, pool: pool)
         if let preferred, available.contains(preferred) {
             return try await start(preferred, of: user, password: password, pool: pool, holder: holder)

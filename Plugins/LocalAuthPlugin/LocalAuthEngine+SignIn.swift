@@ -60,6 +60,7 @@ extension LocalAuthEngine {
             pendingSignIns.set(nil, for: holder)
             return try await secondFactor(for: user, pool: pool, holder: holder)
         case .code(let method):
+            try await pool.requireNotLocked(sub: challenge.sub)
             do {
                 switch method {
                 case .totp: try await pool.checkTOTP(sub: challenge.sub, code: response)
@@ -67,6 +68,8 @@ extension LocalAuthEngine {
                 }
             } catch let error as AuthError {
                 guard case .validation = error else { throw error }
+                // Counted toward the lockout too: restarting the sign-in gives no fresh guesses.
+                try await pool.countFailedCode(sub: challenge.sub)
                 challenge.failures += 1
                 guard challenge.failures < codeMaxAttempts else {
                     pendingSignIns.set(nil, for: holder)

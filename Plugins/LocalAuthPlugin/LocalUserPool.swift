@@ -216,17 +216,35 @@ actor LocalUserPool {
                 try connection.run("UPDATE users SET failed_attempts = 0, locked_until = 0 WHERE sub = ?", [.text(sub)])
                 return .accepted
             }
-            // One statement: the new count is the old one plus one (or 1 after a lock that ran
-            // out), and the lock is set in the same write when that count reaches the limit.
-            try connection.run("""
-                UPDATE users SET
-                    failed_attempts = CASE WHEN locked_until > 0 THEN 1 ELSE failed_attempts + 1 END,
-                    locked_until = CASE WHEN (CASE WHEN locked_until > 0 THEN 1 ELSE failed_attempts + 1 END) >= ?1
-                                        THEN ?2 ELSE 0 END
-                WHERE sub = ?3
-                """, [.integer(limit), .real(now + lockout), .text(sub)])
+            try connection.run(Self.countFailureSQL, [.integer(limit), .real(now + lockout), .text(sub)])
             return .wrong
         }
+    }
+
+    /// One statement: the new count is the old one plus one (or 1 after a lock that ran out), and
+    /// the lock is set in the same write when that count reaches the limit (`?1` the limit, `?2`
+    /// the lock's end, `?3` the user).
+    static let countFailureSQL = """
+        UPDATE users SET
+            failed_attempts = CASE WHEN locked_until > 0 THEN 1 ELSE failed_attempts + 1 END,
+            locked_until = CASE WHEN (CASE WHEN locked_until > 0 THEN 1 ELSE failed_attempts + 1 END) >= ?1
+                                THEN ?2 ELSE 0 END
+        WHERE sub = ?3
+        """
+
+    /// Counts a wrong sign-in code (one-time or MFA) toward the account's lockout, as a wrong
+    /// password is.
+    func countFailedCode(sub: String) async throws {
+        try await database.run(Self.countFailureSQL, [
+            .integer(Int64(configuration.maxFailedAttempts)), .real(Date().timeIntervalSince1970 + configuration.lockoutDuration), .text(sub),
+        ])
+    }
+
+    /// - Throws: `AuthError.notAuthorized` ("locked for … more seconds") while the account is locked.
+    func requireNotLocked(sub: String) async throws {
+        let lockedUntil = try await database.run("SELECT locked_until FROM users WHERE sub = ?", [.text(sub)]).first?["locked_until"].real ?? 0
+        let now = Date().timeIntervalSince1970
+        if lockedUntil > now { throw Self.lockedError(remaining: lockedUntil - now) }
     }
 
     /// "locked for 42 more seconds"; a lock too far away to count (a stored value beyond any

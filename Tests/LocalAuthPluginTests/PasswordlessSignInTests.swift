@@ -67,4 +67,25 @@ struct PasswordlessSignInTests {
         #expect(unknown?.errorDescription == "Incorrect username or password.")
         try await fixture.close(plugin)
     }
+
+    @Test("wrong one-time codes count toward the account's lockout: once locked, a code is refused and a new passwordless sign-in sends none")
+    func wrongCodesLockTheAccount() async throws {
+        let fixture = try LocalPoolFixture(["lockout": ["maxFailedAttempts": 2, "lockoutSeconds": 300]])
+        let plugin = try fixture.plugin()
+        try await confirmedUser(plugin, fixture, "tom")
+        _ = try await plugin.signIn(username: "tom", password: nil, options: userAuth(.emailOTP))
+        let code = try #require(try await plugin.outbox(for: "tom").last?.code)
+        let wrongCode = code == "000000" ? "111111" : "000000"
+        for _ in 0..<2 {
+            let wrong = await authError { _ = try await plugin.confirmSignIn(challengeResponse: wrongCode, options: nil) }
+            guard case .validation? = wrong else { Issue.record("\(String(describing: wrong))"); return }
+        }
+        let locked = await authError { _ = try await plugin.confirmSignIn(challengeResponse: code, options: nil) }
+        #expect(locked?.errorDescription.hasPrefix("Too many failed sign-in attempts; the account is locked") == true, "\(String(describing: locked))")
+        let sent = try await plugin.outbox(for: "tom").count
+        let again = await authError { _ = try await plugin.signIn(username: "tom", password: nil, options: userAuth(.emailOTP)) }
+        guard case .notAuthorized? = again else { Issue.record("\(String(describing: again))"); return }
+        #expect(try await plugin.outbox(for: "tom").count == sent)
+        try await fixture.close(plugin)
+    }
 }
