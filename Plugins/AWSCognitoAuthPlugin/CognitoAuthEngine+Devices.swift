@@ -35,10 +35,11 @@ extension CognitoAuthEngine: AuthDeviceEngine {
         await keeper.clearDeviceSecret(deviceKey: key)
     }
 
-    /// InitiateAuth `flow`, with the kept device of `username` as `DEVICE_KEY`; when Cognito no
-    /// longer knows that device, its secret is forgotten and the sign-in starts again without it.
+    /// InitiateAuth `flow`, with the kept device of `username` as `DEVICE_KEY` (outside server
+    /// contexts); when Cognito no longer knows that device, its secret is forgotten and the
+    /// sign-in starts again without it.
     func initiateWithDevice(flow: String, parameters: [String: String], username: String) async throws -> JSONValue {
-        guard let secret = await keeper.deviceSecret(username: username) else {
+        guard !inServerContext, let secret = await keeper.deviceSecret(username: username) else {
             return try await service.initiateAuth(flow: flow, parameters: parameters, username: username)
         }
         var withDevice = parameters
@@ -115,6 +116,9 @@ extension CognitoAuthEngine: AuthDeviceEngine {
         }
     }
 
+    /// Whether this call runs in a server context (of any pool).
+    var inServerContext: Bool { AuthServerContext.current != nil }
+
     /// The session's device: its access token's `device_key` claim.
     /// - Throws: `AuthError.signedOut` when nobody is signed in, `AuthError.invalidState` when the
     ///   token names no device.
@@ -130,8 +134,8 @@ extension CognitoAuthEngine: AuthDeviceEngine {
     }
 
     /// Confirms the device a sign-in's `NewDeviceMetadata` names (ConfirmDevice with a fresh
-    /// verifier) and keeps its secret in the credential store, for `usernames`' later sign-ins
-    /// (`DEVICE_SRP_AUTH`). A refusal does not undo the sign-in: it is logged, and the device stays
+    /// verifier) and, for the process-wide session, keeps its secret in the credential store for
+    /// `usernames`' later sign-ins (`DEVICE_SRP_AUTH`). A refusal does not undo the sign-in: it is logged, and the device stays
     /// unconfirmed.
     func confirmNewDevice(_ answer: JSONValue, accessToken: String, usernames: Set<String>) async {
         guard let metadata = answer["AuthenticationResult"]?["NewDeviceMetadata"], let key = metadata["DeviceKey"]?.stringValue,
@@ -143,7 +147,11 @@ extension CognitoAuthEngine: AuthDeviceEngine {
                 "AccessToken": .string(accessToken), "DeviceKey": .string(key), "DeviceName": .string(DeviceHost.name),
                 "DeviceSecretVerifierConfig": ["PasswordVerifier": .string(verifier.passwordVerifier), "Salt": .string(verifier.salt)],
             ])
-            try await keeper.saveDeviceSecret(DeviceSecret(deviceKey: key, deviceGroupKey: group, devicePassword: verifier.password), usernames: usernames)
+            // Kept for the process-wide session only: in a server context the device is the
+            // server, not the user's, and remembering it must not spare the user's MFA elsewhere.
+            if !inServerContext {
+                try await keeper.saveDeviceSecret(DeviceSecret(deviceKey: key, deviceGroupKey: group, devicePassword: verifier.password), usernames: usernames)
+            }
         } catch {
             Amplify.Logging.logger(forCategory: "Auth").warn("The new device \(key) could not be confirmed (ConfirmDevice): \(error)")
         }

@@ -64,4 +64,15 @@ struct CognitoDeviceTests {
         await next.reset()
         try await replay.close()
     }
+
+    @Test("a sign-in inside a server context confirms its device but keeps no secret: the next sign-in sends no DEVICE_KEY")
+    func serverContextKeepsNoDeviceSecret() async throws {
+        let replay = try await RecordedExchangeTests.Replay("device_context.json")
+        let context = try replay.plugin.emptyServerContext()
+        let inside = try await context.run { try await replay.plugin.signIn(username: "bo", password: "Passw0rd!x", options: nil) }
+        #expect(inside.isSignedIn)
+        _ = await context.run { await replay.plugin.signOut(options: nil) }
+        #expect(try await replay.plugin.signIn(username: "bo", password: "Passw0rd!x", options: nil).isSignedIn)
+        try await replay.close()
+    }
 }
