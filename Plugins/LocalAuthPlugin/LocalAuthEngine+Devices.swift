@@ -15,11 +15,10 @@ extension LocalAuthEngine: AuthDeviceEngine {
     /// Forgets the device `id` (`nil`: the session's own).
     public func forgetDevice(id: String?) async throws {
         let (pool, user) = try await requireUser()
-        if let id {
-            try await pool.forgetDevice(sub: user.sub, key: id)
-        } else {
-            try await pool.forgetDevice(sub: user.sub, key: try await currentDeviceKey())
-        }
+        let key: String
+        if let id { key = id } else { key = try await currentDeviceKey() }
+        try await pool.forgetDevice(sub: user.sub, key: key)
+        await keeper?.clearDeviceSecret(deviceKey: key)
     }
 
     /// Marks the session's own device remembered.

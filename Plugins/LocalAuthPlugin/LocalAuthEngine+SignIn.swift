@@ -87,6 +87,11 @@ extension LocalAuthEngine {
 
     /// The user's MFA step after a right password (or an auto sign-in), or the finished sign-in.
     func secondFactor(for user: PoolUser, pool: LocalUserPool, holder: any AuthSessionHolding) async throws -> (AuthSignInResult, SignedInUser?) {
+        if let device = try await rememberedDevice(of: user, pool: pool, holder: holder) {
+            // A remembered device proves itself instead of an MFA code.
+            let (result, signedIn) = try await completeSignIn(user, pool: pool, holder: holder, device: device)
+            return (result, signedIn)
+        }
         let preference = try await pool.mfaPreference(sub: user.sub)
         let enabled = preference.enabled ?? []
         if let preferred = preference.preferred, enabled.contains(preferred) {
@@ -122,17 +127,35 @@ extension LocalAuthEngine {
     /// unless another sign-in won it meanwhile (this actor is re-entered across every await): then
     /// the new refresh token is revoked at once, never left valid, the device is forgotten, and the
     /// holder's `AuthError.invalidState` is thrown.
-    func completeSignIn(_ user: PoolUser, pool: LocalUserPool, holder: any AuthSessionHolding) async throws -> (AuthSignInResult, SignedInUser) {
-        let device = try await pool.trackDevice(sub: user.sub, name: DeviceHost.name)
+    func completeSignIn(
+        _ user: PoolUser, pool: LocalUserPool, holder: any AuthSessionHolding, device remembered: String? = nil
+    ) async throws -> (AuthSignInResult, SignedInUser) {
+        let device: String
+        if let remembered { device = remembered } else { device = try await pool.trackDevice(sub: user.sub, name: DeviceHost.name) }
         let tokens = try await pool.issueTokens(for: user, deviceKey: device)
         do {
             try await holder.begin(Self.storedSession(user, tokens))
         } catch {
             try? await pool.revoke(refreshToken: tokens.refreshToken)
-            try? await pool.forgetDevice(sub: user.sub, key: device)
+            if remembered == nil { try? await pool.forgetDevice(sub: user.sub, key: device) }
             throw error
         }
+        if remembered == nil, let keeper, holder === keeper {
+            // The machine keeps the new device's secret, for when the user remembers it.
+            let secret = try? await pool.issueDeviceSecret(sub: user.sub, key: device)
+            if let secret {
+                try? await keeper.saveDeviceSecret(
+                    DeviceSecret(deviceKey: device, deviceGroupKey: "local", devicePassword: secret), usernames: [user.username])
+            }
+        }
         return (AuthSignInResult(nextStep: .done), SignedInUser(username: user.username, userId: user.sub))
+    }
+
+    /// The remembered device this machine's kept secret proves for `user`, for the process-wide
+    /// session only (in a server context the device would be the server, not the user's).
+    private func rememberedDevice(of user: PoolUser, pool: LocalUserPool, holder: any AuthSessionHolding) async throws -> String? {
+        guard let keeper, holder === keeper, let secret = await keeper.deviceSecret(username: user.username) else { return nil }
+        return try await pool.rememberedDevice(sub: user.sub, key: secret.deviceKey, secret: secret.devicePassword) ? secret.deviceKey : nil
     }
 
     /// The session holder this call signs in (the server context's, or the process-wide one).

@@ -1,12 +1,15 @@
 import Amplify
 import AmplifyAuthCore
+import AmplifyCrypto
 import AmplifySQLite
 import Foundation
 
 /// Device tracking: every sign-in tracks a device (this machine, by host name) whose key the
 /// session's access tokens carry as `device_key` and whose refresh token starts with it
 /// (`<device key>.<random>`: the token is accepted only when its HMAC matches a stored one, so the
-/// key cannot be forged), so a refresh keeps the device. The `devices` table is made on first use
+/// key cannot be forged), so a refresh keeps the device. A device signed in process-wide also gets
+/// a secret its machine keeps (the pool keeps its HMAC): once remembered, the secret spares that
+/// user's MFA on the machine's next sign-ins, as Cognito's `DEVICE_SRP_AUTH` does. The `devices` table is made on first use
 /// (`CREATE TABLE IF NOT EXISTS`), as the `mfa` one, so pools of every version gain it without a
 /// migration.
 extension LocalUserPool {
@@ -18,8 +21,31 @@ extension LocalUserPool {
             CREATE TABLE IF NOT EXISTS devices (
                 device_key TEXT PRIMARY KEY, sub TEXT NOT NULL REFERENCES users(sub) ON DELETE CASCADE, name TEXT NOT NULL,
                 remembered INTEGER NOT NULL DEFAULT 0, created_at REAL NOT NULL, last_authenticated_at REAL NOT NULL,
-                last_modified_at REAL NOT NULL)
+                last_modified_at REAL NOT NULL, secret_mac BLOB)
             """)
+    }
+
+    /// Gives the device `key` a new secret (kept by the machine that signed in, in its credential
+    /// store; the pool keeps its HMAC) and returns it.
+    func issueDeviceSecret(sub: String, key: String) async throws -> String {
+        try await ensureDeviceTable()
+        let secret = Base64URL.encode(try Digest.randomBytes(32))
+        try await database.run("UPDATE devices SET secret_mac = ? WHERE sub = ? AND device_key = ?",
+                               [.blob(mac("device:\(key):\(secret)")), .text(sub), .text(key)])
+        return secret
+    }
+
+    /// Whether `secret` proves the user's device `key` and the device is remembered; if so its
+    /// last sign-in becomes now.
+    func rememberedDevice(sub: String, key: String, secret: String) async throws -> Bool {
+        try await ensureDeviceTable()
+        guard let row = try await database.run(
+            "SELECT remembered, secret_mac FROM devices WHERE sub = ? AND device_key = ?", [.text(sub), .text(key)]).first,
+            row["remembered"].integer == 1, let stored = row["secret_mac"].blob,
+            Digest.constantTimeEquals(mac("device:\(key):\(secret)"), stored)
+        else { return false }
+        try await database.run("UPDATE devices SET last_authenticated_at = ? WHERE device_key = ?", [.real(Date().timeIntervalSince1970), .text(key)])
+        return true
     }
 
     /// Tracks a new device for the user's sign-in and returns its key; the user's devices that are

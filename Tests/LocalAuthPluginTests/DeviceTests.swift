@@ -1,5 +1,6 @@
 import Amplify
 import AmplifyAuthCore
+import AmplifyCrypto
 import AmplifyTestKit
 import Foundation
 import LocalAuthPlugin
@@ -85,5 +86,36 @@ struct DeviceTests {
         #expect(try await context.run { try await Amplify.Auth.listWebAuthnCredentials() }.credentials.isEmpty)
         #expect((try await plugin.fetchDevices(options: nil).first as? LocalAuthDevice)?.isRemembered == false)
         try await fixture.close(plugin)
+    }
+
+    @Test("a remembered device spares the user's MFA on this machine's next sign-ins (its secret kept in the credential store); another machine, or the device once forgotten, is asked for the code")
+    func rememberedDeviceSkipsMFA() async throws {
+        let fixture = try LocalPoolFixture()
+        let plugin = try fixture.plugin()
+        try await signUpAndIn(plugin, fixture, "ivy")
+        let secret = try #require(Base32.decode(try await plugin.setUpTOTP().sharedSecret))
+        let totp = TOTP(secret: secret)
+        try await plugin.verifyTOTPSetup(code: totp.code(), options: nil)
+        try await plugin.updateMFAPreference(totp: .preferred)
+        try await plugin.rememberDevice(options: nil)
+        let remembered = try #require(try await plugin.fetchDevices(options: nil).first)
+        _ = await plugin.signOut(options: nil)
+
+        // The next process on this machine's credential store.
+        await plugin.reset()
+        let restarted = try fixture.plugin()
+        #expect(try await restarted.signIn(username: "ivy", password: "Passw0rd!", options: nil).nextStep == .done)
+        #expect(try await restarted.fetchDevices(options: nil).map(\.id) == [remembered.id])
+        _ = await restarted.signOut(options: nil)
+
+        let elsewhere = try fixture.plugin(store: "elsewhere.sqlite")
+        #expect(try await elsewhere.signIn(username: "ivy", password: "Passw0rd!", options: nil).nextStep == .confirmSignInWithTOTPCode)
+        _ = await elsewhere.signOut(options: nil)
+
+        _ = try await restarted.signIn(username: "ivy", password: "Passw0rd!", options: nil)
+        try await restarted.forgetDevice(nil, options: nil)
+        _ = await restarted.signOut(options: nil)
+        #expect(try await restarted.signIn(username: "ivy", password: "Passw0rd!", options: nil).nextStep == .confirmSignInWithTOTPCode)
+        try await fixture.close(restarted, elsewhere)
     }
 }
