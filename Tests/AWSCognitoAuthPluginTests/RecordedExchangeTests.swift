@@ -220,4 +220,14 @@ struct RecordedExchangeTests {
         #expect(await replay.eventNames().contains(HubPayload.EventName.Auth.signedIn))
         try await replay.close()
     }
+
+    @Test("AuthFlowType.customWithSRP: CUSTOM_AUTH proves the password with SRP (PASSWORD_VERIFIER) first, then the custom challenge is the next step")
+    func customWithSRP() async throws {
+        let replay = try await Replay("custom_with_srp.json")
+        let options = AuthSignInRequest.Options(pluginOptions: AWSAuthSignInOptions(authFlowType: .customWithSRP))
+        let first = try await replay.plugin.signIn(username: "bo", password: "Passw0rd!x", options: options)
+        #expect(first.nextStep == .confirmSignInWithCustomChallenge(["question": "What is 2 + 2?"]))
+        #expect(try await replay.plugin.confirmSignIn(challengeResponse: "4", options: nil).isSignedIn)
+        try await replay.close()
+    }
 }
