@@ -40,4 +40,16 @@ struct CognitoPasswordlessTests {
         #expect(await replay.eventNames().filter { $0 == HubPayload.EventName.Auth.signedIn }.count == 3)
         try await replay.close()
     }
+
+    @Test("PASSWORD_SRP, preferred (SRP_A with USER_AUTH) or chosen at SELECT_CHALLENGE (after .confirmSignInWithPassword), answers PASSWORD_VERIFIER and signs in")
+    func passwordSRP() async throws {
+        let replay = try await RecordedExchangeTests.Replay("passwordless_srp.json")
+        let plugin = replay.plugin
+        #expect(try await plugin.signIn(username: "bo", password: "Passw0rd!x", options: Self.userAuth(.passwordSRP)).isSignedIn)
+        _ = await plugin.signOut(options: nil)
+        _ = try await plugin.signIn(username: "bo", password: nil, options: Self.userAuth())
+        #expect(try await plugin.confirmSignIn(challengeResponse: AuthFactorType.passwordSRP.challengeResponse, options: nil).nextStep == .confirmSignInWithPassword)
+        #expect(try await plugin.confirmSignIn(challengeResponse: "Passw0rd!x", options: nil).isSignedIn)
+        try await replay.close()
+    }
 }
