@@ -11,7 +11,7 @@ struct CognitoPasswordlessTests {
         AuthSignInRequest.Options(pluginOptions: AWSAuthSignInOptions(authFlowType: .userAuth(preferredFirstFactor: preferred)))
     }
 
-    @Test("PREFERRED_CHALLENGE EMAIL_OTP is .confirmSignInWithOTP; a wrong code is codeMismatch and the right one (EMAIL_OTP_CODE) signs in; SELECT_CHALLENGE is .continueSignInWithFirstFactorSelection, answered with PASSWORD and the password, or EMAIL_OTP and its code")
+    @Test("PREFERRED_CHALLENGE EMAIL_OTP is .confirmSignInWithOTP; a wrong code is codeMismatch and the right one (EMAIL_OTP_CODE) signs in; SELECT_CHALLENGE is .continueSignInWithFirstFactorSelection, answered with PASSWORD and the password, or EMAIL_OTP and its code; SMS_OTP (SMS_OTP_CODE)")
     func choiceBasedSignIn() async throws {
         let replay = try await RecordedExchangeTests.Replay("passwordless.json")
         let plugin = replay.plugin
@@ -37,7 +37,12 @@ struct CognitoPasswordlessTests {
         let code = try await plugin.confirmSignIn(challengeResponse: AuthFactorType.emailOTP.challengeResponse, options: nil)
         #expect(code.nextStep == .confirmSignInWithOTP(AuthCodeDeliveryDetails(destination: .email("b***@e***.com"))))
         #expect(try await plugin.confirmSignIn(challengeResponse: "654321", options: nil).isSignedIn)
-        #expect(await replay.eventNames().filter { $0 == HubPayload.EventName.Auth.signedIn }.count == 3)
+        _ = await plugin.signOut(options: nil)
+
+        let sms = try await plugin.signIn(username: "bo", password: nil, options: Self.userAuth(.smsOTP))
+        #expect(sms.nextStep == .confirmSignInWithOTP(AuthCodeDeliveryDetails(destination: .sms("+*******0100"))))
+        #expect(try await plugin.confirmSignIn(challengeResponse: "246810", options: nil).isSignedIn)
+        #expect(await replay.eventNames().filter { $0 == HubPayload.EventName.Auth.signedIn }.count == 4)
         try await replay.close()
     }
 

@@ -18,7 +18,7 @@ private func confirmedUser(_ plugin: LocalAuthPlugin, _ fixture: LocalPoolFixtur
 
 @Suite("Local auth: choice-based sign-in (USER_AUTH: password, email or SMS one-time codes)")
 struct PasswordlessSignInTests {
-    @Test("userAuth(preferredFirstFactor: .emailOTP) sends a code through the outbox (.confirmSignInWithOTP), and the code alone signs in")
+    @Test("userAuth(preferredFirstFactor: .emailOTP) sends a code through the outbox (.confirmSignInWithOTP), and the code alone signs in; .smsOTP sends one to the phone number")
     func emailOneTimeCode() async throws {
         let fixture = try LocalPoolFixture()
         let plugin = try fixture.plugin()
@@ -30,6 +30,15 @@ struct PasswordlessSignInTests {
         #expect(try await plugin.confirmSignIn(challengeResponse: message.code, options: nil).isSignedIn)
         #expect(try await plugin.getCurrentUser().username == "pia")
         #expect(await fixture.eventNames().suffix(2) == ["Auth.confirmSignInAPI", "Auth.signedIn"])
+
+        // With a phone number, a text message code too (.smsOTP).
+        _ = try await plugin.update(userAttribute: AuthUserAttribute(.phoneNumber, value: "+15555550142"), options: nil)
+        _ = await plugin.signOut(options: nil)
+        let sms = try await plugin.signIn(username: "pia", password: nil, options: userAuth(.smsOTP))
+        #expect(sms.nextStep == .confirmSignInWithOTP(AuthCodeDeliveryDetails(destination: .sms("********0142"), attributeKey: .phoneNumber)))
+        let text = try #require(try await plugin.outbox(for: "pia").last)
+        #expect(text.destination == "+15555550142")
+        #expect(try await plugin.confirmSignIn(challengeResponse: text.code, options: nil).isSignedIn)
         try await fixture.close(plugin)
     }
 
