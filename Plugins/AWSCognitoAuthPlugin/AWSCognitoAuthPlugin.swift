@@ -102,7 +102,7 @@ public final class AWSCognitoAuthPlugin: AuthServerContextPlugin, AWSAuthCredent
     /// - Throws: `AuthError.notAuthorized(_:_:_:)` for a wrong password,
     ///   `AuthError.invalidState(_:_:_:)` if someone is signed in.
     public func signIn(username: String?, password: String?, options: AuthSignInRequest.Options?) async throws -> AuthSignInResult {
-        let flow = (options?.pluginOptions as? AWSAuthSignInOptions)?.authFlowType
+        let flow = (options?.pluginOptions as? any AuthFlowTypeSignInOptions)?.authFlowType ?? (options?.pluginOptions as? AuthFlowType)
         let (result, user) = try await events.report(HubPayload.EventName.Auth.signInAPI, username: username, published: \.0) {
             try await engine().signIn(username: username, password: password, flow: flow)
         }

@@ -37,6 +37,15 @@ public struct CognitoAuthConfiguration: Sendable, Equatable {
         case userPassword = "USER_PASSWORD_AUTH"
         /// Challenges of the pool's Lambda triggers, answered with `confirmSignIn`.
         case custom = "CUSTOM_AUTH"
+
+        /// The same flow as amplify-swift's ``Amplify/AuthFlowType``.
+        public var flowType: AuthFlowType {
+            switch self {
+            case .userSRP: .userSRP
+            case .userPassword: .userPassword
+            case .custom: .customWithoutSRP
+            }
+        }
     }
 
     /// The hosted UI (OAuth 2.0) settings.

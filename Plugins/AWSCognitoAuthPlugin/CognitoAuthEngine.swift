@@ -10,7 +10,7 @@ import Foundation
 /// pool's credentials. One actor, so every call sees one consistent session.
 public actor CognitoAuthEngine: AuthAccountEngine {
     /// A sign-in waiting for `confirmSignIn`.
-    private struct PendingChallenge {
+    struct PendingChallenge: Sendable {
         let name: String
         let session: String?
         let username: String
@@ -19,43 +19,37 @@ public actor CognitoAuthEngine: AuthAccountEngine {
 
     let configuration: CognitoAuthConfiguration
     let service: CognitoUserPoolService
-    private let keeper: AuthSessionKeeper
+    let keeper: AuthSessionKeeper
     private let pluginKey: String
     private let http: HTTPClient
     private let loop: @Sendable () throws -> EventLoop
     private var opened: Task<Void, any Error>?
-    /// A challenge waiting for the session (process-wide or a server context's) that started it.
-    private struct PendingEntry {
-        /// The session holder whose sign-in it is; a holder gone (a finished request) never matches again.
-        weak var holder: AnyObject?
-        let challenge: PendingChallenge
-        let startedAt: Date
-    }
-
     /// Sign-in challenges under way, one per session holder, so a user's `confirmSignIn` in one
-    /// context can never answer another's challenge.
-    private var challenges: [ObjectIdentifier: PendingEntry] = [:]
+    /// context can never answer another's challenge. Cognito's challenge sessions last 3 minutes.
+    private var challenges = PendingSignIns<PendingChallenge>(lifetime: challengeLifetime)
     /// Cognito's challenge sessions last 3 minutes; older entries are dropped.
     static let challengeLifetime: TimeInterval = 180
+    /// Confirmed sign-ups `autoSignIn()` may complete, one per session holder.
+    var autoSignIns = PendingSignIns<AutoSignInTicket>(lifetime: challengeLifetime)
+    /// SignUp's sessions, by username, for the ConfirmSignUp that follows.
+    var signUpSessions: [String: (session: String, at: Date)] = [:]
 
     /// The challenge of the session this call acts on.
-    private var pending: PendingChallenge? {
+    var pending: PendingChallenge? {
         get {
-            guard let holder = try? sessions(), let entry = challenges[ObjectIdentifier(holder)], entry.holder === holder,
-                  Date().timeIntervalSince(entry.startedAt) < Self.challengeLifetime
-            else { return nil }
-            return entry.challenge
+            guard let holder = try? sessions() else { return nil }
+            return challenges.challenge(for: holder)
         }
         set {
             guard let holder = try? sessions() else { return }
-            let now = Date()
-            challenges = challenges.filter { $0.value.holder != nil && now.timeIntervalSince($0.value.startedAt) < Self.challengeLifetime }
-            challenges[ObjectIdentifier(holder)] = newValue.map { PendingEntry(holder: holder, challenge: $0, startedAt: now) }
+            challenges.set(newValue, for: holder)
         }
     }
     private let identity: CognitoIdentityCredentialsProvider?
     /// Makes an identity-pool provider presenting the given logins (a context user's).
-    private let makeIdentity: (@Sendable (@escaping @Sendable () async throws -> [String: String]) -> CognitoIdentityCredentialsProvider)?
+    let makeIdentity: (@Sendable (_ identityId: String?, _ logins: @escaping @Sendable () async throws -> [String: String]) -> CognitoIdentityCredentialsProvider)?
+    /// The process-wide federation (`federateToIdentityPool`), if one is in effect.
+    var federation: CognitoFederation?
     /// Each context user's identity-pool provider (their identity id and credentials, cached), by tenant user.
     private var contextIdentities: [String: CognitoIdentityCredentialsProvider] = [:]
     /// The guest identity of contexts with nobody signed in.
@@ -84,7 +78,8 @@ public actor CognitoAuthEngine: AuthAccountEngine {
         self.tenant = tenant
         let exchange: AuthSessionKeeper.Refresh = { current in
             do {
-                let answer = try await service.refresh(refreshToken: current.refreshToken, username: current.username)
+                let device = (try? JSONWebToken(parsing: current.accessToken))?.string("device_key")
+                let answer = try await service.refresh(refreshToken: current.refreshToken, username: current.username, deviceKey: device)
                 return try Self.session(from: answer, username: current.username, keepingRefreshToken: current.refreshToken)
             } catch AuthError.notAuthorized(let description, _, let underlying) {
                 throw AuthError.sessionExpired("The session could not be refreshed: \(description)", "Sign in again.", underlying)
@@ -99,14 +94,14 @@ public actor CognitoAuthEngine: AuthAccountEngine {
             let client = AWSJSONClient(
                 http: http, endpoint: configuration.identityEndpoint, region: configuration.identityPoolRegion, signingName: "cognito-identity",
                 options: configuration.http)
-            return { @Sendable (logins: @escaping @Sendable () async throws -> [String: String]) in
-                CognitoIdentityCredentialsProvider(client: client, identityPoolId: poolId, logins: logins)
+            return { @Sendable (identityId: String?, logins: @escaping @Sendable () async throws -> [String: String]) in
+                CognitoIdentityCredentialsProvider(client: client, identityPoolId: poolId, identityId: identityId, logins: logins)
             }
         }
         makeIdentity = factory
         let provider = "cognito-idp.\(configuration.region).amazonaws.com/\(configuration.userPoolId)"
         identity = factory.map { make in
-            make {
+            make(nil) {
                 // The signed-in user's ID token (refreshed when expired), or a guest.
                 guard await sessions.current != nil, let session = try? await sessions.validSession() else { return [:] }
                 return [provider: session.idToken]
@@ -141,22 +136,34 @@ public actor CognitoAuthEngine: AuthAccountEngine {
 
     // MARK: Sign-up
 
-    /// See `AuthAccountEngine`.
+    /// See `AuthAccountEngine`. SignUp's `Session` is kept for the confirmation, so that it can
+    /// end in ``autoSignIn()``; a user the pool confirms at once gets `.completeAutoSignIn`.
     public func signUp(username: String, password: String?, attributes: [AuthUserAttribute]) async throws -> AuthSignUpResult {
         guard let password, !password.isEmpty else {
             throw AuthError.validation("password", "Cognito needs a password to sign up.", "Pass a password.")
         }
         let answer = try await service.signUp(username: username, password: password, attributes: attributes)
         let sub = answer["UserSub"]?.stringValue
-        if answer["UserConfirmed"]?.booleanValue == true { return AuthSignUpResult(.done, userID: sub) }
+        let session = answer["Session"]?.stringValue
+        if answer["UserConfirmed"]?.booleanValue == true {
+            guard let session, !session.isEmpty else { return AuthSignUpResult(.done, userID: sub) }
+            try keepAutoSignIn(username: username, session: session)
+            return AuthSignUpResult(.completeAutoSignIn(session), userID: sub)
+        }
+        keepSignUpSession(session, for: username)
         let details = CognitoUserPoolService.deliveryDetails(answer["CodeDeliveryDetails"])
         return AuthSignUpResult(.confirmUser(details, nil, sub), userID: sub)
     }
 
-    /// See `AuthAccountEngine`.
+    /// See `AuthAccountEngine`. Sends the sign-up's `Session` when this engine made it; when
+    /// ConfirmSignUp answers with a `Session`, the next step is `.completeAutoSignIn` (as
+    /// amplify-swift's), for ``autoSignIn()``.
     public func confirmSignUp(username: String, code: String) async throws -> AuthSignUpResult {
-        try await service.confirmSignUp(username: username, code: code)
-        return AuthSignUpResult(.done)
+        let answer = try await service.confirmSignUp(username: username, code: code, session: signUpSession(for: username))
+        signUpSessions[username] = nil
+        guard let session = answer["Session"]?.stringValue, !session.isEmpty else { return AuthSignUpResult(.done) }
+        try keepAutoSignIn(username: username, session: session)
+        return AuthSignUpResult(.completeAutoSignIn(session))
     }
 
     /// See `AuthAccountEngine`.
@@ -167,33 +174,46 @@ public actor CognitoAuthEngine: AuthAccountEngine {
     // MARK: Sign-in
 
     /// Signs in; returns the result and, when the sign-in completed, the user for `Auth.signedIn`.
-    func signIn(username: String?, password: String?, flow requested: CognitoAuthConfiguration.AuthenticationFlow?) async throws
+    func signIn(username: String?, password: String?, flow requested: AuthFlowType?) async throws
         -> (AuthSignInResult, SignedInUser?)
     {
         try await prepare()
         if let session = await (try sessions()).current {
             throw AuthError.invalidState("'\(session.username)' is already signed in.", "Sign out first.")
         }
+        try requireNotFederated()
         guard let username, !username.isEmpty else {
             throw AuthError.validation("username", "A username is required to sign in.", "Pass the username.")
         }
         pending = nil
-        let flow = requested ?? configuration.authenticationFlow
+        let flow = requested ?? configuration.authenticationFlow.flowType
         do {
             switch flow {
-            case .userSRP:
+            case .userAuth(let preferred):
+                return try await choiceBasedSignIn(username: username, password: password, preferred: preferred)
+            case .customWithSRP:
+                // SRP first (CHALLENGE_NAME SRP_A), then the pool's custom challenges.
                 guard let password, !password.isEmpty else { throw missingPassword() }
                 let ephemeral = try CognitoSRP.start()
                 let answer = try await service.initiateAuth(
+                    flow: "CUSTOM_AUTH", parameters: ["USERNAME": username, "SRP_A": ephemeral.publicValueHex, "CHALLENGE_NAME": "SRP_A"],
+                    username: username)
+                guard answer["ChallengeName"]?.stringValue == "PASSWORD_VERIFIER" else { return try await handle(answer, username: username) }
+                return try await answerPasswordVerifier(answer, typedUsername: username, password: password, ephemeral: ephemeral)
+            case .userSRP:
+                guard let password, !password.isEmpty else { throw missingPassword() }
+                let ephemeral = try CognitoSRP.start()
+                let answer = try await initiateWithDevice(
                     flow: "USER_SRP_AUTH", parameters: ["USERNAME": username, "SRP_A": ephemeral.publicValueHex], username: username)
                 guard answer["ChallengeName"]?.stringValue == "PASSWORD_VERIFIER" else { return try await handle(answer, username: username) }
                 return try await answerPasswordVerifier(answer, typedUsername: username, password: password, ephemeral: ephemeral)
             case .userPassword:
                 guard let password, !password.isEmpty else { throw missingPassword() }
-                let answer = try await service.initiateAuth(
+                let answer = try await initiateWithDevice(
                     flow: "USER_PASSWORD_AUTH", parameters: ["USERNAME": username, "PASSWORD": password], username: username)
                 return try await handle(answer, username: username)
-            case .custom:
+            default:
+                // customWithoutSRP (and the deprecated custom).
                 var parameters = ["USERNAME": username]
                 if let password, !password.isEmpty { parameters["PASSWORD"] = password }
                 let answer = try await service.initiateAuth(flow: "CUSTOM_AUTH", parameters: parameters, username: username)
@@ -215,7 +235,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
         AuthError.validation("password", "This sign-in flow needs a password.", "Pass the password.")
     }
 
-    private func answerPasswordVerifier(
+    func answerPasswordVerifier(
         _ challenge: JSONValue, typedUsername: String, password: String, ephemeral: CognitoSRP.Ephemeral
     ) async throws -> (AuthSignInResult, SignedInUser?) {
         let parameters = challenge["ChallengeParameters"]
@@ -251,11 +271,12 @@ public actor CognitoAuthEngine: AuthAccountEngine {
     }
 
     /// Turns an InitiateAuth / RespondToAuthChallenge answer into a finished sign-in or the next step.
-    private func handle(_ answer: JSONValue, username: String) async throws -> (AuthSignInResult, SignedInUser?) {
+    func handle(_ answer: JSONValue, username: String) async throws -> (AuthSignInResult, SignedInUser?) {
         if answer["AuthenticationResult"] != nil {
             pending = nil
             let session = try Self.session(from: answer, username: username, keepingRefreshToken: nil)
             try await claim(session)
+            await confirmNewDevice(answer, accessToken: session.accessToken, usernames: [session.username, username])
             return (AuthSignInResult(nextStep: .done), SignedInUser(username: session.username, userId: session.userId))
         }
         guard let name = answer["ChallengeName"]?.stringValue else {
@@ -286,6 +307,20 @@ public actor CognitoAuthEngine: AuthAccountEngine {
         case "SELECT_MFA_TYPE":
             let types = Self.mfaTypes(parameters["MFAS_CAN_CHOOSE"])
             step = .continueSignInWithMFASelection(types)
+        case "DEVICE_SRP_AUTH":
+            // A remembered device: it proves its secret instead of an MFA code.
+            return try await answerDeviceSRP(answer, usernames: [challengeUser, username])
+        case "SELECT_CHALLENGE":
+            // USER_AUTH's first factors (WEB_AUTHN, offered on Apple platforms only, is left out).
+            let names = (answer["AvailableChallenges"]?.asArray ?? []).compactMap(\.stringValue)
+            let factors = Set(names.compactMap(AuthFactorType.init(challengeResponse:)))
+            parameters[Self.offeredFactorsKey] = factors.map(\.challengeResponse).sorted().joined(separator: ",")
+            step = .continueSignInWithFirstFactorSelection(factors)
+        case "SMS_OTP":
+            let medium: [String: JSONValue] = [
+                "Destination": parameters["CODE_DELIVERY_DESTINATION"].map(JSONValue.string) ?? .null, "DeliveryMedium": "SMS",
+            ]
+            step = .confirmSignInWithOTP(CognitoUserPoolService.deliveryDetails(.object(medium)))
         case "MFA_SETUP":
             // The pool requires MFA and the user has none yet: set up an authenticator app.
             guard Self.mfaTypes(parameters["MFAS_CAN_SETUP"]).contains(.totp), let session = answer["Session"]?.stringValue else {
@@ -319,6 +354,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
         if let session = await (try sessions()).current {
             throw AuthError.invalidState("'\(session.username)' is already signed in.", "Sign out first.")
         }
+        try requireNotFederated()
         pending = nil
         let flow = HostedUISignIn(oauth: oauth, clientSecret: configuration.appClientSecret, http: http, loop: try loop())
         let answer = try await flow.run(presentURL: presentURL, timeout: timeout)
@@ -353,6 +389,9 @@ public actor CognitoAuthEngine: AuthAccountEngine {
         case "SMS_MFA": responses["SMS_MFA_CODE"] = response
         case "SOFTWARE_TOKEN_MFA": responses["SOFTWARE_TOKEN_MFA_CODE"] = response
         case "EMAIL_OTP": responses["EMAIL_OTP_CODE"] = response
+        case "SMS_OTP": responses["SMS_OTP_CODE"] = response
+        case "SELECT_CHALLENGE":
+            return try await selectFirstFactor(response, challenge: challenge)
         case "SELECT_MFA_TYPE": responses["ANSWER"] = MFAType(rawValue: response)?.rawValue ?? response
         default: responses["ANSWER"] = response
         }
@@ -524,6 +563,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
             return .success(sub)
         }
         let (identityId, credentials) = await identityPoolCredentials()
+        if !signedIn, let federated = federatedSession(identityId: identityId, credentials: credentials) { return federated }
         return AWSAuthCognitoSession(
             isSignedIn: signedIn, userSubResult: sub, userPoolTokensResult: tokens, identityIdResult: identityId, awsCredentialsResult: credentials)
     }
@@ -551,7 +591,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
 
     /// The session this call acts on: the server context's, or the process-wide keeper's.
     /// - Throws: `AuthError.invalidState(_:_:_:)` in a context of another pool.
-    private func sessions() throws -> any AuthSessionHolding {
+    func sessions() throws -> any AuthSessionHolding {
         try AuthServerContext.sessions(for: tenant, processWide: keeper)
     }
 
@@ -565,12 +605,12 @@ public actor CognitoAuthEngine: AuthAccountEngine {
             // A context of another pool: none of this pool's identities (not the process-wide one's).
             return nil
         }
-        guard let context else { return identity }
+        guard let context else { return federation?.provider ?? identity }
         guard let makeIdentity else { return nil }
         guard let user = context.user else {
             // Nobody signed in in the context: a guest, never the process-wide user.
             if let contextGuest { return contextGuest }
-            let guest = makeIdentity { [:] }
+            let guest = makeIdentity(nil) { [:] }
             contextGuest = guest
             return guest
         }
@@ -578,7 +618,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
         if contextIdentities.count >= Self.contextIdentityCacheLimit { contextIdentities.removeAll(keepingCapacity: true) }
         let session = context.session
         let provider = "cognito-idp.\(configuration.region).amazonaws.com/\(configuration.userPoolId)"
-        let made = makeIdentity {
+        let made = makeIdentity(nil) {
             guard let current = try? await session.validSession(), !current.idToken.isEmpty else { return [:] }
             return [provider: current.idToken]
         }

@@ -76,11 +76,11 @@ public enum AWSCognitoSignOutResult: AuthSignOutResult, CustomStringConvertible 
 }
 
 /// Options for `signIn` through this plugin: `AuthSignInRequest.Options(pluginOptions: AWSAuthSignInOptions(authFlowType: .userPassword))`.
-public struct AWSAuthSignInOptions: Sendable {
+public struct AWSAuthSignInOptions: AuthFlowTypeSignInOptions {
     /// The flow for this sign-in instead of the configured one.
-    public let authFlowType: CognitoAuthConfiguration.AuthenticationFlow?
+    public let authFlowType: AuthFlowType?
     /// Options.
-    public init(authFlowType: CognitoAuthConfiguration.AuthenticationFlow? = nil) {
+    public init(authFlowType: AuthFlowType? = nil) {
         self.authFlowType = authFlowType
     }
 }

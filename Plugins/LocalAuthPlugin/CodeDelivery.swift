@@ -10,6 +10,8 @@ public enum CodePurpose: String, Sendable, Codable {
     case verifyEmail
     /// Verifying the phone number attribute.
     case verifyPhoneNumber
+    /// Signing in: the second factor by email or text message (email / SMS MFA).
+    case signIn
 }
 
 /// A code on its way to a user: what a delivery sends.

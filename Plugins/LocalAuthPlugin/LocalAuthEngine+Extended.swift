@@ -42,25 +42,30 @@ extension LocalAuthEngine: AuthExtendedAccountEngine {
         try await pool.updateMFAPreference(sub: user.sub, changes)
     }
 
-    /// Signs in `username`, confirmed since it signed up through this engine (the ticket
-    /// `LocalAuthPlugin` keeps), without a password.
-    /// - Throws: `AuthError.invalidState` if someone is signed in or the user is not confirmed.
-    func autoSignIn(username: String) async throws -> (AuthSignInResult, SignedInUser) {
+    /// Lets the calling session holder's ``autoSignIn()`` sign `username` in, for the pool's code
+    /// lifetime.
+    /// - Throws: `AuthError.invalidState` in a server context of another pool.
+    func keepAutoSignIn(username: String) throws {
+        autoSignIns.set(username, for: try sessionHolder())
+    }
+
+    /// Signs in the user whose sign-up (through `LocalAuthPlugin`) this session holder confirmed,
+    /// without a password; a user with MFA on gets its step, as after `signIn`.
+    /// - Throws: `AuthError.invalidState` when none is waiting, someone is signed in, or the user
+    ///   is not confirmed.
+    func autoSignIn() async throws -> (AuthSignInResult, SignedInUser?) {
         let pool = try await prepare()
-        if let session = await keeper?.current {
-            throw AuthError.invalidState("'\(session.username)' is already signed in.", "Sign out first.")
+        let holder = try sessionHolder()
+        guard let username = autoSignIns.challenge(for: holder) else {
+            throw AuthError.invalidState("No confirmed sign-up is waiting to sign in.", "Sign up and confirm with this plugin first, or call signIn.")
         }
+        try await requireNobody(in: holder)
+        autoSignIns.set(nil, for: holder)
         let user = try await existingUser(username, pool)
         guard user.confirmed else {
             throw AuthError.invalidState("'\(username)' is not confirmed yet.", "Call confirmSignUp(for:confirmationCode:) first.")
         }
-        let tokens = try await pool.issueTokens(for: user)
-        do {
-            try await keeper?.begin(Self.storedSession(user, tokens))
-        } catch {
-            try? await pool.revoke(refreshToken: tokens.refreshToken)
-            throw error
-        }
-        return (AuthSignInResult(nextStep: .done), SignedInUser(username: user.username, userId: user.sub))
+        pendingSignIns.set(nil, for: holder)
+        return try await secondFactor(for: user, pool: pool, holder: holder)
     }
 }

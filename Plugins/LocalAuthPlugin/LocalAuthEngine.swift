@@ -17,6 +17,10 @@ public actor LocalAuthEngine: AuthAccountEngine {
     private let eventLoop: @Sendable () throws -> EventLoop
     /// The pool server contexts of this engine are bound to.
     nonisolated let tenant: AuthTenant
+    /// Sign-ins waiting for their second factor, one per session holder (Cognito's 3 minutes).
+    var pendingSignIns = PendingSignIns<LocalSignInChallenge>(lifetime: 180)
+    /// Confirmed sign-ups `autoSignIn()` may complete (their usernames), one per session holder.
+    var autoSignIns: PendingSignIns<String>
 
     init(
         configuration: LocalAuthConfiguration, delivery: (any CodeDelivery)?, pluginKey: String,
@@ -28,17 +32,21 @@ public actor LocalAuthEngine: AuthAccountEngine {
         self.hub = hub
         self.eventLoop = eventLoop
         tenant = AuthTenant(pool: configuration.directory, clientId: configuration.clientId, issuer: configuration.issuer)
+        autoSignIns = PendingSignIns(lifetime: configuration.codeLifetime)
     }
 
     /// The session this call acts on: the server context's, or the process-wide keeper's.
     /// - Throws: `AuthError.invalidState(_:_:_:)` in a context of another pool.
-    private func sessions() throws -> (any AuthSessionHolding)? {
+    func sessions() throws -> (any AuthSessionHolding)? {
         if let context = try AuthServerContext.current(for: tenant) { return context.session }
         return keeper
     }
 
     /// How long a code (and an auto sign-in ticket) stays valid, in seconds.
     nonisolated var codeLifetime: TimeInterval { configuration.codeLifetime }
+
+    /// How many wrong codes a sign-in, or a code, survives.
+    nonisolated var codeMaxAttempts: Int { configuration.codeMaxAttempts }
 
     // MARK: Set-up
 
@@ -118,32 +126,9 @@ public actor LocalAuthEngine: AuthAccountEngine {
         return try await pool.sendCode(to: user, purpose: .signUp)
     }
 
-    func signIn(username: String?, password: String?) async throws -> (AuthSignInResult, SignedInUser?) {
-        let pool = try await prepare()
-        let holder = try sessions()
-        if let session = await holder?.current {
-            throw AuthError.invalidState("'\(session.username)' is already signed in.", "Sign out first.")
-        }
-        guard let username, let password else {
-            throw AuthError.validation("username", "The local user pool needs a username and a password.", "Pass both.")
-        }
-        let user = try await pool.authenticate(username: username, password: password)
-        guard user.confirmed else { return (AuthSignInResult(nextStep: .confirmSignUp(nil)), nil) }
-        let tokens = try await pool.issueTokens(for: user)
-        do {
-            // Another sign-in may have won while the password was checked (this actor is
-            // re-entered across every await): the session is claimed in one step, and a refused
-            // sign-in's refresh token is revoked, never left valid.
-            try await holder?.begin(Self.storedSession(user, tokens))
-        } catch {
-            try? await pool.revoke(refreshToken: tokens.refreshToken)
-            throw error
-        }
-        return (AuthSignInResult(nextStep: .done), SignedInUser(username: user.username, userId: user.sub))
-    }
-
     func signOut(global: Bool) async -> (LocalSignOutResult, String?) {
         guard let pool = try? await prepare(), let holder = try? sessions(), let current = await holder.current else {
+            if let holder = try? sessions() { pendingSignIns.set(nil, for: holder) }
             return (LocalSignOutResult(signedOutLocally: true, revokedTokens: false, message: "Nobody was signed in."), nil)
         }
         var revoked = true

@@ -3,37 +3,23 @@ import AmplifyAuthCore
 import AmplifyConcurrency
 import Foundation
 
-/// The sign-ups that may end in `autoSignIn()`: those made through the plugin (until their
-/// ticket lapses), and the one confirmed last, which `autoSignIn()` takes.
+/// The sign-ups made through the plugin that may end in `autoSignIn()`, until their ticket
+/// lapses (the pool's code lifetime). A confirmed one moves to the engine, which keeps it for the
+/// session (process-wide, or the server context) that confirmed it.
 final class AutoSignInTickets: Sendable {
-    private struct State {
-        var signedUp: [String: Date] = [:]
-        var confirmed: (username: String, expiry: Date)?
-    }
-
-    private let state = Locked(State())
+    private let signedUp = Locked([String: Date]())
 
     /// Keeps a ticket for `username` for `lifetime` seconds.
     func issue(_ username: String, lifetime: TimeInterval) {
-        state.withLock { $0.signedUp[LocalUserPool.canonical(username)] = Date().addingTimeInterval(lifetime) }
+        signedUp.withLock { $0[LocalUserPool.canonical(username)] = Date().addingTimeInterval(lifetime) }
     }
 
-    /// Moves `username`'s ticket, if it has a live one, to the confirmed slot; `true` if it did.
-    func confirm(_ username: String) -> Bool {
-        state.withLock { state in
-            let key = LocalUserPool.canonical(username)
-            guard let expiry = state.signedUp.removeValue(forKey: key), expiry > Date() else { return false }
-            state.confirmed = (key, expiry)
-            return true
-        }
-    }
-
-    /// The confirmed sign-up waiting, taken (`nil` if none, or it lapsed).
-    func takeConfirmed() -> String? {
-        state.withLock { state in
-            defer { state.confirmed = nil }
-            guard let confirmed = state.confirmed, confirmed.expiry > Date() else { return nil }
-            return confirmed.username
+    /// Takes `username`'s ticket; `true` if it had a live one.
+    func take(_ username: String) -> Bool {
+        signedUp.withLock { tickets in
+            let now = Date()
+            tickets = tickets.filter { $0.value > now }
+            return tickets.removeValue(forKey: LocalUserPool.canonical(username)) != nil
         }
     }
 }
@@ -59,24 +45,24 @@ extension LocalAuthPlugin: AuthCategoryExtendedBehavior {
     public func confirmSignUp(for username: String, confirmationCode: String, options: AuthConfirmSignUpRequest.Options?) async throws -> AuthSignUpResult {
         let tickets = autoSignInTickets
         return try await authEvents.report(HubPayload.EventName.Auth.confirmSignUpAPI, username: username) {
-            let result = try await accountEngine().confirmSignUp(username: username, code: confirmationCode)
-            guard tickets.confirm(username) else { return result }
+            let engine = try accountEngine()
+            let result = try await engine.confirmSignUp(username: username, code: confirmationCode)
+            guard tickets.take(username) else { return result }
+            try await engine.keepAutoSignIn(username: username)
             return AuthSignUpResult(.completeAutoSignIn(username), userID: result.userID)
         }
     }
 
-    /// Signs in the user whose sign-up through this plugin was just confirmed; dispatches
-    /// `Auth.autoSignInAPI` and `Auth.signedIn`.
+    /// Signs in the user whose sign-up through this plugin was just confirmed, in the session
+    /// (process-wide, or the server context) that confirmed it; a user with MFA on gets its step.
+    /// Dispatches `Auth.autoSignInAPI`, and `Auth.signedIn` when signed in.
     /// - Throws: `AuthError.invalidState` when no confirmed sign-up is waiting.
     public func autoSignIn() async throws -> AuthSignInResult {
-        let tickets = autoSignInTickets
         let (result, user) = try await authEvents.report(HubPayload.EventName.Auth.autoSignInAPI, username: nil, published: \.0) {
-            guard let username = tickets.takeConfirmed() else {
-                throw AuthError.invalidState("No confirmed sign-up is waiting to sign in.", "Sign up and confirm with this plugin first, or call signIn.")
-            }
-            return try await accountEngine().autoSignIn(username: username)
+            try await accountEngine().autoSignIn()
         }
-        authEvents.lifecycle(HubPayload.EventName.Auth.signedIn, user)
+        if let user { authEvents.lifecycle(HubPayload.EventName.Auth.signedIn, user) }
         return result
     }
 }
+

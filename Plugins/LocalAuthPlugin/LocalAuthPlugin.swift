@@ -87,23 +87,41 @@ public final class LocalAuthPlugin: AuthServerContextPlugin {
         return engine
     }
 
-    /// Signs a user in; an unconfirmed user gets `.confirmSignUp` as the next step.
+    /// Signs a user in; an unconfirmed user gets `.confirmSignUp` as the next step, a user with
+    /// MFA on the step of their preferred (or only) method, or `.continueSignInWithMFASelection`
+    /// when several are on and none is preferred (see ``confirmSignIn(challengeResponse:options:)``).
+    /// With `AuthFlowType.userAuth(preferredFirstFactor:)` (as `options.pluginOptions`, bare or in
+    /// any ``Amplify/AuthFlowTypeSignInOptions`` such as the Cognito plugin's `AWSAuthSignInOptions`)
+    /// the sign-in is choice-based: the password, or a one-time code by email or text message
+    /// (`.confirmSignInWithOTP`), preferred or chosen at `.continueSignInWithFirstFactorSelection`.
     /// - Throws: `AuthError/notAuthorized(_:_:_:)` for a wrong password or a locked account,
     ///   `AuthError/invalidState(_:_:_:)` if someone is signed in.
     public func signIn(username: String?, password: String?, options: AuthSignInRequest.Options?) async throws -> AuthSignInResult {
+        let flow = (options?.pluginOptions as? any AuthFlowTypeSignInOptions)?.authFlowType ?? (options?.pluginOptions as? AuthFlowType)
         let (result, user) = try await events.report(HubPayload.EventName.Auth.signInAPI, username: username, published: \.0) {
-            try await engine().signIn(username: username, password: password)
+            try await engine().signIn(username: username, password: password, flow: flow)
         }
         if let user { events.lifecycle(HubPayload.EventName.Auth.signedIn, user) }
         return result
     }
 
-    /// The local pool has no sign-in challenges.
-    /// - Throws: `AuthError/invalidState(_:_:_:)`.
+    /// Answers the step `signIn` returned: the MFA method chosen at
+    /// `.continueSignInWithMFASelection` (`MFAType.challengeResponse`), the first factor chosen at
+    /// `.continueSignInWithFirstFactorSelection` (`AuthFactorType.challengeResponse`), the password
+    /// at `.confirmSignInWithPassword`, or the code at `.confirmSignInWithTOTPCode` (from the
+    /// authenticator app), `.confirmSignInWithOTP` (sent by email or text) or
+    /// `.confirmSignInWithSMSMFACode` (sent to the phone number); codes go through the plugin's
+    /// delivery (the outbox by default). Dispatches `Auth.signedIn` when it completes.
+    /// - Throws: `AuthError/invalidState(_:_:_:)` with no sign-in waiting,
+    ///   `AuthError/validation(_:_:_:_:)` for a wrong code (it may be tried again) or a method not
+    ///   offered, `AuthError/notAuthorized(_:_:_:)` once `codeMaxAttempts` codes were wrong (sign
+    ///   in again).
     public func confirmSignIn(challengeResponse: String, options: AuthConfirmSignInRequest.Options?) async throws -> AuthSignInResult {
-        try await events.report(HubPayload.EventName.Auth.confirmSignInAPI) {
-            throw AuthError.invalidState("There is no sign-in challenge to answer: the local pool does not use them.", "Call signIn.")
+        let (result, user) = try await events.report(HubPayload.EventName.Auth.confirmSignInAPI, username: nil, published: \.0) {
+            try await engine().confirmSignIn(response: challengeResponse)
         }
+        if let user { events.lifecycle(HubPayload.EventName.Auth.signedIn, user) }
+        return result
     }
 
     /// Signs out (revoking the session's refresh token, or with `globalSignOut` every one of the

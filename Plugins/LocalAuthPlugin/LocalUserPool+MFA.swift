@@ -31,24 +31,7 @@ extension LocalUserPool {
     /// Sends a code for verifying attribute `key` to the attribute's own value.
     /// - Throws: `AuthError.validation` when the user has no such attribute.
     func sendVerificationCode(to user: PoolUser, attribute key: AuthUserAttributeKey) async throws -> AuthCodeDeliveryDetails {
-        let purpose = try Self.verificationPurpose(key)
-        guard let value = try await attributes(sub: user.sub).first(where: { $0.key == key })?.value, !value.isEmpty else {
-            throw AuthError.validation("userAttributeKey", "'\(user.username)' has no \(key.rawValue) to verify.", "Set the attribute first with update(userAttribute:).")
-        }
-        let digits = try Digest.randomBytes(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } % 1_000_000
-        let code = String(format: "%06llu", digits)
-        try await database.run("INSERT OR REPLACE INTO codes VALUES (?, ?, ?, ?, 0)",
-                               [.text(user.sub), .text(purpose.rawValue), .blob(mac("\(user.sub):\(purpose.rawValue):\(code)")),
-                                .real(Date().timeIntervalSince1970 + configuration.codeLifetime)])
-        let message = CodeMessage(username: user.username, destination: value, purpose: purpose, code: code, createdAt: Date())
-        if let delivery {
-            try await delivery.deliver(message)
-        } else {
-            try await database.run("INSERT INTO outbox (username, destination, purpose, code, created_at) VALUES (?, ?, ?, ?, ?)",
-                                   [.text(message.username), .text(value), .text(purpose.rawValue), .text(code), .real(message.createdAt.timeIntervalSince1970)])
-        }
-        let destination: DeliveryDestination = key == .email ? .email(Self.mask(value)) : .sms(Self.mask(value))
-        return AuthCodeDeliveryDetails(destination: destination, attributeKey: key)
+        try await sendCode(to: user, purpose: try Self.verificationPurpose(key), via: key, what: "verify")
     }
 
     /// Checks the code and marks the attribute verified (`email_verified` / `phone_number_verified`).

@@ -216,17 +216,35 @@ actor LocalUserPool {
                 try connection.run("UPDATE users SET failed_attempts = 0, locked_until = 0 WHERE sub = ?", [.text(sub)])
                 return .accepted
             }
-            // One statement: the new count is the old one plus one (or 1 after a lock that ran
-            // out), and the lock is set in the same write when that count reaches the limit.
-            try connection.run("""
-                UPDATE users SET
-                    failed_attempts = CASE WHEN locked_until > 0 THEN 1 ELSE failed_attempts + 1 END,
-                    locked_until = CASE WHEN (CASE WHEN locked_until > 0 THEN 1 ELSE failed_attempts + 1 END) >= ?1
-                                        THEN ?2 ELSE 0 END
-                WHERE sub = ?3
-                """, [.integer(limit), .real(now + lockout), .text(sub)])
+            try connection.run(Self.countFailureSQL, [.integer(limit), .real(now + lockout), .text(sub)])
             return .wrong
         }
+    }
+
+    /// One statement: the new count is the old one plus one (or 1 after a lock that ran out), and
+    /// the lock is set in the same write when that count reaches the limit (`?1` the limit, `?2`
+    /// the lock's end, `?3` the user).
+    static let countFailureSQL = """
+        UPDATE users SET
+            failed_attempts = CASE WHEN locked_until > 0 THEN 1 ELSE failed_attempts + 1 END,
+            locked_until = CASE WHEN (CASE WHEN locked_until > 0 THEN 1 ELSE failed_attempts + 1 END) >= ?1
+                                THEN ?2 ELSE 0 END
+        WHERE sub = ?3
+        """
+
+    /// Counts a wrong sign-in code (one-time or MFA) toward the account's lockout, as a wrong
+    /// password is.
+    func countFailedCode(sub: String) async throws {
+        try await database.run(Self.countFailureSQL, [
+            .integer(Int64(configuration.maxFailedAttempts)), .real(Date().timeIntervalSince1970 + configuration.lockoutDuration), .text(sub),
+        ])
+    }
+
+    /// - Throws: `AuthError.notAuthorized` ("locked for … more seconds") while the account is locked.
+    func requireNotLocked(sub: String) async throws {
+        let lockedUntil = try await database.run("SELECT locked_until FROM users WHERE sub = ?", [.text(sub)]).first?["locked_until"].real ?? 0
+        let now = Date().timeIntervalSince1970
+        if lockedUntil > now { throw Self.lockedError(remaining: lockedUntil - now) }
     }
 
     /// "locked for 42 more seconds"; a lock too far away to count (a stored value beyond any
@@ -273,24 +291,42 @@ actor LocalUserPool {
 
     // MARK: Codes
 
+    /// Sends a `purpose` code to the user's email, else their phone number, else their username.
     func sendCode(to user: PoolUser, purpose: CodePurpose) async throws -> AuthCodeDeliveryDetails {
+        let attributes = try await attributes(sub: user.sub)
+        let email = attributes.first { $0.key == .email }?.value
+        let phone = attributes.first { $0.key == .phoneNumber }?.value
+        try await issueCode(to: user, purpose: purpose, destination: email ?? phone ?? user.username)
+        let destination: DeliveryDestination = email.map { .email(Self.mask($0)) } ?? phone.map { .sms(Self.mask($0)) } ?? .unknown(nil)
+        return AuthCodeDeliveryDetails(destination: destination, attributeKey: email != nil ? .email : phone != nil ? .phoneNumber : nil)
+    }
+
+    /// Sends a `purpose` code to the user's attribute `key` (`.email` or `.phoneNumber`).
+    /// - Throws: `AuthError.validation` "'name' has no key to `what`" when the user has no such attribute.
+    func sendCode(to user: PoolUser, purpose: CodePurpose, via key: AuthUserAttributeKey, what: String = "send a code to") async throws -> AuthCodeDeliveryDetails {
+        guard let value = try await attributes(sub: user.sub).first(where: { $0.key == key })?.value, !value.isEmpty else {
+            throw AuthError.validation("userAttributeKey", "'\(user.username)' has no \(key.rawValue) to \(what).", "Set the attribute first with update(userAttribute:).")
+        }
+        try await issueCode(to: user, purpose: purpose, destination: value)
+        let destination: DeliveryDestination = key == .email ? .email(Self.mask(value)) : .sms(Self.mask(value))
+        return AuthCodeDeliveryDetails(destination: destination, attributeKey: key)
+    }
+
+    /// Makes a new six-digit `purpose` code for the user (replacing the previous one; stored only
+    /// as an HMAC) and hands it to the delivery, or to the outbox.
+    private func issueCode(to user: PoolUser, purpose: CodePurpose, destination: String) async throws {
         let digits = try Digest.randomBytes(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } % 1_000_000
         let code = String(format: "%06llu", digits)
         try await database.run("INSERT OR REPLACE INTO codes VALUES (?, ?, ?, ?, 0)",
                                [.text(user.sub), .text(purpose.rawValue), .blob(mac("\(user.sub):\(purpose.rawValue):\(code)")),
                                 .real(Date().timeIntervalSince1970 + configuration.codeLifetime)])
-        let attributes = try await attributes(sub: user.sub)
-        let email = attributes.first { $0.key == .email }?.value
-        let phone = attributes.first { $0.key == .phoneNumber }?.value
-        let message = CodeMessage(username: user.username, destination: email ?? phone ?? user.username, purpose: purpose, code: code, createdAt: Date())
+        let message = CodeMessage(username: user.username, destination: destination, purpose: purpose, code: code, createdAt: Date())
         if let delivery {
             try await delivery.deliver(message)
         } else {
             try await database.run("INSERT INTO outbox (username, destination, purpose, code, created_at) VALUES (?, ?, ?, ?, ?)",
-                                   [.text(message.username), .text(message.destination), .text(purpose.rawValue), .text(code), .real(message.createdAt.timeIntervalSince1970)])
+                                   [.text(message.username), .text(destination), .text(purpose.rawValue), .text(code), .real(message.createdAt.timeIntervalSince1970)])
         }
-        let destination: DeliveryDestination = email.map { .email(Self.mask($0)) } ?? phone.map { .sms(Self.mask($0)) } ?? .unknown(nil)
-        return AuthCodeDeliveryDetails(destination: destination, attributeKey: email != nil ? .email : phone != nil ? .phoneNumber : nil)
     }
 
     /// Checks and consumes a code: single use, expiring, limited attempts.
@@ -339,7 +375,9 @@ actor LocalUserPool {
     /// Issues ID, access and refresh tokens. A refresh token made by rotation keeps the expiry of
     /// the one it replaces (`refreshExpiry`): using a session does not make it last longer than
     /// the refresh-token lifetime from sign-in.
-    func issueTokens(for user: PoolUser, refreshExpiry: Date? = nil) async throws -> IssuedTokens {
+    /// `deviceKey` (the tracked device of the sign-in) goes into the access token's `device_key`
+    /// claim and before the refresh token's random part.
+    func issueTokens(for user: PoolUser, refreshExpiry: Date? = nil, deviceKey: String? = nil) async throws -> IssuedTokens {
         let now = Date()
         let accessExpiry = now.addingTimeInterval(configuration.accessTokenLifetime)
         let attributes = try await attributes(sub: user.sub)
@@ -349,13 +387,15 @@ actor LocalUserPool {
             "jti": .string(UUID().uuidString.lowercased()), "token_use": "id", "cognito:username": .string(user.username),
         ]
         for attribute in attributes where attribute.key != .sub { idClaims[attribute.key.rawValue] = .string(attribute.value) }
-        let accessClaims: [String: JSONValue] = [
+        var accessClaims: [String: JSONValue] = [
             "iss": .string(configuration.issuer), "sub": .string(user.sub), "client_id": .string(configuration.clientId),
             "iat": .number(now.timeIntervalSince1970.rounded(.down)), "exp": .number(accessExpiry.timeIntervalSince1970.rounded(.down)),
             "jti": .string(UUID().uuidString.lowercased()), "token_use": "access", "username": .string(user.username),
             "ver": .number(Double(user.tokenVersion)), "scope": "aws.cognito.signin.user.admin",
         ]
-        let refreshToken = Base64URL.encode(try Digest.randomBytes(32))
+        accessClaims["device_key"] = deviceKey.map(JSONValue.string)
+        let random = Base64URL.encode(try Digest.randomBytes(32))
+        let refreshToken = deviceKey.map { "\($0).\(random)" } ?? random
         let refreshExpiry = refreshExpiry ?? now.addingTimeInterval(configuration.refreshTokenLifetime)
         let tokenMac = mac(refreshToken)
         try await database.transaction { connection in
@@ -393,7 +433,7 @@ actor LocalUserPool {
         // The new tokens carry the version the rotation saw, so a global sign-out that ran since
         // makes them invalid too.
         let user = PoolUser(sub: current.sub, username: current.username, confirmed: current.confirmed, tokenVersion: version)
-        return (user, try await issueTokens(for: user, refreshExpiry: Date(timeIntervalSince1970: expiry)))
+        return (user, try await issueTokens(for: user, refreshExpiry: Date(timeIntervalSince1970: expiry), deviceKey: Self.deviceKey(ofRefreshToken: refreshToken)))
     }
 
     func revoke(refreshToken: String) async throws {

@@ -26,13 +26,13 @@ public actor AuthSessionKeeper {
     /// How long the timer waits to try again after a refresh that could not reach the service.
     public static let retryDelay: TimeInterval = 30
 
-    private let pluginKey: String
+    let pluginKey: String
     private let tenant: String
     private let refreshLead: TimeInterval
     private let hub: @Sendable () -> any HubCategoryBehavior
     private let eventLoop: @Sendable () throws -> EventLoop
     private let exchange: Refresh
-    private var store: CredentialStore?
+    private(set) var store: CredentialStore?
     private var session: StoredSession?
     private var expired = false
     private var timer: LoopTimer?

@@ -37,7 +37,7 @@ public struct StoredSession: Sendable, Equatable {
 /// Where every Auth plugin keeps its signed-in session, so a new process finds the user already
 /// signed in: an SQLite file of mode 0600, one row per plugin key. Safe from any task.
 public actor CredentialStore {
-    private let database: SQLiteDatabase
+    let database: SQLiteDatabase
     /// The file's path.
     public let path: String
 

@@ -17,7 +17,8 @@ struct AuthGroup: CommandGroup {
             AuthCommands.Attributes.self, AuthCommands.UpdateAttribute.self, AuthCommands.ChangePassword.self,
             AuthCommands.ResetPassword.self, AuthCommands.ConfirmResetPassword.self, AuthCommands.DeleteUser.self,
             AuthCommands.Outbox.self, AuthCommands.JWKS.self, AuthCommands.VerifyAttribute.self, AuthCommands.ConfirmAttribute.self,
-            AuthCommands.SetUpTOTP.self, AuthCommands.VerifyTOTP.self, AuthCommands.MFA.self,
+            AuthCommands.SetUpTOTP.self, AuthCommands.VerifyTOTP.self, AuthCommands.MFA.self, AuthCommands.Devices.self,
+            AuthCommands.RememberDevice.self, AuthCommands.ForgetDevice.self,
         ])
 }
 
@@ -72,11 +73,13 @@ enum AuthCommands {
     struct SignIn: AmplifyCommand {
         static let configuration = CommandConfiguration(
             commandName: "sign-in", abstract: "Sign a user in (--web: through the hosted UI).",
-            discussion: "Signs USER in; the session is kept in the credential store for later commands. A challenge (new password, SMS or TOTP code, custom answer) is asked for next, from the terminal or as the next line of standard input. With --web (Cognito), prints the hosted UI's sign-in URL (and runs COMMAND URL, or $BROWSER URL, to open it) and waits for the browser's redirect on the loopback redirect URI. \(PasswordArguments.help)")
+            discussion: "Signs USER in; the session is kept in the credential store for later commands. A challenge (new password, SMS, email or TOTP code, MFA method, custom answer) is asked for next, from the terminal or as the next line of standard input. With --first-factor (passwordless, USER_AUTH) no password is asked first: email-otp or sms-otp sends a one-time code and asks for it, password or password-srp asks for the password, choose asks which factor to use. With --web (Cognito), prints the hosted UI's sign-in URL (and runs COMMAND URL, or $BROWSER URL, to open it) and waits for the browser's redirect on the loopback redirect URI. \(PasswordArguments.help)")
         @OptionGroup var global: GlobalOptions
         @Argument(help: ArgumentHelp("The user's name (not with --web).", valueName: "user")) var username: String?
         @Flag(help: "Read the password (and the answers to challenges) from standard input, a line each.") var passwordStdin = false
         @Flag(help: "Sign in through the hosted UI (Cognito).") var web = false
+        @Option(help: ArgumentHelp("Sign in without a password first (USER_AUTH): email-otp, sms-otp, password, password-srp or choose.", valueName: "factor"))
+        var firstFactor: String?
         @Option(help: ArgumentHelp("The command that opens the sign-in URL (default: $BROWSER).", valueName: "command")) var browser: String?
         @Argument(parsing: .allUnrecognized, help: .hidden) var unexpected: [String] = []
 
@@ -84,13 +87,37 @@ enum AuthCommands {
             try PasswordArguments.refuse(unexpected, command: "auth sign-in", takes: "USER and --password-stdin, or --web")
             if web, username != nil { throw ValidationError("auth sign-in --web takes no USER: the hosted UI asks who signs in.") }
             if !web, username == nil { throw ValidationError("auth sign-in needs USER (or --web).") }
+            if web, firstFactor != nil { throw ValidationError("auth sign-in --web takes no --first-factor: the hosted UI asks.") }
+            _ = try Self.flow(firstFactor)
+        }
+
+        /// The `USER_AUTH` flow `--first-factor` asks for (`nil`: the configured flow).
+        static func flow(_ option: String?) throws -> AuthFlowType? {
+            guard let option else { return nil }
+            switch option {
+            case "choose": return .userAuth(preferredFirstFactor: nil)
+            case "email-otp": return .userAuth(preferredFirstFactor: .emailOTP)
+            case "sms-otp": return .userAuth(preferredFirstFactor: .smsOTP)
+            case "password": return .userAuth(preferredFirstFactor: .password)
+            case "password-srp": return .userAuth(preferredFirstFactor: .passwordSRP)
+            default: throw ValidationError("--first-factor takes email-otp, sms-otp, password, password-srp or choose; got '\(option)'.")
+            }
         }
 
         func execute() async throws -> CommandResult {
             if web { return try await webSignIn(browser: browser ?? ProcessInfo.processInfo.environment["BROWSER"]) }
             guard let username else { throw UsageError("auth sign-in needs USER (or --web).") }
-            let password = try PasswordReader.read(prompt: "Password for \(username): ", fromStandardInput: passwordStdin)
-            var result = try await Amplify.Auth.signIn(username: username, password: password)
+            var result: AuthSignInResult
+            if let flow = try Self.flow(firstFactor) {
+                // A password factor takes the password now; a one-time code or a choice is asked for next.
+                let wantsPassword = flow == .userAuth(preferredFirstFactor: .password) || flow == .userAuth(preferredFirstFactor: .passwordSRP)
+                let password = wantsPassword ? try PasswordReader.read(prompt: "Password for \(username): ", fromStandardInput: passwordStdin) : nil
+                result = try await Amplify.Auth.signIn(
+                    username: username, password: password, options: AuthSignInRequest.Options(pluginOptions: AWSAuthSignInOptions(authFlowType: flow)))
+            } else {
+                let password = try PasswordReader.read(prompt: "Password for \(username): ", fromStandardInput: passwordStdin)
+                result = try await Amplify.Auth.signIn(username: username, password: password)
+            }
             while let prompt = challengePrompt(result.nextStep) {
                 let answer = try PasswordReader.read(prompt: prompt, fromStandardInput: passwordStdin)
                 result = try await Amplify.Auth.confirmSignIn(challengeResponse: answer)
@@ -324,6 +351,8 @@ enum AuthCommands {
                 + ((try? details.getSetupURI(appName: "Amplify").absoluteString).map { "  (or its URI: \($0))\n" } ?? "")
                 + "Then enter the app's code: "
         case .continueSignInWithMFASelection(let types): "MFA type (\(types.map(\.rawValue).sorted().joined(separator: " or "))): "
+        case .continueSignInWithFirstFactorSelection(let factors): "First factor (\(factors.map(\.challengeResponse).sorted().joined(separator: " or "))): "
+        case .confirmSignInWithPassword: "Password: "
         default: nil
         }
     }

@@ -18,6 +18,15 @@ struct RecordedExchangeTests {
         let events: HubEventRecorder
         let plugin: AWSCognitoAuthPlugin
         let folder = NSTemporaryDirectory() + "cognito-replay-\(UUID().uuidString)"
+        /// The plugin's block (the replay endpoint, the credential store in `folder`).
+        let block: JSONValue
+
+        /// Another plugin on the same endpoint and credential store: the next process.
+        func restarted() throws -> AWSCognitoAuthPlugin {
+            let next = AWSCognitoAuthPlugin(hub: hub, loop: loop, environment: [:])
+            try next.configure(using: block)
+            return next
+        }
 
         init(_ fixture: String, flow: String = "USER_PASSWORD_AUTH") async throws {
             server = try await LocalHTTPServer.start()
@@ -29,15 +38,16 @@ struct RecordedExchangeTests {
             let stored = try await http.send(HTTPRequest(method: "PUT", url: server.url("/stored/fixtures"), body: .bytes(Array(Data(contentsOf: recorded)))))
             await http.shutdown()
             guard stored.status == 204 else { throw CocoaError(.fileReadUnknown) }
-            plugin = AWSCognitoAuthPlugin(hub: hub, loop: loop, environment: [:])
-            try plugin.configure(using: [
+            block = [
                 "CognitoUserPool": ["Default": [
                     "PoolId": "us-east-1_Fixture1", "AppClientId": "fixtureclient", "AppClientSecret": "fixturesecret",
                     "Region": "us-east-1", "Endpoint": .string(server.url("/replay").absoluteString),
                 ]],
                 "Auth": ["Default": ["authenticationFlowType": .string(flow)]],
                 "credentialStore": .string(folder + "/credentials.sqlite"),
-            ] as JSONValue)
+            ]
+            plugin = AWSCognitoAuthPlugin(hub: hub, loop: loop, environment: [:])
+            try plugin.configure(using: block)
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         }
 
@@ -208,6 +218,16 @@ struct RecordedExchangeTests {
         #expect(user.username == "bo")
         #expect(user.userId == "5f0c-bo")
         #expect(await replay.eventNames().contains(HubPayload.EventName.Auth.signedIn))
+        try await replay.close()
+    }
+
+    @Test("AuthFlowType.customWithSRP: CUSTOM_AUTH proves the password with SRP (PASSWORD_VERIFIER) first, then the custom challenge is the next step")
+    func customWithSRP() async throws {
+        let replay = try await Replay("custom_with_srp.json")
+        let options = AuthSignInRequest.Options(pluginOptions: AWSAuthSignInOptions(authFlowType: .customWithSRP))
+        let first = try await replay.plugin.signIn(username: "bo", password: "Passw0rd!x", options: options)
+        #expect(first.nextStep == .confirmSignInWithCustomChallenge(["question": "What is 2 + 2?"]))
+        #expect(try await replay.plugin.confirmSignIn(challengeResponse: "4", options: nil).isSignedIn)
         try await replay.close()
     }
 }

@@ -7,7 +7,7 @@ struct HelpTests {
         "config check", "demo", "hub listen", "auth sign-up", "auth confirm-sign-up", "auth resend-code", "auth sign-in",
         "auth verify-token", "auth sign-out", "auth whoami", "auth session", "auth attributes", "auth update-attribute",
         "auth change-password", "auth reset-password", "auth confirm-reset-password", "auth delete-user", "auth outbox",
-        "auth jwks", "auth verify-attribute", "auth confirm-attribute", "auth setup-totp", "auth verify-totp", "auth mfa", "analytics record", "analytics flush", "analytics status", "storage put", "storage get", "storage ls",
+        "auth jwks", "auth verify-attribute", "auth confirm-attribute", "auth setup-totp", "auth verify-totp", "auth mfa", "auth devices", "auth remember-device", "auth forget-device", "analytics record", "analytics flush", "analytics status", "storage put", "storage get", "storage ls",
         "storage rm", "storage url", "api query", "api mutate", "api subscribe", "api get", "api post", "api put", "api patch", "api delete",
     ]
 

@@ -19,6 +19,14 @@ struct ConcurrentSignInTests {
         return count
     }
 
+    /// How many devices the pool tracks (a refused sign-in's is forgotten again).
+    static func trackedDevices(_ fixture: LocalPoolFixture) async throws -> Int {
+        let database = try SQLiteDatabase(path: fixture.folder + "/users.sqlite")
+        let count = Int(try await database.run("SELECT COUNT(*) AS n FROM devices").first?["n"].integer ?? -1)
+        await database.close()
+        return count
+    }
+
     /// The session the credential store holds for the plugin, as the next process would find it.
     static func storedUsername(_ fixture: LocalPoolFixture) async throws -> String? {
         let database = try SQLiteDatabase(path: fixture.folder + "/credentials.sqlite")
@@ -32,7 +40,7 @@ struct ConcurrentSignInTests {
         _ = try await plugin.confirmSignUp(for: username, confirmationCode: try await fixture.latestCode(plugin, for: username), options: nil)
     }
 
-    @Test("20 users signing in at once on one plugin: one is signed in, 19 get invalidState saying another user signed in meanwhile, and only the winner's refresh token is live", .timeLimit(.minutes(10)))
+    @Test("20 users signing in at once on one plugin: one is signed in, 19 get invalidState saying another user signed in meanwhile, and only the winner's refresh token is live and its device tracked", .timeLimit(.minutes(10)))
     func racingSignInsInOneProcess() async throws {
         let fixture = try LocalPoolFixture()
         let plugin = try fixture.plugin()
@@ -60,6 +68,8 @@ struct ConcurrentSignInTests {
         #expect(try await Self.storedUsername(fixture) == winner)
         let live = try await Self.liveRefreshTokens(fixture)
         #expect(live == 1, "\(live) live refresh tokens: the losers' were leaked")
+        let devices = try await Self.trackedDevices(fixture)
+        #expect(devices == 1, "\(devices) devices tracked: the losers' were left behind")
         let signedInEvents = await fixture.eventNames().filter { $0 == HubPayload.EventName.Auth.signedIn }.count
         #expect(signedInEvents == 1, "\(signedInEvents) signedIn events")
         // The winner's session works and signs out cleanly; then anyone may sign in.

@@ -25,6 +25,29 @@ struct ExtendedAuthTests {
         try await fixture.close(plugin)
     }
 
+    @Test("autoSignIn() belongs to the session that confirmed the sign-up: a server context cannot take the process-wide one, and one confirmed in a context signs in there")
+    func autoSignInStaysInItsSession() async throws {
+        let fixture = try LocalPoolFixture()
+        let plugin = try fixture.plugin()
+        for name in ["ava", "ivo"] {
+            _ = try await plugin.signUp(username: name, password: "Passw0rd!", options: .init(userAttributes: [AuthUserAttribute(.email, value: "\(name)@example.com")]))
+        }
+        _ = try await plugin.confirmSignUp(for: "ava", confirmationCode: try await fixture.latestCode(plugin, for: "ava"), options: nil)
+        let context = try plugin.emptyServerContext()
+        let taken = await context.run { await authError { _ = try await plugin.autoSignIn() } }
+        guard case .invalidState? = taken else { Issue.record("\(String(describing: taken))"); return }
+        let code = try await fixture.latestCode(plugin, for: "ivo")
+        let inContext = try await context.run {
+            _ = try await plugin.confirmSignUp(for: "ivo", confirmationCode: code, options: nil)
+            return try await plugin.autoSignIn()
+        }
+        #expect(inContext.isSignedIn)
+        #expect(try await context.run { try await plugin.getCurrentUser().username } == "ivo")
+        #expect(try await plugin.autoSignIn().isSignedIn)
+        #expect(try await plugin.getCurrentUser().username == "ava")
+        try await fixture.close(plugin)
+    }
+
     @Test("sendVerificationCode sends a code to the attribute; confirm(userAttribute:) marks it verified; a resent code replaces the first")
     func attributeVerification() async throws {
         let fixture = try LocalPoolFixture()

@@ -31,6 +31,15 @@ final class LocalPoolFixture: Sendable {
         return plugin
     }
 
+    /// A plugin on this pool with a credential store of its own (another machine's sessions).
+    func plugin(store: String) throws -> LocalAuthPlugin {
+        guard case .object(var block) = settings else { return try plugin() }
+        block["credentialStore"] = .string(folder + "/" + store)
+        let plugin = LocalAuthPlugin(hub: hub, eventLoop: loop)
+        try plugin.configure(using: JSONValue.object(block))
+        return plugin
+    }
+
     /// The newest code the outbox holds for `username`.
     func latestCode(_ plugin: LocalAuthPlugin, for username: String) async throws -> String {
         try await plugin.outbox(for: username).last?.code ?? ""

@@ -146,7 +146,7 @@ public enum CognitoSRP {
     }()
 
     /// N, g and k as numbers for one computation.
-    private struct Group {
+    struct Group {
         let n: BigNumber
         let g: BigNumber
         let k: BigNumber

@@ -43,10 +43,13 @@ struct CognitoUserPoolService: Sendable {
         return try await call("SignUp", body)
     }
 
-    func confirmSignUp(username: String, code: String) async throws {
+    /// ConfirmSignUp, with SignUp's `Session` when there is one; its answer may carry the session
+    /// that signs the user in (`USER_AUTH`).
+    func confirmSignUp(username: String, code: String, session: String?) async throws -> JSONValue {
         var body: [String: JSONValue] = ["ClientId": .string(clientId), "Username": .string(username), "ConfirmationCode": .string(code)]
         body["SecretHash"] = secretHash(username).map(JSONValue.string)
-        _ = try await call("ConfirmSignUp", body)
+        body["Session"] = session.map(JSONValue.string)
+        return try await call("ConfirmSignUp", body)
     }
 
     func resendConfirmationCode(username: String) async throws -> JSONValue {
@@ -57,12 +60,15 @@ struct CognitoUserPoolService: Sendable {
 
     // MARK: Sign-in
 
-    func initiateAuth(flow: String, parameters: [String: String], username: String?) async throws -> JSONValue {
+    /// InitiateAuth with `flow`; `session` continues a sign-up (`USER_AUTH` after ConfirmSignUp).
+    func initiateAuth(flow: String, parameters: [String: String], username: String?, session: String? = nil) async throws -> JSONValue {
         var parameters = parameters
         if let username, let hash = secretHash(username) { parameters["SECRET_HASH"] = hash }
-        return try await call("InitiateAuth", [
+        var body: [String: JSONValue] = [
             "AuthFlow": .string(flow), "ClientId": .string(clientId), "AuthParameters": .object(parameters.mapValues(JSONValue.string)),
-        ])
+        ]
+        body["Session"] = session.map(JSONValue.string)
+        return try await call("InitiateAuth", body)
     }
 
     func respondToAuthChallenge(name: String, session: String?, responses: [String: String], username: String) async throws -> JSONValue {
@@ -77,9 +83,12 @@ struct CognitoUserPoolService: Sendable {
     }
 
     /// REFRESH_TOKEN_AUTH. `username` is the one the session belongs to (its `SECRET_HASH` uses
-    /// the user's `sub`-style username Cognito issued the token to).
-    func refresh(refreshToken: String, username: String) async throws -> JSONValue {
-        try await initiateAuth(flow: "REFRESH_TOKEN_AUTH", parameters: ["REFRESH_TOKEN": refreshToken], username: username)
+    /// the user's `sub`-style username Cognito issued the token to); `deviceKey`, the session's
+    /// tracked device, goes as `DEVICE_KEY` (a pool that tracks devices binds the refresh token to it).
+    func refresh(refreshToken: String, username: String, deviceKey: String? = nil) async throws -> JSONValue {
+        var parameters = ["REFRESH_TOKEN": refreshToken]
+        parameters["DEVICE_KEY"] = deviceKey
+        return try await initiateAuth(flow: "REFRESH_TOKEN_AUTH", parameters: parameters, username: username)
     }
 
     /// AssociateSoftwareToken during sign-in (MFA_SETUP): the TOTP secret and the next session.

@@ -13,6 +13,7 @@ public actor CognitoIdentityCredentialsProvider: AWSCredentialsProvider {
     private var identityId: String?
     private var identityLogins: [String: String] = [:]
     private var cached: AWSCredentials?
+    private var presetIdentityId: String?
 
     /// A provider for `identityPoolId` calling Cognito Identity through `client`.
     /// - Parameters:
@@ -20,10 +21,16 @@ public actor CognitoIdentityCredentialsProvider: AWSCredentialsProvider {
     ///   - identityPoolId: the identity pool, `us-east-1:…`.
     ///   - logins: the identity providers' tokens to present (none for a guest); asked on every
     ///     refresh, so a refreshed ID token is used.
-    public init(client: AWSJSONClient, identityPoolId: String, logins: @escaping @Sendable () async throws -> [String: String] = { [:] }) {
+    ///   - identityId: an identity id the backend already has (a developer-provided one): used
+    ///     as it is, without `GetId`, for as long as the logins stay the same.
+    public init(
+        client: AWSJSONClient, identityPoolId: String, identityId: String? = nil,
+        logins: @escaping @Sendable () async throws -> [String: String] = { [:] }
+    ) {
         self.client = client
         self.identityPoolId = identityPoolId
         self.logins = logins
+        presetIdentityId = identityId
     }
 
     /// The identity id, once one was obtained.
@@ -37,6 +44,11 @@ public actor CognitoIdentityCredentialsProvider: AWSCredentialsProvider {
         let tokens = try await logins()
         if let cached, tokens == identityLogins, let expiry = cached.expiration, expiry.timeIntervalSinceNow > 300 {
             return cached
+        }
+        if identityId == nil, let preset = presetIdentityId {
+            identityId = preset
+            identityLogins = tokens
+            presetIdentityId = nil
         }
         if identityId == nil || tokens != identityLogins {
             var body: [String: JSONValue] = ["IdentityPoolId": .string(identityPoolId)]

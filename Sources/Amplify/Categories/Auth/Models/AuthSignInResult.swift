@@ -10,6 +10,13 @@ public enum MFAType: String, Sendable, Hashable, CaseIterable {
     case email = "EMAIL_OTP"
 }
 
+extension MFAType {
+    /// What to pass to `confirmSignIn(challengeResponse:)` to choose this method at the
+    /// `.continueSignInWithMFASelection` step (as amplify-swift's: `SMS_MFA`,
+    /// `SOFTWARE_TOKEN_MFA`, `EMAIL_OTP`).
+    public var challengeResponse: String { rawValue }
+}
+
 /// The set of multi-factor methods a user may choose from.
 public typealias AllowedMFATypes = Set<MFAType>
 
@@ -58,6 +65,10 @@ public enum AuthSignInStep: Sendable, Equatable {
     case continueSignInWithTOTPSetup(TOTPSetupDetails)
     /// Choose one of the multi-factor methods.
     case continueSignInWithMFASelection(AllowedMFATypes)
+    /// Choose the first factor (`AuthFactorType.challengeResponse`) of a `USER_AUTH` sign-in.
+    case continueSignInWithFirstFactorSelection(AvailableAuthFactorTypes)
+    /// Answer with the password (the first factor chosen was the password).
+    case confirmSignInWithPassword
     /// The password must be reset first.
     case resetPassword(AdditionalInfo?)
     /// The account must be confirmed first.
