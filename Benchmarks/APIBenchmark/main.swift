@@ -20,6 +20,7 @@ import Glibc
 //   swift run -c release APIBenchmark            (about a minute)
 //   swift run -c release APIBenchmark --quick    (a smoke run)
 //   swift run -c release APIBenchmark --queries-only   (part 1 alone, for profiling)
+//   swift run -c release APIBenchmark --burst-only     (part 2b alone, for profiling)
 
 var report = BenchmarkReport("APIBenchmark")
 let quick = CommandLine.arguments.contains("--quick")
@@ -45,7 +46,7 @@ func nowNanoseconds() -> Int64 {
     return Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec)
 }
 
-func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+func median(_ values: [Double]) -> Double { values.isEmpty ? 0 : values.sorted()[values.count / 2] }
 
 /// Waits for `process` without holding a thread (polling costs next to nothing; a blocking wait
 /// would hold the main actor, and Foundation's wait spins a run loop).
@@ -91,9 +92,11 @@ let bodyFile = FileManager.default.temporaryDirectory.appendingPathComponent("ap
 try Data(body.utf8).write(to: bodyFile)
 defer { try? FileManager.default.removeItem(at: bodyFile) }
 
+// `--burst-only`: part 2b alone, for profiling the real-time reader.
+let burstOnly = CommandLine.arguments.contains("--burst-only")
 var ours: [Double] = []
 var curl: [Double] = []
-for _ in 0..<rounds {
+for _ in 0..<(burstOnly ? 0 : rounds) {
     let start = cpuSeconds(RUSAGE_SELF.rawValue)
     // From a task on the global executor, as a server's request handler calls (top-level code
     // is on the main actor, where every call would pay two more thread hand-offs).
@@ -121,8 +124,8 @@ if CommandLine.arguments.contains("--queries-only") {
     print(String(format: "ours %.1f µs, curl %.1f µs per query", median(ours) * 1e6 / Double(queries), median(curl) * 1e6 / Double(queries)))
     exit(0)
 }
-let oursPerQuery = median(ours) * 1e6 / Double(queries)
-let curlPerQuery = median(curl) * 1e6 / Double(queries)
+let oursPerQuery = burstOnly ? 0 : median(ours) * 1e6 / Double(queries)
+let curlPerQuery = burstOnly ? 0 : median(curl) * 1e6 / Double(queries)
 
 // MARK: 2. Subscription throughput and latency
 
@@ -220,7 +223,7 @@ struct StreamSummary {
 // 2a. Mutations from a process of their own, `inFlight` at a time, each carrying the time it was
 // sent: the stand-in (graphql-core) executing each mutation sets the pace.
 var mutationRounds: [StreamRound] = []
-for round in 0..<rounds {
+for round in 0..<(burstOnly ? 0 : rounds) {
     let name = "stream-\(round)"
     mutationRounds.append(try await streamRound(name: name, count: events) {
         let mutator = Process()
@@ -247,6 +250,11 @@ for round in 0..<rounds {
     })
 }
 let burstStream = StreamSummary(burstRounds)
+if burstOnly {
+    print(String(format: "burst: ours %.0f events/s, %.1f µs CPU per event; Python %.0f events/s, %.1f µs", burstStream.swiftRate, burstStream.swiftCPU * 1e6,
+                 burstStream.pythonRate, burstStream.pythonCPU * 1e6))
+    exit(0)
+}
 
 await plugin.reset()
 await hub.reset()
