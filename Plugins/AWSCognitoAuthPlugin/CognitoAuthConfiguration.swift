@@ -38,7 +38,7 @@ public struct CognitoAuthConfiguration: Sendable, Equatable {
         /// Challenges of the pool's Lambda triggers, answered with `confirmSignIn`.
         case custom = "CUSTOM_AUTH"
 
-        /// The same flow as amplify-swift's ``Amplify/AuthFlowType``.
+        /// The same flow as amplify-swift's `AuthFlowType`.
         public var flowType: AuthFlowType {
             switch self {
             case .userSRP: .userSRP

@@ -137,7 +137,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
     // MARK: Sign-up
 
     /// See `AuthAccountEngine`. SignUp's `Session` is kept for the confirmation, so that it can
-    /// end in ``autoSignIn()``; a user the pool confirms at once gets `.completeAutoSignIn`.
+    /// end in `autoSignIn()`; a user the pool confirms at once gets `.completeAutoSignIn`.
     public func signUp(username: String, password: String?, attributes: [AuthUserAttribute]) async throws -> AuthSignUpResult {
         guard let password, !password.isEmpty else {
             throw AuthError.validation("password", "Cognito needs a password to sign up.", "Pass a password.")
@@ -157,7 +157,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
 
     /// See `AuthAccountEngine`. Sends the sign-up's `Session` when this engine made it; when
     /// ConfirmSignUp answers with a `Session`, the next step is `.completeAutoSignIn` (as
-    /// amplify-swift's), for ``autoSignIn()``.
+    /// amplify-swift's), for `autoSignIn()`.
     public func confirmSignUp(username: String, code: String) async throws -> AuthSignUpResult {
         let answer = try await service.confirmSignUp(username: username, code: code, session: signUpSession(for: username))
         signUpSessions[username] = nil

@@ -91,7 +91,7 @@ public final class LocalAuthPlugin: AuthServerContextPlugin {
     /// MFA on the step of their preferred (or only) method, or `.continueSignInWithMFASelection`
     /// when several are on and none is preferred (see ``confirmSignIn(challengeResponse:options:)``).
     /// With `AuthFlowType.userAuth(preferredFirstFactor:)` (as `options.pluginOptions`, bare or in
-    /// any ``Amplify/AuthFlowTypeSignInOptions`` such as the Cognito plugin's `AWSAuthSignInOptions`)
+    /// any `AuthFlowTypeSignInOptions` such as the Cognito plugin's `AWSAuthSignInOptions`)
     /// the sign-in is choice-based: the password, or a one-time code by email or text message
     /// (`.confirmSignInWithOTP`), preferred or chosen at `.continueSignInWithFirstFactorSelection`.
     /// - Throws: `AuthError/notAuthorized(_:_:_:)` for a wrong password or a locked account,
