@@ -56,7 +56,7 @@ package enum GraphQLResponseDecoder {
     /// - Throws: ``APIError`` when the message or its payload is not a GraphQL response.
     package static func decodeDataMessage<R: Decodable & Sendable>(_ message: [UInt8], as type: R.Type, decodePath: String?) throws -> GraphQLResponse<R> {
         let spans = JSONSpans(message)
-        if let root = spans.root(), let payload = spans.members(of: root)?.first(where: { $0.key == "payload" })?.value,
+        if let root = spans.root(), let payload = spans.values(of: ["payload"], in: root)?[0],
            let fast = fastDecode(spans, message, responseAt: payload, as: type, decodePath: decodePath) {
             return fast
         }
@@ -73,14 +73,14 @@ package enum GraphQLResponseDecoder {
     private static func fastDecode<R: Decodable & Sendable>(
         _ spans: JSONSpans, _ body: [UInt8], responseAt response: Range<Int>, as type: R.Type, decodePath: String?
     ) -> GraphQLResponse<R>? {
-        guard R.self != String.self, let members = spans.members(of: response), !members.contains(where: { $0.key == "errors" }),
-              var span = members.first(where: { $0.key == "data" })?.value, !spans.isNull(span) else { return nil }
+        guard R.self != String.self, let members = spans.values(of: ["data", "errors"], in: response), members[1] == nil,
+              var span = members[0], !spans.isNull(span) else { return nil }
         for part in decodePath?.split(separator: ".", omittingEmptySubsequences: true) ?? [] {
-            if let position = Int(part), let elements = spans.elements(of: span) {
-                guard elements.indices.contains(position) else { return nil }
-                span = elements[position]
+            if let position = Int(part), spans.isArray(span) {
+                guard let next = spans.element(position, of: span) else { return nil }
+                span = next
             } else {
-                guard let next = spans.members(of: span)?.first(where: { $0.key == part })?.value else { return nil }
+                guard let next = spans.values(of: [String(part)], in: span)?[0] else { return nil }
                 span = next
             }
         }

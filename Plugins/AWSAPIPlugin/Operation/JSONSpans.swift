@@ -3,8 +3,8 @@
 ///
 /// The top level is checked member by member; a value that is skipped is scanned for its end
 /// only (strings and nesting), and the part decoded afterwards is checked by the decoder. Any
-/// doubt (a key with an escape, a duplicate key, a text that does not end where it should) gives
-/// `nil`, and the caller takes the careful path, which says what is wrong.
+/// doubt (a key with an escape, a wanted key twice, a text that does not end where it should)
+/// gives `nil`, and the caller takes the careful path, which says what is wrong.
 package struct JSONSpans {
     private let bytes: [UInt8]
 
@@ -23,58 +23,86 @@ package struct JSONSpans {
         return start..<end
     }
 
-    /// The members of the object at `span` (keys without escapes, each once), or `nil` when the
-    /// span is not such an object.
-    package func members(of span: Range<Int>) -> [(key: String, value: Range<Int>)]? {
-        guard span.lowerBound < span.upperBound, bytes[span.lowerBound] == UInt8(ascii: "{") else { return nil }
-        var members: [(key: String, value: Range<Int>)] = []
-        var index = skipWhitespace(from: span.lowerBound + 1)
-        if index < span.upperBound, bytes[index] == UInt8(ascii: "}") { return members }
-        while index < span.upperBound {
-            guard bytes[index] == UInt8(ascii: "\"") else { return nil }
-            let keyStart = index + 1
-            guard skipString(&index) else { return nil }
-            let keyBytes = bytes[keyStart..<(index - 1)]
-            guard !keyBytes.contains(UInt8(ascii: "\\")) else { return nil }
-            let key = String(decoding: keyBytes, as: UTF8.self)
-            guard !members.contains(where: { $0.key == key }) else { return nil }
-            index = skipWhitespace(from: index)
-            guard index < span.upperBound, bytes[index] == UInt8(ascii: ":") else { return nil }
-            index = skipWhitespace(from: index + 1)
-            let valueStart = index
-            guard skipValue(&index) else { return nil }
-            members.append((key, valueStart..<index))
-            index = skipWhitespace(from: index)
-            guard index < span.upperBound else { return nil }
-            if bytes[index] == UInt8(ascii: "}") { return index + 1 == span.upperBound ? members : nil }
-            guard bytes[index] == UInt8(ascii: ",") else { return nil }
-            index = skipWhitespace(from: index + 1)
+    /// The values of `keys` in the object at `span`, in the order of `keys` (`nil` for a key the
+    /// object does not have); `nil` when the span is not a plain object: malformed, a key with an
+    /// escape, or one of `keys` twice. No key is made into a `String`.
+    package func values(of keys: [String], in span: Range<Int>) -> [Range<Int>?]? {
+        var found = [Range<Int>?](repeating: nil, count: keys.count)
+        let plain = forEachMember(of: span) { key, value in
+            for index in keys.indices where keys[index].utf8.elementsEqual(bytes[key]) {
+                guard found[index] == nil else { return false }
+                found[index] = value
+            }
+            return true
         }
-        return nil
+        return plain ? found : nil
     }
 
-    /// The elements of the array at `span`, or `nil` when the span is not an array.
-    package func elements(of span: Range<Int>) -> [Range<Int>]? {
-        guard span.lowerBound < span.upperBound, bytes[span.lowerBound] == UInt8(ascii: "[") else { return nil }
-        var elements: [Range<Int>] = []
-        var index = skipWhitespace(from: span.lowerBound + 1)
-        if index < span.upperBound, bytes[index] == UInt8(ascii: "]") { return elements }
-        while index < span.upperBound {
-            let start = index
-            guard skipValue(&index) else { return nil }
-            elements.append(start..<index)
-            index = skipWhitespace(from: index)
-            guard index < span.upperBound else { return nil }
-            if bytes[index] == UInt8(ascii: "]") { return index + 1 == span.upperBound ? elements : nil }
-            guard bytes[index] == UInt8(ascii: ",") else { return nil }
-            index = skipWhitespace(from: index + 1)
+    /// The element at `position` of the array at `span`; `nil` when the span is not an array,
+    /// is malformed or is shorter.
+    package func element(_ position: Int, of span: Range<Int>) -> Range<Int>? {
+        var found: Range<Int>?
+        var index = 0
+        let plain = forEachElement(of: span) { element in
+            if index == position { found = element }
+            index += 1
+            return true
         }
-        return nil
+        return plain ? found : nil
+    }
+
+    /// Whether the value at `span` is an array (its first byte; the rest is checked as it is read).
+    package func isArray(_ span: Range<Int>) -> Bool {
+        span.lowerBound < span.upperBound && bytes[span.lowerBound] == UInt8(ascii: "[")
     }
 
     /// Whether the value at `span` is the literal `null`.
     package func isNull(_ span: Range<Int>) -> Bool {
         span.count == 4 && bytes[span].elementsEqual("null".utf8)
+    }
+
+    /// Calls `visit` with each member's key (its bytes, without the quotes) and value range;
+    /// `false` when the span is not a plain object or `visit` says to stop.
+    private func forEachMember(of span: Range<Int>, _ visit: (Range<Int>, Range<Int>) -> Bool) -> Bool {
+        guard span.lowerBound < span.upperBound, bytes[span.lowerBound] == UInt8(ascii: "{") else { return false }
+        var index = skipWhitespace(from: span.lowerBound + 1)
+        if index < span.upperBound, bytes[index] == UInt8(ascii: "}") { return index + 1 == span.upperBound }
+        while index < span.upperBound {
+            guard bytes[index] == UInt8(ascii: "\"") else { return false }
+            let keyStart = index + 1
+            guard skipString(&index) else { return false }
+            let key = keyStart..<(index - 1)
+            guard !bytes[key].contains(UInt8(ascii: "\\")) else { return false }
+            index = skipWhitespace(from: index)
+            guard index < span.upperBound, bytes[index] == UInt8(ascii: ":") else { return false }
+            index = skipWhitespace(from: index + 1)
+            let valueStart = index
+            guard skipValue(&index), visit(key, valueStart..<index) else { return false }
+            index = skipWhitespace(from: index)
+            guard index < span.upperBound else { return false }
+            if bytes[index] == UInt8(ascii: "}") { return index + 1 == span.upperBound }
+            guard bytes[index] == UInt8(ascii: ",") else { return false }
+            index = skipWhitespace(from: index + 1)
+        }
+        return false
+    }
+
+    /// Calls `visit` with each element's range; `false` when the span is not a plain array or
+    /// `visit` says to stop.
+    private func forEachElement(of span: Range<Int>, _ visit: (Range<Int>) -> Bool) -> Bool {
+        guard isArray(span) else { return false }
+        var index = skipWhitespace(from: span.lowerBound + 1)
+        if index < span.upperBound, bytes[index] == UInt8(ascii: "]") { return index + 1 == span.upperBound }
+        while index < span.upperBound {
+            let start = index
+            guard skipValue(&index), visit(start..<index) else { return false }
+            index = skipWhitespace(from: index)
+            guard index < span.upperBound else { return false }
+            if bytes[index] == UInt8(ascii: "]") { return index + 1 == span.upperBound }
+            guard bytes[index] == UInt8(ascii: ",") else { return false }
+            index = skipWhitespace(from: index + 1)
+        }
+        return false
     }
 
     private func skipWhitespace(from start: Int) -> Int {
