@@ -36,7 +36,7 @@ struct S3FaultTests {
 
     /// Runs `operation` and returns the error it ends with, recording an issue (instead of
     /// hanging) when it runs longer than `seconds` or succeeds.
-    func failure(within seconds: Double, _ operation: @escaping @Sendable () async throws -> Void) async throws -> StorageError? {
+    func failure(within seconds: Double, named name: String = "the call", _ operation: @escaping @Sendable () async throws -> Void) async throws -> StorageError? {
         try await withThrowingTaskGroup(of: StorageError?.self) { group in
             group.addTask {
                 do {
@@ -49,7 +49,7 @@ struct S3FaultTests {
             }
             group.addTask {
                 try await Task.sleep(for: .seconds(seconds))
-                Issue.record("still running after \(seconds) s: the S3 call has no time limit")
+                Issue.record("\(name) still running after \(seconds) s: the S3 call has no time limit")
                 return nil
             }
             defer { group.cancelAll() }
@@ -73,7 +73,7 @@ struct S3FaultTests {
         ]
         for (name, call) in calls {
             let started = Date()
-            let error = try await failure(within: 120, call)
+            let error = try await failure(within: 120, named: name, call)
             let elapsed = Date().timeIntervalSince(started)
             guard let error else { continue }
             guard case .service(let description, let suggestion, let underlying) = error else {
