@@ -534,8 +534,8 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
         if batch.count > peakDepth.load(ordering: .relaxed) { peakDepth.store(batch.count, ordering: .relaxed) }
         var events = 0
         var deliveries = 0
-        // Flushes return once the drain is over and counted (a caller reading the metrics after
-        // `flush()` sees every event queued before it).
+        // Flushes return once the drain is over: counted, and its storage kept or let go (a
+        // caller reading the metrics or `keptBatchCapacity` after `flush()` sees this drain's).
         var flushes: [CheckedContinuation<Void, Never>] = []
         batch.withUnsafeBufferPointer { entries in
             for index in entries.indices {
@@ -554,7 +554,6 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
         }
         monitor.leave()
         metrics?.drained(events: events, deliveries: deliveries, depth: batch.count)
-        for flush in flushes { flush.resume() }
         // Keep the batch's storage for the next drain while it is being used; once a burst that
         // grew it is over (a drain uses under an eighth of it), let it go, so the Hub does not
         // hold a burst's peak memory until reset.
@@ -565,6 +564,7 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
             spare = batch
         }
         keptCapacity.store(spare.capacity, ordering: .relaxed)
+        for flush in flushes { flush.resume() }
     }
 
     /// Delivers one event; returns how many listeners were called.
