@@ -122,6 +122,7 @@ for _ in 0..<(burstOnly ? 0 : rounds) {
 }
 if CommandLine.arguments.contains("--queries-only") {
     print(String(format: "ours %.1f µs, curl %.1f µs per query", median(ours) * 1e6 / Double(queries), median(curl) * 1e6 / Double(queries)))
+    server.stop()
     exit(0)
 }
 let oursPerQuery = burstOnly ? 0 : median(ours) * 1e6 / Double(queries)
@@ -253,6 +254,7 @@ let burstStream = StreamSummary(burstRounds)
 if burstOnly {
     print(String(format: "burst: ours %.0f events/s, %.1f µs CPU per event; Python %.0f events/s, %.1f µs", burstStream.swiftRate, burstStream.swiftCPU * 1e6,
                  burstStream.pythonRate, burstStream.pythonCPU * 1e6))
+    server.stop()
     exit(0)
 }
 

@@ -139,6 +139,8 @@ if CommandLine.arguments.contains("--requests-only") {
     print("per GET of 64 B: ours \(µs(ours)) from a server task, \(µs(main)) from the main actor, \(µs(onLoop)) on the loop's executor; curl tool \(µs(curl))")
     await http.shutdown()
     try loop.shutdown()
+    server.stop()
+    try? FileManager.default.removeItem(at: folder)
     exit(0)
 }
 
