@@ -84,7 +84,9 @@ package enum GraphQLResponseDecoder {
                 span = next
             }
         }
-        guard let value = try? JSONDecoder().decode(R.self, from: Data(body[span])) else { return nil }
+        guard let value = JSONSpanDecoder.decode(R.self, from: spans, at: span) ?? (try? JSONDecoder().decode(R.self, from: Data(body[span]))) else {
+            return nil
+        }
         return .success(value)
     }
 

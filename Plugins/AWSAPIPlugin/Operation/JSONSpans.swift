@@ -6,7 +6,7 @@
 /// doubt (a key with an escape, a wanted key twice, a text that does not end where it should)
 /// gives `nil`, and the caller takes the careful path, which says what is wrong.
 package struct JSONSpans {
-    private let bytes: [UInt8]
+    let bytes: [UInt8]
 
     /// Spans in `bytes`.
     package init(_ bytes: [UInt8]) {
@@ -61,9 +61,132 @@ package struct JSONSpans {
         span.count == 4 && bytes[span].elementsEqual("null".utf8)
     }
 
+    /// Whether the value at `span` is strict JSON (RFC 8259) throughout: every string closed with
+    /// no control character and only valid escapes, every number and literal well formed, every
+    /// bracket matched, nesting at most 64 deep (deeper values are left to `JSONDecoder`). UTF-8
+    /// is checked where strings are read.
+    package func isStrictlyValid(_ span: Range<Int>) -> Bool {
+        enum Expect { case value, valueOrClose, key, keyOrClose, separatorOrClose }
+        var expect = Expect.value
+        var index = span.lowerBound
+        // One bit per open container, set for an object; `depth` of them are in use.
+        var objects: UInt64 = 0
+        var depth = 0
+        let end = span.upperBound
+        guard end <= bytes.count else { return false }
+        while true {
+            while index < end, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 { index += 1 }
+            switch expect {
+            case .value, .valueOrClose:
+                guard index < end else { return false }
+                let byte = bytes[index]
+                if expect == .valueOrClose, byte == UInt8(ascii: "]") {
+                    depth -= 1
+                    index += 1
+                    expect = .separatorOrClose
+                    continue
+                }
+                switch byte {
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    guard depth < 64 else { return false }
+                    if byte == UInt8(ascii: "{") { objects |= 1 << depth } else { objects &= ~(1 << depth) }
+                    depth += 1
+                    index += 1
+                    expect = byte == UInt8(ascii: "{") ? .keyOrClose : .valueOrClose
+                    continue
+                case UInt8(ascii: "\""):
+                    guard strictString(&index, end) else { return false }
+                case UInt8(ascii: "t"), UInt8(ascii: "f"), UInt8(ascii: "n"):
+                    let literal: StaticString = byte == UInt8(ascii: "t") ? "true" : byte == UInt8(ascii: "f") ? "false" : "null"
+                    let count = literal.utf8CodeUnitCount
+                    guard index + count <= end,
+                          bytes[index..<(index + count)].elementsEqual(UnsafeBufferPointer(start: literal.utf8Start, count: count)) else { return false }
+                    index += count
+                default:
+                    guard strictNumber(&index, end) else { return false }
+                }
+                expect = .separatorOrClose
+            case .key, .keyOrClose:
+                guard index < end else { return false }
+                if expect == .keyOrClose, bytes[index] == UInt8(ascii: "}") {
+                    depth -= 1
+                    index += 1
+                    expect = .separatorOrClose
+                    continue
+                }
+                guard bytes[index] == UInt8(ascii: "\""), strictString(&index, end) else { return false }
+                while index < end, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 { index += 1 }
+                guard index < end, bytes[index] == UInt8(ascii: ":") else { return false }
+                index += 1
+                expect = .value
+            case .separatorOrClose:
+                if depth == 0 { return index == end }
+                guard index < end else { return false }
+                let inObject = objects & (1 << (depth - 1)) != 0
+                switch bytes[index] {
+                case UInt8(ascii: ","): expect = inObject ? .key : .value
+                case UInt8(ascii: "}") where inObject, UInt8(ascii: "]") where !inObject: depth -= 1
+                default: return false
+                }
+                index += 1
+            }
+        }
+    }
+
+    /// Moves past the strict JSON string starting at `index` (its opening quote).
+    private func strictString(_ index: inout Int, _ end: Int) -> Bool {
+        index += 1
+        while index < end {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                index += 1
+                return true
+            }
+            if byte < 0x20 { return false }
+            if byte == UInt8(ascii: "\\") {
+                guard index + 1 < end else { return false }
+                switch bytes[index + 1] {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"), UInt8(ascii: "n"),
+                     UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    index += 2
+                case UInt8(ascii: "u"):
+                    guard index + 6 <= end, bytes[(index + 2)..<(index + 6)].allSatisfy({ $0.isHexDigit }) else { return false }
+                    index += 6
+                default: return false
+                }
+                continue
+            }
+            index += 1
+        }
+        return false
+    }
+
+    /// Moves past the strict JSON number starting at `index`.
+    private func strictNumber(_ index: inout Int, _ end: Int) -> Bool {
+        func digits() -> Int {
+            let start = index
+            while index < end, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9") { index += 1 }
+            return index - start
+        }
+        if index < end, bytes[index] == UInt8(ascii: "-") { index += 1 }
+        let start = index
+        let whole = digits()
+        guard whole > 0, whole == 1 || bytes[start] != UInt8(ascii: "0") else { return false }
+        if index < end, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            guard digits() > 0 else { return false }
+        }
+        if index < end, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            if index < end, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard digits() > 0 else { return false }
+        }
+        return true
+    }
+
     /// Calls `visit` with each member's key (its bytes, without the quotes) and value range;
     /// `false` when the span is not a plain object or `visit` says to stop.
-    private func forEachMember(of span: Range<Int>, _ visit: (Range<Int>, Range<Int>) -> Bool) -> Bool {
+    func forEachMember(of span: Range<Int>, _ visit: (Range<Int>, Range<Int>) -> Bool) -> Bool {
         guard span.lowerBound < span.upperBound, bytes[span.lowerBound] == UInt8(ascii: "{") else { return false }
         var index = skipWhitespace(from: span.lowerBound + 1)
         if index < span.upperBound, bytes[index] == UInt8(ascii: "}") { return index + 1 == span.upperBound }
@@ -89,7 +212,7 @@ package struct JSONSpans {
 
     /// Calls `visit` with each element's range; `false` when the span is not a plain array or
     /// `visit` says to stop.
-    private func forEachElement(of span: Range<Int>, _ visit: (Range<Int>) -> Bool) -> Bool {
+    func forEachElement(of span: Range<Int>, _ visit: (Range<Int>) -> Bool) -> Bool {
         guard isArray(span) else { return false }
         var index = skipWhitespace(from: span.lowerBound + 1)
         if index < span.upperBound, bytes[index] == UInt8(ascii: "]") { return index + 1 == span.upperBound }
@@ -105,7 +228,7 @@ package struct JSONSpans {
         return false
     }
 
-    private func skipWhitespace(from start: Int) -> Int {
+    func skipWhitespace(from start: Int) -> Int {
         var index = start
         while index < bytes.count {
             switch bytes[index] {
@@ -117,7 +240,7 @@ package struct JSONSpans {
     }
 
     /// Moves past the string that starts at `index` (at its opening quote).
-    private func skipString(_ index: inout Int) -> Bool {
+    func skipString(_ index: inout Int) -> Bool {
         index += 1
         while index < bytes.count {
             switch bytes[index] {
@@ -133,7 +256,7 @@ package struct JSONSpans {
 
     /// Moves past the value that starts at `index`: a string, an object or array (to its
     /// matching end, strings skipped), or a literal or number (to the next delimiter).
-    private func skipValue(_ index: inout Int) -> Bool {
+    func skipValue(_ index: inout Int) -> Bool {
         guard index < bytes.count else { return false }
         switch bytes[index] {
         case UInt8(ascii: "\""):
@@ -171,5 +294,12 @@ package struct JSONSpans {
             }
             return index > start
         }
+    }
+}
+
+private extension UInt8 {
+    var isHexDigit: Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
     }
 }

@@ -35,6 +35,9 @@ final class Transfer {
     /// Progress is passed on each time it moved this far, when it reaches its total, and at the
     /// end (every 64 KiB curl sent or received made a report, and a Hub event, before).
     static let progressStep: Int64 = 1 << 20
+    /// Bodies in memory up to this size are handed to curl whole (curl sends up to 64 KiB of
+    /// body in the same send as the head); larger ones stream through the read function.
+    static let inlineBodyLimit = 64 << 10
     private var cleanedUp = false
     /// Whether `easy` is still this transfer's to free (``releaseHandle()`` hands it back).
     private var ownsHandle = true
@@ -94,7 +97,16 @@ final class Transfer {
         } else if method != "GET" || request.body != .empty {
             c_curl_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method)
         }
-        if request.body != .empty || method == "PUT" || method == "POST" || method == "PATCH" {
+        if case .bytes(let bytes) = request.body, !bytes.isEmpty, bytes.count <= Self.inlineBodyLimit {
+            // A small body goes out with the request head in one send (one segment, one wake-up
+            // of the server), as the curl tool's --data does; through the read function curl
+            // sent the head and the body apart. curl copies the bytes; the size comes first so
+            // it copies them all, NULs included.
+            c_curl_easy_setopt_offset(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(bytes.count))
+            bytes.withUnsafeBytes { raw in
+                _ = c_curl_easy_setopt_pointer(easy, CURLOPT_COPYPOSTFIELDS, UnsafeMutableRawPointer(mutating: raw.baseAddress))
+            }
+        } else if request.body != .empty || method == "PUT" || method == "POST" || method == "PATCH" {
             c_curl_easy_setopt_long(easy, CURLOPT_UPLOAD, 1)
             c_curl_easy_setopt_offset(easy, CURLOPT_INFILESIZE_LARGE, curl_off_t(uploadSize))
             c_curl_easy_setopt_read_function(easy) { buffer, size, count, userdata in
@@ -137,10 +149,14 @@ final class Transfer {
             c_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, lowSpeed.seconds))
         }
         // curl adds `Expect: 100-continue` to large uploads; AWS and the test servers don't need it.
+        var namesContentType = false
         for (name, value) in request.headers {
             headerList = curl_slist_append(headerList, name + ": " + value)
+            if !namesContentType, name.utf8.count == 12, name.lowercased() == "content-type" { namesContentType = true }
         }
         headerList = curl_slist_append(headerList, "Expect:")
+        // A body sent as post fields would otherwise get curl's form Content-Type.
+        if !namesContentType { headerList = curl_slist_append(headerList, "Content-Type:") }
         c_curl_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, headerList)
     }
 

@@ -1,0 +1,422 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A `Decoder` that reads a value straight from its bytes in a JSON text (a ``JSONSpans`` range):
+/// objects are listed member by member when a keyed container is asked for, each value is
+/// converted when it is decoded, and nothing else is built — no JSON tree, no dictionary of keys.
+/// For the small objects of GraphQL responses this is several times cheaper than `JSONDecoder`.
+///
+/// It only ever succeeds where `JSONDecoder` (default strategies) gives the same value: anything
+/// it does not treat exactly alike — `Date`, `Data`, `URL` and `Decimal` (which `JSONDecoder`
+/// decodes its own way), a number with a fraction or exponent read as an integer, a key with an
+/// escape or a key twice, a lone surrogate — throws, and the caller decodes with `JSONDecoder`,
+/// which gives the value or the error. Values the type does not read are checked for their
+/// extent only (as ``JSONSpans`` checks the rest of a response); every value read is checked in
+/// full.
+package enum JSONSpanDecoder {
+    /// `T` decoded from the value at `span` of `spans`' text; `nil` when it does not decode or
+    /// this decoder does not decide (anywhere in the value, even where `T` caught the error):
+    /// decode with `JSONDecoder` then.
+    package static func decode<T: Decodable>(_ type: T.Type, from spans: JSONSpans, at span: Range<Int>) -> T? {
+        guard spans.isStrictlyValid(span) else { return nil }
+        let state = DecodeState()
+        let value = try? SpanValueDecoder(spans: spans, span: span, path: [], state: state).decodeValue(T.self)
+        return state.undecided ? nil : value
+    }
+}
+
+/// Whether any part of one decoding met something this decoder does not decide.
+private final class DecodeState {
+    var undecided = false
+}
+
+/// The coding key of an array element.
+private struct ElementKey: CodingKey {
+    let intValue: Int?
+    var stringValue: String { "Index \(intValue ?? 0)" }
+    init(intValue: Int) { self.intValue = intValue }
+    init?(stringValue: String) { nil }
+}
+
+/// The coding key `super` (what `superDecoder()` uses, as in `JSONDecoder`).
+private struct SuperKey: CodingKey {
+    var stringValue: String { "super" }
+    var intValue: Int? { nil }
+    init() {}
+    init?(stringValue: String) { nil }
+    init?(intValue: Int) { nil }
+}
+
+/// One value's decoder: its span and where it sits.
+private struct SpanValueDecoder: Decoder {
+    let spans: JSONSpans
+    let span: Range<Int>
+    let path: [any CodingKey]
+    let state: DecodeState
+
+    var codingPath: [any CodingKey] { path }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    var first: UInt8 { span.isEmpty ? 0 : spans.bytes[span.lowerBound] }
+    var isNull: Bool { spans.isNull(span) }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        guard first == UInt8(ascii: "{") else { throw mismatch([String: Any].self) }
+        var keys: [Range<Int>] = []
+        var values: [Range<Int>] = []
+        let plain = spans.forEachMember(of: span) { key, value in
+            keys.append(key)
+            values.append(value)
+            return true
+        }
+        guard plain else { throw undecided("an object it does not read plainly") }
+        // A key that is not ASCII (JSONDecoder makes it a String first) or a key twice (which one
+        // JSONDecoder takes is its business).
+        for key in keys where spans.bytes[key].contains(where: { $0 >= 0x80 }) { throw undecided("a key that is not ASCII") }
+        if keys.count > 1 {
+            guard keys.count <= 64 else { throw undecided("an object with more than 64 members") }
+            for later in 1..<keys.count {
+                for earlier in 0..<later where spans.bytes[keys[earlier]].elementsEqual(spans.bytes[keys[later]]) {
+                    throw undecided("a key twice")
+                }
+            }
+        }
+        return KeyedDecodingContainer(SpanKeyedContainer<Key>(decoder: self, keys: keys, values: values))
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        guard first == UInt8(ascii: "[") else { throw mismatch([Any].self) }
+        var elements: [Range<Int>] = []
+        let plain = spans.forEachElement(of: span) { element in
+            elements.append(element)
+            return true
+        }
+        guard plain else { throw undecided("an array it does not read plainly") }
+        return SpanUnkeyedContainer(decoder: self, elements: elements)
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
+
+    func child(_ span: Range<Int>, _ key: any CodingKey) -> SpanValueDecoder {
+        SpanValueDecoder(spans: spans, span: span, path: path + [key], state: state)
+    }
+
+    /// Marks the decoding undecided (the caller then asks `JSONDecoder`) and gives the error to throw.
+    func undecided(_ what: String) -> DecodingError {
+        state.undecided = true
+        return .dataCorrupted(DecodingError.Context(codingPath: path, debugDescription: "JSONSpanDecoder: \(what)"))
+    }
+
+    func mismatch(_ type: Any.Type) -> DecodingError {
+        isNull
+            ? .valueNotFound(type, DecodingError.Context(codingPath: path, debugDescription: "null"))
+            : .typeMismatch(type, DecodingError.Context(codingPath: path, debugDescription: "another kind of value"))
+    }
+
+    // MARK: Values
+
+    func decodeValue<T: Decodable>(_ type: T.Type) throws -> T {
+        // JSONDecoder reads these its own way (dates and data by strategy, URLs and decimals from
+        // their text).
+        if T.self == Date.self || T.self == Data.self || T.self == URL.self || T.self == Decimal.self {
+            throw undecided("\(T.self)")
+        }
+        return try T(from: self)
+    }
+
+    func decodeBool() throws -> Bool {
+        if span.count == 4, spans.bytes[span].elementsEqual("true".utf8) { return true }
+        if span.count == 5, spans.bytes[span].elementsEqual("false".utf8) { return false }
+        throw mismatch(Bool.self)
+    }
+
+    func decodeString() throws -> String {
+        guard first == UInt8(ascii: "\""), span.count >= 2 else { throw mismatch(String.self) }
+        let body = (span.lowerBound + 1)..<(span.upperBound - 1)
+        // (The span was checked whole: no control character, escapes well formed.)
+        let plain = !spans.bytes[body].contains(UInt8(ascii: "\\"))
+        if plain {
+            guard let text = String(validating: spans.bytes[body], as: UTF8.self) else { throw undecided("a string that is not UTF-8") }
+            return text
+        }
+        return try unescape(body)
+    }
+
+    private func unescape(_ body: Range<Int>) throws -> String {
+        let bytes = spans.bytes
+        var out: [UInt8] = []
+        out.reserveCapacity(body.count)
+        var index = body.lowerBound
+        func hex4(_ at: Int) throws -> UInt32 {
+            guard at + 4 <= body.upperBound else { throw undecided("a short \\u escape") }
+            var value: UInt32 = 0
+            for byte in bytes[at..<(at + 4)] {
+                let digit: UInt8
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
+                default: throw undecided("a bad \\u escape")
+                }
+                value = value << 4 | UInt32(digit)
+            }
+            return value
+        }
+        while index < body.upperBound {
+            let byte = bytes[index]
+            guard byte == UInt8(ascii: "\\") else {
+                out.append(byte)
+                index += 1
+                continue
+            }
+            guard index + 1 < body.upperBound else { throw undecided("a string ending in a backslash") }
+            let escaped = bytes[index + 1]
+            index += 2
+            switch escaped {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(escaped)
+            case UInt8(ascii: "b"): out.append(0x08)
+            case UInt8(ascii: "f"): out.append(0x0C)
+            case UInt8(ascii: "n"): out.append(0x0A)
+            case UInt8(ascii: "r"): out.append(0x0D)
+            case UInt8(ascii: "t"): out.append(0x09)
+            case UInt8(ascii: "u"):
+                var scalar = try hex4(index)
+                index += 4
+                if (0xD800...0xDBFF).contains(scalar) {
+                    guard index + 6 <= body.upperBound, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
+                        throw undecided("a lone surrogate")
+                    }
+                    let low = try hex4(index + 2)
+                    guard (0xDC00...0xDFFF).contains(low) else { throw undecided("a lone surrogate") }
+                    index += 6
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                } else if (0xDC00...0xDFFF).contains(scalar) {
+                    throw undecided("a lone surrogate")
+                }
+                guard let unicode = Unicode.Scalar(scalar) else { throw undecided("a bad \\u escape") }
+                UTF8.encode(unicode) { out.append($0) }
+            default:
+                throw undecided("a bad escape")
+            }
+        }
+        guard let text = String(validating: out, as: UTF8.self) else { throw undecided("a string that is not UTF-8") }
+        return text
+    }
+
+    /// The number's bytes when it is a JSON number, and whether it is a plain integer.
+    private func number() throws -> (ArraySlice<UInt8>, integer: Bool) {
+        let bytes = spans.bytes[span]
+        var index = bytes.startIndex
+        func digits() -> Int {
+            let start = index
+            while index < bytes.endIndex, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
+            return index - start
+        }
+        if index < bytes.endIndex, bytes[index] == UInt8(ascii: "-") { index += 1 }
+        let start = index
+        let whole = digits()
+        guard first != UInt8(ascii: "\""), first != UInt8(ascii: "{"), first != UInt8(ascii: "["), first != UInt8(ascii: "t"),
+              first != UInt8(ascii: "f"), first != UInt8(ascii: "n") else { throw mismatch(Double.self) }
+        guard whole > 0, whole == 1 || bytes[start] != UInt8(ascii: "0") else { throw undecided("a malformed number") }
+        var integer = true
+        if index < bytes.endIndex, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            integer = false
+            guard digits() > 0 else { throw undecided("a malformed number") }
+        }
+        if index < bytes.endIndex, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            integer = false
+            if index < bytes.endIndex, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
+            guard digits() > 0 else { throw undecided("a malformed number") }
+        }
+        guard index == bytes.endIndex else { throw undecided("a malformed number") }
+        return (bytes, integer)
+    }
+
+    func decodeInteger<I: FixedWidthInteger>(_ type: I.Type) throws -> I {
+        let (bytes, integer) = try number()
+        guard integer else { throw undecided("a number with a fraction or exponent read as \(I.self)") }
+        var digits = bytes[...]
+        let negative = digits.first == UInt8(ascii: "-")
+        if negative {
+            guard I.isSigned else { throw undecided("a negative number read as \(I.self)") }
+            digits = digits.dropFirst()
+        }
+        var value: I = 0
+        for byte in digits {
+            let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let digit = I(byte - UInt8(ascii: "0"))
+            let (next, overflow2) = negative ? times.subtractingReportingOverflow(digit) : times.addingReportingOverflow(digit)
+            guard !overflow1, !overflow2 else { throw undecided("a number that does not fit \(I.self)") }
+            value = next
+        }
+        return value
+    }
+
+    func decodeFloatingPoint<F: BinaryFloatingPoint>(_ type: F.Type, _ parse: (UnsafePointer<CChar>) -> F) throws -> F {
+        let (bytes, _) = try number()
+        let value = withUnsafeTemporaryAllocation(of: CChar.self, capacity: bytes.count + 1) { buffer -> F in
+            var index = 0
+            for byte in bytes {
+                buffer[index] = CChar(bitPattern: byte)
+                index += 1
+            }
+            buffer[index] = 0
+            return parse(buffer.baseAddress.unsafelyUnwrapped)
+        }
+        guard value.isFinite else { throw undecided("a number that does not fit \(F.self)") }
+        // A number that rounds to 0 but is not 0 (JSONDecoder refuses it).
+        if value == 0, bytes.prefix(while: { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }).contains(where: { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") }) {
+            throw undecided("a number too small for \(F.self)")
+        }
+        return value
+    }
+}
+
+extension SpanValueDecoder: SingleValueDecodingContainer {
+    func decodeNil() -> Bool { isNull }
+    func decode(_ type: Bool.Type) throws -> Bool { try decodeBool() }
+    func decode(_ type: String.Type) throws -> String { try decodeString() }
+    func decode(_ type: Double.Type) throws -> Double { try decodeFloatingPoint(Double.self) { strtod($0, nil) } }
+    func decode(_ type: Float.Type) throws -> Float { try decodeFloatingPoint(Float.self) { strtof($0, nil) } }
+    func decode(_ type: Int.Type) throws -> Int { try decodeInteger(Int.self) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try decodeInteger(Int8.self) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try decodeInteger(Int16.self) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try decodeInteger(Int32.self) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try decodeInteger(Int64.self) }
+    func decode(_ type: UInt.Type) throws -> UInt { try decodeInteger(UInt.self) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try decodeInteger(UInt8.self) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try decodeInteger(UInt16.self) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try decodeInteger(UInt32.self) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try decodeInteger(UInt64.self) }
+    func decode<T: Decodable>(_ type: T.Type) throws -> T { try decodeValue(T.self) }
+}
+
+/// An object's members, looked up by comparing each key's bytes with the coding key's text.
+private struct SpanKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let decoder: SpanValueDecoder
+    let keys: [Range<Int>]
+    let values: [Range<Int>]
+
+    var codingPath: [any CodingKey] { decoder.path }
+
+    var allKeys: [Key] {
+        keys.compactMap { Key(stringValue: String(decoding: decoder.spans.bytes[$0], as: UTF8.self)) }
+    }
+
+    private func span(_ key: Key) -> Range<Int>? {
+        let name = key.stringValue
+        let bytes = decoder.spans.bytes
+        for index in keys.indices where bytes[keys[index]].elementsEqual(name.utf8) { return values[index] }
+        return nil
+    }
+
+    func contains(_ key: Key) -> Bool { span(key) != nil }
+
+    private func value(_ key: Key) throws -> SpanValueDecoder {
+        guard let span = span(key) else {
+            throw DecodingError.keyNotFound(key, DecodingError.Context(codingPath: decoder.path, debugDescription: "No value for \(key.stringValue)"))
+        }
+        return decoder.child(span, key)
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool { try value(key).isNull }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try value(key).decodeBool() }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try value(key).decodeString() }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try value(key).decode(Double.self) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try value(key).decode(Float.self) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try value(key).decodeInteger(Int.self) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try value(key).decodeInteger(Int8.self) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try value(key).decodeInteger(Int16.self) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try value(key).decodeInteger(Int32.self) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try value(key).decodeInteger(Int64.self) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try value(key).decodeInteger(UInt.self) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try value(key).decodeInteger(UInt8.self) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try value(key).decodeInteger(UInt16.self) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try value(key).decodeInteger(UInt32.self) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try value(key).decodeInteger(UInt64.self) }
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try value(key).decodeValue(T.self) }
+
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        try value(key).container(keyedBy: NestedKey.self)
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer { try value(key).unkeyedContainer() }
+
+    func superDecoder() throws -> any Decoder {
+        guard let span = values.indices.first(where: { decoder.spans.bytes[keys[$0]].elementsEqual("super".utf8) }).map({ values[$0] }) else {
+            throw decoder.undecided("superDecoder() without a `super` member")
+        }
+        return decoder.child(span, SuperKey())
+    }
+
+    func superDecoder(forKey key: Key) throws -> any Decoder {
+        guard let span = span(key) else { throw decoder.undecided("superDecoder(forKey:) without the member") }
+        return decoder.child(span, key)
+    }
+}
+
+/// An array's elements, read in order.
+private struct SpanUnkeyedContainer: UnkeyedDecodingContainer {
+    let decoder: SpanValueDecoder
+    let elements: [Range<Int>]
+    var currentIndex = 0
+
+    init(decoder: SpanValueDecoder, elements: [Range<Int>]) {
+        self.decoder = decoder
+        self.elements = elements
+    }
+
+    var codingPath: [any CodingKey] { decoder.path }
+    var count: Int? { elements.count }
+    var isAtEnd: Bool { currentIndex >= elements.count }
+
+    /// Decodes the next element with `read`; the index moves on only when it succeeds (as in
+    /// `JSONDecoder`, a type may try another type on the same element).
+    private mutating func next<T>(_ read: (SpanValueDecoder) throws -> T) throws -> T {
+        guard !isAtEnd else {
+            throw DecodingError.valueNotFound(T.self, DecodingError.Context(
+                codingPath: decoder.path + [ElementKey(intValue: currentIndex)], debugDescription: "Unkeyed container is at end."))
+        }
+        let value = try read(decoder.child(elements[currentIndex], ElementKey(intValue: currentIndex)))
+        currentIndex += 1
+        return value
+    }
+
+    mutating func decodeNil() throws -> Bool {
+        guard !isAtEnd else {
+            throw DecodingError.valueNotFound(Any?.self, DecodingError.Context(
+                codingPath: decoder.path + [ElementKey(intValue: currentIndex)], debugDescription: "Unkeyed container is at end."))
+        }
+        guard decoder.spans.isNull(elements[currentIndex]) else { return false }
+        currentIndex += 1
+        return true
+    }
+
+    mutating func decode(_ type: Bool.Type) throws -> Bool { try next { try $0.decodeBool() } }
+    mutating func decode(_ type: String.Type) throws -> String { try next { try $0.decodeString() } }
+    mutating func decode(_ type: Double.Type) throws -> Double { try next { try $0.decode(Double.self) } }
+    mutating func decode(_ type: Float.Type) throws -> Float { try next { try $0.decode(Float.self) } }
+    mutating func decode(_ type: Int.Type) throws -> Int { try next { try $0.decodeInteger(Int.self) } }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 { try next { try $0.decodeInteger(Int8.self) } }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 { try next { try $0.decodeInteger(Int16.self) } }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 { try next { try $0.decodeInteger(Int32.self) } }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 { try next { try $0.decodeInteger(Int64.self) } }
+    mutating func decode(_ type: UInt.Type) throws -> UInt { try next { try $0.decodeInteger(UInt.self) } }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try next { try $0.decodeInteger(UInt8.self) } }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try next { try $0.decodeInteger(UInt16.self) } }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try next { try $0.decodeInteger(UInt32.self) } }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try next { try $0.decodeInteger(UInt64.self) } }
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T { try next { try $0.decodeValue(T.self) } }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+        try next { try $0.container(keyedBy: NestedKey.self) }
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer { try next { try $0.unkeyedContainer() } }
+
+    mutating func superDecoder() throws -> any Decoder { try next { $0 } }
+}
