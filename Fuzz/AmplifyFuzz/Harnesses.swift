@@ -192,7 +192,7 @@ public enum FuzzHarnesses {
     }
 
     /// A decodable type with optional, nested and numeric members, as an app's model is.
-    struct Model: Codable, Sendable {
+    struct Model: Codable, Sendable, Equatable {
         var id: String
         var count: Int?
         var tags: [String]?
@@ -215,6 +215,16 @@ public enum FuzzHarnesses {
         _ = try? GraphQLResponseDecoder.decode(rest, as: Model.self, decodePath: path)
         _ = try? GraphQLResponseDecoder.decodeDataMessage(rest, as: JSONValue.self, decodePath: path)
         _ = try? GraphQLResponseDecoder.decodeDataMessage(rest, as: Model.self, decodePath: path)
+        // The span decoder must give what JSONDecoder gives wherever it decides.
+        let spans = JSONSpans(rest)
+        if let root = spans.root() {
+            if let value = JSONSpanDecoder.decode(JSONValue.self, from: spans, at: root), value != (try? JSONDecoder().decode(JSONValue.self, from: Data(rest))) {
+                fatalError("the span decoder read \(value), JSONDecoder \(String(describing: try? JSONDecoder().decode(JSONValue.self, from: Data(rest))))")
+            }
+            if let model = JSONSpanDecoder.decode(Model.self, from: spans, at: root), model != (try? JSONDecoder().decode(Model.self, from: Data(rest))) {
+                fatalError("the span decoder read \(model), JSONDecoder another model")
+            }
+        }
         // The routing scan must agree with a full parse wherever both read the message.
         if let header = RealtimeMessageHeader(scanning: rest), let json = try? JSONValue(parsing: rest) {
             if json["type"]?.stringValue != header.type { fatalError("the header scan read type \(header.type), the parser \(String(describing: json["type"]))") }
