@@ -19,7 +19,8 @@ import Glibc
 // Run with
 //   swift run -c release APIBenchmark            (about a minute)
 //   swift run -c release APIBenchmark --quick    (a smoke run)
-//   swift run -c release APIBenchmark --queries-only   (part 1 alone, for profiling)
+//   swift run -c release APIBenchmark --queries-only   (part 1 alone, for profiling; add
+//                                                      --ours-only to leave the curl tool out)
 //   swift run -c release APIBenchmark --burst-only     (part 2b alone, for profiling)
 
 var report = BenchmarkReport("APIBenchmark")
@@ -108,6 +109,11 @@ for _ in 0..<(burstOnly ? 0 : rounds) {
         }
     }.value
     ours.append(cpuSeconds(RUSAGE_SELF.rawValue) - start)
+    // `--ours-only` (with `--queries-only`): no curl tool, for profiling ours alone.
+    if CommandLine.arguments.contains("--ours-only") {
+        curl.append(0)
+        continue
+    }
     let before = cpuSeconds(RUSAGE_CHILDREN.rawValue)
     let tool = Process()
     tool.executableURL = URL(fileURLWithPath: "/usr/bin/env")

@@ -42,10 +42,9 @@ public final class LoopPoll: LoopOwnedHandle {
     public func start(_ events: Events) {
         guard let handle else { return }
         uv_poll_start(handle, events.rawValue) { poll, status, events in
-            guard let poll, let data = poll.pointee.data,
-                  let owner = Unmanaged<AnyObject>.fromOpaque(data).takeUnretainedValue() as? LoopPoll
-            else { return }
-            owner.callback(status, Events(rawValue: events))
+            // The handle's data is this poll (retainOwner), until the close callback.
+            guard let poll, let data = poll.pointee.data else { return }
+            Unmanaged<LoopPoll>.fromOpaque(data).takeUnretainedValue().callback(status, Events(rawValue: events))
         }
     }
 

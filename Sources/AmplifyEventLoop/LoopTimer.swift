@@ -45,8 +45,9 @@ public final class LoopTimer: @unchecked Sendable, LoopOwnedHandle {
         loop.register(self)
         uv_update_time(loop.uvLoop)
         uv_timer_start(timer, { timer in
+            // The handle's data is this timer (retainOwner), until the close callback.
             guard let timer, let data = timer.pointee.data else { return }
-            (Unmanaged<AnyObject>.fromOpaque(data).takeUnretainedValue() as? LoopTimer)?.fire()
+            Unmanaged<LoopTimer>.fromOpaque(data).takeUnretainedValue().fire()
         }, delay, interval)
     }
 

@@ -7,6 +7,8 @@ CURLcode c_curl_easy_setopt_offset(CURL *easy, CURLoption option, curl_off_t val
 CURLcode c_curl_easy_setopt_write_function(CURL *easy, curl_write_callback callback) { return curl_easy_setopt(easy, CURLOPT_WRITEFUNCTION, callback); }
 CURLcode c_curl_easy_setopt_read_function(CURL *easy, curl_read_callback callback) { return curl_easy_setopt(easy, CURLOPT_READFUNCTION, callback); }
 CURLcode c_curl_easy_setopt_xferinfo_function(CURL *easy, curl_xferinfo_callback callback) { return curl_easy_setopt(easy, CURLOPT_XFERINFOFUNCTION, callback); }
+CURLcode c_curl_easy_setopt_opensocket_function(CURL *easy, curl_opensocket_callback callback) { return curl_easy_setopt(easy, CURLOPT_OPENSOCKETFUNCTION, callback); }
+CURLcode c_curl_easy_setopt_closesocket_function(CURL *easy, curl_closesocket_callback callback) { return curl_easy_setopt(easy, CURLOPT_CLOSESOCKETFUNCTION, callback); }
 CURLcode c_curl_easy_getinfo_long(CURL *easy, CURLINFO info, long *value) { return curl_easy_getinfo(easy, info, value); }
 CURLcode c_curl_easy_getinfo_pointer(CURL *easy, CURLINFO info, void **value) { return curl_easy_getinfo(easy, info, value); }
 CURLcode c_curl_easy_getinfo_socket(CURL *easy, CURLINFO info, curl_socket_t *value) { return curl_easy_getinfo(easy, info, value); }

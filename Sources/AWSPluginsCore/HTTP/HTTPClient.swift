@@ -4,9 +4,12 @@ import AmplifyEventLoop
 import CCurlShims
 import CoreMetrics
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// An HTTP client on the Amplify event loop: libcurl's multi-socket API driven by libuv (a
-/// `LoopPoll` per socket curl opens, one `LoopTimer` for curl's timeouts), no threads of its own.
+/// `LoopPoll` per socket curl opens, one `LoopAlarm` for curl's timeouts), no threads of its own.
 /// Many transfers run at once over reused connections; each is `async`, cancellable (cancelling
 /// the task aborts the transfer) and may stream its body from a file and its response to a file.
 ///
@@ -23,8 +26,10 @@ public final class HTTPClient: @unchecked Sendable {
     /// `nil` when no metrics backend is bootstrapped.
     let metrics: HTTPMetrics?
     private var multi: UnsafeMutableRawPointer?
-    private var polls: [curl_socket_t: LoopPoll] = [:]
-    private var timer: LoopTimer?
+    private var watches: [curl_socket_t: SocketWatch] = [:]
+    /// Sockets curl opened through ``openSocket(family:type:protocol:)`` and has not closed.
+    private var connectionSockets: Set<curl_socket_t> = []
+    private var alarm: LoopAlarm?
     private var transfers: [Int: Transfer] = [:]
     private var nextID = 0
     /// Easy handles of finished transfers, reset, for the next ones (creating a handle and
@@ -63,7 +68,10 @@ public final class HTTPClient: @unchecked Sendable {
             return 0
         }
         c_curl_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, me)
-        return true
+        alarm = try? LoopAlarm(loop: loop) { [unowned(unsafe) self] in
+            self.act(on: CURL_SOCKET_TIMEOUT, flags: 0)
+        }
+        return alarm != nil
     }
 
     /// Sends `request` and returns the response (any status; HTTP errors are responses).
@@ -140,14 +148,15 @@ public final class HTTPClient: @unchecked Sendable {
             do {
                 try loop.execute { [self] in
                     for id in Array(transfers.keys) { cancel(id) }
-                    for poll in polls.values { poll.close() }
-                    polls.removeAll()
-                    timer?.cancel()
-                    timer = nil
                     for easy in spareHandles { curl_easy_cleanup(easy) }
                     spareHandles.removeAll()
+                    // (Cleaning up closes the cached connections, through socketClosing.)
                     if let multi { curl_multi_cleanup(multi) }
                     multi = nil
+                    for watch in watches.values { watch.poll.close() }
+                    watches.removeAll()
+                    alarm?.close()
+                    alarm = nil
                     continuation.resume()
                 }
             } catch {
@@ -177,6 +186,7 @@ public final class HTTPClient: @unchecked Sendable {
         nextID += 1
         transfer.id = nextID
         transfers[nextID] = transfer
+        watchSockets(of: transfer.easy)
         curl_multi_add_handle(multi, transfer.easy)
         return nextID
     }
@@ -200,39 +210,113 @@ public final class HTTPClient: @unchecked Sendable {
         spareHandles.append(easy)
     }
 
+    /// A socket curl uses and the poll watching it: what it waits for, and whether curl is done
+    /// with it for now (a connection kept for reuse).
+    private final class SocketWatch {
+        let poll: LoopPoll
+        var events: LoopPoll.Events = []
+        var idle = false
+        init(_ poll: LoopPoll) { self.poll = poll }
+    }
+
     private func socketChanged(_ socket: curl_socket_t, what: Int32) {
         if what == CURL_POLL_REMOVE {
-            // Stopped, kept for the next socket curl opens with the same number; closed at shutdown.
-            polls[socket]?.stop()
+            guard let watch = watches[socket] else { return }
+            if connectionSockets.contains(socket) {
+                // A connection going back to curl's cache: still watched for reading, so that
+                // the next request on it (curl then asks to read again) changes nothing in epoll
+                // (libuv stops and starts a poll with a system call each). The first readiness
+                // while idle (the server closing it) stops the watch; curl closing the socket
+                // does too (socketClosing).
+                watch.idle = true
+            } else {
+                // A socket curl made without openSocket (its resolver's): closed without telling.
+                watch.poll.stop()
+                watch.events = []
+            }
             return
         }
-        let poll: LoopPoll
-        if let existing = polls[socket] {
-            poll = existing
+        let watch: SocketWatch
+        if let existing = watches[socket] {
+            watch = existing
         } else {
             guard let made = try? LoopPoll(loop: loop, socket: socket, { [unowned(unsafe) self] status, events in
-                var flags: Int32 = 0
-                if status < 0 { flags |= CURL_CSELECT_ERR }
-                if events.contains(.readable) { flags |= CURL_CSELECT_IN }
-                if events.contains(.writable) { flags |= CURL_CSELECT_OUT }
-                self.act(on: socket, flags: flags)
+                self.ready(socket, status: status, events: events)
             }) else { return }
-            polls[socket] = made
-            poll = made
+            watch = SocketWatch(made)
+            watches[socket] = watch
         }
+        watch.idle = false
         var events: LoopPoll.Events = []
         if what == CURL_POLL_IN || what == CURL_POLL_INOUT { events.insert(.readable) }
         if what == CURL_POLL_OUT || what == CURL_POLL_INOUT { events.insert(.writable) }
-        poll.start(events)
+        guard events != watch.events else { return }
+        watch.events = events
+        watch.poll.start(events)
+    }
+
+    private func ready(_ socket: curl_socket_t, status: Int32, events: LoopPoll.Events) {
+        if let watch = watches[socket], watch.idle {
+            watch.poll.stop()
+            watch.events = []
+            return
+        }
+        var flags: Int32 = 0
+        if status < 0 { flags |= CURL_CSELECT_ERR }
+        if events.contains(.readable) { flags |= CURL_CSELECT_IN }
+        if events.contains(.writable) { flags |= CURL_CSELECT_OUT }
+        act(on: socket, flags: flags)
+    }
+
+    /// A socket for curl (its open-socket function), close-on-exec, known as a connection's.
+    fileprivate func openSocket(family: Int32, type: Int32, protocol: Int32) -> curl_socket_t {
+        let socket = Glibc.socket(family, type | Int32(SOCK_CLOEXEC.rawValue), `protocol`)
+        guard socket >= 0 else { return CURL_SOCKET_BAD }
+        // A watch left on this number belonged to a socket closed before; it starts afresh.
+        if let stale = watches[socket] {
+            stale.poll.stop()
+            stale.events = []
+            stale.idle = false
+        }
+        connectionSockets.insert(socket)
+        return socket
+    }
+
+    /// curl is closing `socket` (its close-socket function): the watch stops first, so that epoll
+    /// never watches a number the process may reuse for another file.
+    fileprivate func socketClosing(_ socket: curl_socket_t) -> Int32 {
+        connectionSockets.remove(socket)
+        if let watch = watches[socket] {
+            watch.poll.stop()
+            watch.events = []
+            watch.idle = false
+        }
+        return close(socket)
+    }
+
+    /// Gives `easy` the open- and close-socket functions that keep ``connectionSockets`` and
+    /// stop a socket's watch before it is closed (curl_easy_reset clears them: set per transfer).
+    private func watchSockets(of easy: UnsafeMutableRawPointer) {
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        c_curl_easy_setopt_opensocket_function(easy) { clientp, _, address in
+            guard let clientp, let address else { return CURL_SOCKET_BAD }
+            return Unmanaged<HTTPClient>.fromOpaque(clientp).takeUnretainedValue().openSocket(
+                family: address.pointee.family, type: address.pointee.socktype, protocol: address.pointee.protocol)
+        }
+        c_curl_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, me)
+        c_curl_easy_setopt_closesocket_function(easy) { clientp, socket in
+            guard let clientp else { return close(socket) }
+            return Unmanaged<HTTPClient>.fromOpaque(clientp).takeUnretainedValue().socketClosing(socket)
+        }
+        c_curl_easy_setopt_pointer(easy, CURLOPT_CLOSESOCKETDATA, me)
     }
 
     private func timerChanged(_ milliseconds: Int) {
-        timer?.cancel()
-        timer = nil
-        guard milliseconds >= 0 else { return }
-        timer = try? loop.scheduleTimer(after: .milliseconds(milliseconds)) { [unowned(unsafe) self] in
-            self.act(on: CURL_SOCKET_TIMEOUT, flags: 0)
+        guard milliseconds >= 0 else {
+            alarm?.clear()
+            return
         }
+        alarm?.set(afterMilliseconds: UInt64(milliseconds))
     }
 
     private func act(on socket: curl_socket_t, flags: Int32) {

@@ -12,6 +12,8 @@ CURLcode c_curl_easy_setopt_offset(CURL *easy, CURLoption option, curl_off_t val
 CURLcode c_curl_easy_setopt_write_function(CURL *easy, curl_write_callback callback);
 CURLcode c_curl_easy_setopt_read_function(CURL *easy, curl_read_callback callback);
 CURLcode c_curl_easy_setopt_xferinfo_function(CURL *easy, curl_xferinfo_callback callback);
+CURLcode c_curl_easy_setopt_opensocket_function(CURL *easy, curl_opensocket_callback callback);
+CURLcode c_curl_easy_setopt_closesocket_function(CURL *easy, curl_closesocket_callback callback);
 CURLcode c_curl_easy_getinfo_long(CURL *easy, CURLINFO info, long *value);
 CURLcode c_curl_easy_getinfo_pointer(CURL *easy, CURLINFO info, void **value);
 CURLcode c_curl_easy_getinfo_socket(CURL *easy, CURLINFO info, curl_socket_t *value);
