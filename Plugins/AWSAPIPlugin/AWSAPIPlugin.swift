@@ -170,9 +170,16 @@ public final class AWSAPIPlugin: APICategoryPlugin {
         let endpoint = try current.configuration.endpoint(named: request.apiName, type: .graphQL)
         return try await reporter.reporting(event, context: APIOperationContext(apiName: endpoint.name, operation: operation.rawValue)) {
             let mode = try Self.mode(of: request.authMode, endpoint: endpoint)
-            var payload: [String: JSONValue] = ["query": .string(request.document)]
-            if let variables = try request.variablesJSON() { payload["variables"] = variables }
-            let body = try JSONValue.object(payload).jsonBytes()
+            // {"query":…,"variables":…}, written straight into the body.
+            var body: [UInt8] = []
+            body.reserveCapacity(request.document.utf8.count + 96)
+            body.append(contentsOf: #"{"query":"#.utf8)
+            JSONValue.writeString(request.document, into: &body)
+            if let variables = try request.variablesJSON() {
+                body.append(contentsOf: #","variables":"#.utf8)
+                try variables.write(into: &body)
+            }
+            body.append(UInt8(ascii: "}"))
             let response = try await current.exchange.send(
                 endpoint: endpoint, method: "POST", url: endpoint.endpoint,
                 headers: [("Content-Type", "application/json"), ("Accept", "application/json")], body: body, mode: mode)

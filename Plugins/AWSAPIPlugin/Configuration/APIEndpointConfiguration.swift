@@ -26,6 +26,8 @@ public struct APIEndpointConfiguration: Sendable, Equatable {
     public let additionalAuthorizationTypes: [AWSAuthorizationType]
     /// The API key, for `API_KEY`.
     public let apiKey: String?
+    /// The endpoint's path, query and `Host` value as a request to it is signed (read once).
+    let target: RequestTarget?
 
     /// Reads the block of the API named `name`.
     /// - Throws: `ConfigurationValueError` whose key path starts with `name`.
@@ -57,6 +59,7 @@ public struct APIEndpointConfiguration: Sendable, Equatable {
             throw ConfigurationValueError(keyPath: path("endpoint"), expected: "an http or https URL", found: .string(endpointText))
         }
         endpoint = url
+        target = RequestTarget(url)
         region = try string("region", required: false, expected: "a region such as us-east-1") ?? Self.region(inHost: host)
         let modes = AWSAuthorizationType.allCases.map(\.rawValue).joined(separator: ", ")
         let modeText = try string("authorizationType", required: true, expected: "one of \(modes)") ?? ""
@@ -101,6 +104,7 @@ public struct APIEndpointConfiguration: Sendable, Equatable {
         self.name = name
         self.endpointType = endpointType
         self.endpoint = endpoint
+        target = RequestTarget(endpoint)
         self.region = region
         self.authorizationType = authorizationType
         self.additionalAuthorizationTypes = additionalAuthorizationTypes

@@ -36,11 +36,12 @@ struct APIHTTPExchange: Sendable {
         let authorization = try await PreparedAuthorization.prepare(mode: mode, endpoint: endpoint, sources: sources, forceRefresh: forceRefresh)
         let interceptors = self.interceptors(endpoint.name)
         guard !interceptors.isEmpty else {
-            // No interceptor: no URLRequest round trip.
-            guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            // No interceptor: no URLRequest round trip, and the endpoint's own URL (GraphQL's) read once.
+            let target = url == endpoint.endpoint ? endpoint.target : RequestTarget(url)
+            guard let target else {
                 throw APIError.invalidURL("The request URL \(url) is not valid.", "Check the API's endpoint and the request's path.")
             }
-            return try await sign(authorization, endpoint: endpoint, method: method, url: url, components: components, headers: headers, body: body)
+            return try await sign(authorization, endpoint: endpoint, method: method, url: url, target: target, headers: headers, body: body)
         }
         var urlRequest = URLRequest(url: url)
         urlRequest.httpMethod = method
@@ -55,34 +56,56 @@ struct APIHTTPExchange: Sendable {
                 throw APIError.operationError("An interceptor of the API '\(endpoint.name)' (\(type(of: interceptor))) failed: \(error)", "See the interceptor's error.", error)
             }
         }
-        guard let finalURL = urlRequest.url, let components = URLComponents(url: finalURL, resolvingAgainstBaseURL: false) else {
+        guard let finalURL = urlRequest.url, let target = RequestTarget(finalURL) else {
             throw APIError.invalidURL("The request to '\(endpoint.name)' has no URL after its interceptors ran.", "Check the interceptors.")
         }
         return try await sign(
-            authorization, endpoint: endpoint, method: urlRequest.httpMethod ?? method, url: finalURL, components: components,
+            authorization, endpoint: endpoint, method: urlRequest.httpMethod ?? method, url: finalURL, target: target,
             headers: (urlRequest.allHTTPHeaderFields ?? [:]).sorted { $0.key < $1.key }.map { ($0.key, $0.value) },
             body: urlRequest.httpBody.map { [UInt8]($0) } ?? [])
     }
 
     /// Authorizes (signs) the request and sends it.
     private func sign(
-        _ authorization: PreparedAuthorization, endpoint: APIEndpointConfiguration, method: String, url finalURL: URL, components: URLComponents,
+        _ authorization: PreparedAuthorization, endpoint: APIEndpointConfiguration, method: String, url finalURL: URL, target: RequestTarget,
         headers: [(name: String, value: String)], body finalBody: [UInt8]
     ) async throws -> HTTPResponse {
-        var signable = SignableRequest(
-            method: method,
-            path: components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath,
-            query: (components.queryItems ?? []).map { ($0.name, $0.value ?? "") },
-            headers: [("host", finalURL.hostHeader)] + headers)
+        var signedHeaders = [(name: String, value: String)]()
+        signedHeaders.reserveCapacity(headers.count + 5)
+        signedHeaders.append(("host", target.host))
+        signedHeaders.append(contentsOf: headers)
+        var signable = SignableRequest(method: method, path: target.path, query: target.query, headers: signedHeaders)
         authorization.authorize(&signable, body: finalBody)
-        var request = HTTPRequest(
-            method: signable.method, url: finalURL, headers: signable.headers.filter { $0.name.lowercased() != "host" } + [("Host", finalURL.hostHeader)],
-            body: finalBody.isEmpty ? .empty : .bytes(finalBody), timeout: timeout)
+        // curl writes the Host header itself unless given one: the signed value goes out, as `Host`.
+        var sent = signable.headers
+        if let index = sent.firstIndex(where: { $0.name.utf8.count == 4 && $0.name.lowercased() == "host" }) { sent.remove(at: index) }
+        sent.append(("Host", target.host))
+        var request = HTTPRequest(method: signable.method, url: finalURL, headers: sent, body: finalBody.isEmpty ? .empty : .bytes(finalBody), timeout: timeout)
         request.trustedCertificatesFile = trustedCertificatesFile
         do {
             return try await http.send(request)
         } catch let error as HTTPClientError {
             throw APIError.networkError("The request to the API '\(endpoint.name)' (\(finalURL.absoluteString)) failed: \(error.message)", nil, error)
         }
+    }
+}
+
+/// What signing needs from a request URL: its path as it goes on the wire, its query parameters
+/// and its `Host` value. Made once for an API's endpoint; for other URLs per request.
+struct RequestTarget: Sendable, Equatable {
+    let path: String
+    let query: [(name: String, value: String)]
+    let host: String
+
+    /// `nil` when `url` is not a URL with components.
+    init?(_ url: URL) {
+        guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return nil }
+        path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
+        query = (components.queryItems ?? []).map { ($0.name, $0.value ?? "") }
+        host = url.hostHeader
+    }
+
+    static func == (lhs: RequestTarget, rhs: RequestTarget) -> Bool {
+        lhs.path == rhs.path && lhs.host == rhs.host && lhs.query.elementsEqual(rhs.query) { $0.name == $1.name && $0.value == $1.value }
     }
 }
