@@ -52,11 +52,14 @@ package enum GraphQLResponseDecoder {
     }
 
     /// The response in a real-time `data` message (`{"id", "type": "data", "payload": {…}}`): its
-    /// payload decoded in one pass, or, when that fails, taken out and read the careful way.
+    /// payload (at `payload` when the caller found it already) decoded in one pass, or, when that
+    /// fails, taken out and read the careful way.
     /// - Throws: ``APIError`` when the message or its payload is not a GraphQL response.
-    package static func decodeDataMessage<R: Decodable & Sendable>(_ message: [UInt8], as type: R.Type, decodePath: String?) throws -> GraphQLResponse<R> {
+    package static func decodeDataMessage<R: Decodable & Sendable>(
+        _ message: [UInt8], payload: Range<Int>? = nil, as type: R.Type, decodePath: String?
+    ) throws -> GraphQLResponse<R> {
         let spans = JSONSpans(message)
-        if let root = spans.root(), let payload = spans.values(of: ["payload"], in: root)?[0],
+        if let payload = payload ?? spans.root().flatMap({ spans.values(of: ["payload"], in: $0)?[0] }),
            let fast = fastDecode(spans, message, responseAt: payload, as: type, decodePath: decodePath) {
             return fast
         }

@@ -23,6 +23,24 @@ package struct JSONSpans {
         return start..<end
     }
 
+    /// The whole text without the white space around it; `nil` when nothing else is there. (What
+    /// is inside is checked by whoever reads the span: ``values(of:in:)`` for an object.)
+    package func trimmed() -> Range<Int>? {
+        let start = skipWhitespace(from: 0)
+        var end = bytes.count
+        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D || bytes[end - 1] == 0x09 { end -= 1 }
+        return start < end ? start..<end : nil
+    }
+
+    /// The text of the string at `span` when it has no escape and no control character; `nil`
+    /// for anything else (not a string, an escape).
+    package func plainString(_ span: Range<Int>) -> String? {
+        guard span.count >= 2, bytes[span.lowerBound] == UInt8(ascii: "\""), bytes[span.upperBound - 1] == UInt8(ascii: "\"") else { return nil }
+        let body = (span.lowerBound + 1)..<(span.upperBound - 1)
+        guard !bytes[body].contains(where: { $0 == UInt8(ascii: "\\") || $0 < 0x20 }) else { return nil }
+        return String(decoding: bytes[body], as: UTF8.self)
+    }
+
     /// The values of `keys` in the object at `span`, in the order of `keys` (`nil` for a key the
     /// object does not have); `nil` when the span is not a plain object: malformed, a key with an
     /// escape, or one of `keys` twice. No key is made into a `String`.
@@ -262,15 +280,21 @@ package struct JSONSpans {
         case UInt8(ascii: "\""):
             return skipString(&index)
         case UInt8(ascii: "{"), UInt8(ascii: "["):
+            // Brackets must match in kind: one bit per open one (set for an object), 64 deep at most.
+            var objects: UInt64 = 0
             var depth = 0
             while index < bytes.count {
                 switch bytes[index] {
                 case UInt8(ascii: "\""):
                     guard skipString(&index) else { return false }
                     continue
-                case UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    guard depth < 64 else { return false }
+                    if bytes[index] == UInt8(ascii: "{") { objects |= 1 << depth } else { objects &= ~(1 << depth) }
+                    depth += 1
                 case UInt8(ascii: "}"), UInt8(ascii: "]"):
                     depth -= 1
+                    guard (objects & (1 << depth) != 0) == (bytes[index] == UInt8(ascii: "}")) else { return false }
                     if depth == 0 {
                         index += 1
                         return true

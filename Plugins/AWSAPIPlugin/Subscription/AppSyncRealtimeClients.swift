@@ -58,9 +58,19 @@ final class AppSyncRealtimeClients: Sendable {
                 sequence.fail(apiError)
                 return
             }
+            // Data events decoded during one loop turn, sent together at its end (flush).
+            let held = Locked<[GraphQLSubscriptionEvent<R>]>([])
+            let flush: @Sendable () -> Void = {
+                let events = held.withLock { events in
+                    defer { events.removeAll(keepingCapacity: true) }
+                    return events
+                }
+                for event in events { sequence.send(event) }
+            }
             let subscription = RealtimeSubscription(
                 id: id, data: data, authorization: authorization,
                 state: { state in
+                    flush()
                     let changed = last.withLock { previous in
                         defer { previous = state }
                         return previous != state
@@ -69,18 +79,25 @@ final class AppSyncRealtimeClients: Sendable {
                     sequence.send(.connection(state))
                     reporter.dispatch(HubPayload.EventName.API.subscribe, context: context, data: state)
                 },
-                deliver: { bytes in
+                deliver: { bytes, payload in
+                    let event: GraphQLSubscriptionEvent<R>
                     do {
-                        sequence.send(.data(try GraphQLResponseDecoder.decodeDataMessage(bytes, as: R.self, decodePath: decodePath)))
+                        event = .data(try GraphQLResponseDecoder.decodeDataMessage(bytes, payload: payload, as: R.self, decodePath: decodePath))
                     } catch {
-                        sequence.send(.data(.failure(.transformationError(String(decoding: bytes, as: UTF8.self), error as? APIError ?? .unknown("\(error)", "", error)))))
+                        event = .data(.failure(.transformationError(String(decoding: bytes, as: UTF8.self), error as? APIError ?? .unknown("\(error)", "", error))))
                     }
+                    held.withLock { $0.append(event) }
                 },
+                flush: flush,
                 fail: { error in
+                    flush()
                     reporter.dispatch(HubPayload.EventName.API.subscribe, context: context, data: error)
                     sequence.fail(error)
                 },
-                complete: { sequence.finish() })
+                complete: {
+                    flush()
+                    sequence.finish()
+                })
             do {
                 try loop.execute {
                     guard !sequence.isCancelled else { return }

@@ -73,6 +73,10 @@ final class AppSyncRealtimeConnection: @unchecked Sendable {
     private var reauthorized = Set<String>()
     /// Bumped for each socket and each authorization fetch: events of an older one are ignored.
     private var generation = 0
+    /// Subscriptions holding data events decoded this loop turn, and the check that flushes them
+    /// at its end (made when first needed, closed when the connection goes idle or shuts down).
+    private var unflushed: [ObjectIdentifier: RealtimeSubscription] = [:]
+    private var turnEnd: LoopCheck?
 
     init(
         loop: EventLoop, endpoint: APIEndpointConfiguration, mode: AWSAuthorizationType, sources: APIAuthSources,
@@ -138,7 +142,37 @@ final class AppSyncRealtimeConnection: @unchecked Sendable {
         }
     }
 
+    /// Has `subscription` decode a data message now and send it at the end of this loop turn,
+    /// with the others read in the same turn.
+    private func hold(_ bytes: [UInt8], _ payload: Range<Int>?, for subscription: RealtimeSubscription) {
+        subscription.deliver(bytes, payload)
+        if turnEnd == nil {
+            turnEnd = try? LoopCheck(loop: loop) { [weak self] in self?.flushHeld() }
+        }
+        guard let turnEnd else {
+            subscription.flush()
+            return
+        }
+        unflushed[ObjectIdentifier(subscription)] = subscription
+        turnEnd.start()
+    }
+
+    private func flushHeld() {
+        turnEnd?.stop()
+        guard !unflushed.isEmpty else { return }
+        let subscriptions = unflushed.values
+        unflushed.removeAll(keepingCapacity: true)
+        for subscription in subscriptions { subscription.flush() }
+    }
+
+    private func closeTurnEnd() {
+        flushHeld()
+        turnEnd?.close()
+        turnEnd = nil
+    }
+
     private func becomeIdle() {
+        closeTurnEnd()
         state = .idle
         socket = nil
         failedAttempts = 0
@@ -152,6 +186,7 @@ final class AppSyncRealtimeConnection: @unchecked Sendable {
         entries.removeAll()
         order.removeAll()
         state = .shutDown
+        closeTurnEnd()
         cancelTimers()
         socket?.abort(WebSocketError(.connectionFailed, "The API plugin was reset."))
         socket = nil
@@ -250,7 +285,7 @@ final class AppSyncRealtimeConnection: @unchecked Sendable {
         let bytes = Array(text.utf8)
         // Data messages, the many, are read once for their type and id and handed on whole.
         if let header = RealtimeMessageHeader(scanning: bytes), header.type == "data" {
-            if let id = header.id, let entry = entries[id] { entry.subscription.deliver(bytes) }
+            if let id = header.id, let entry = entries[id] { hold(bytes, header.payload, for: entry.subscription) }
             return
         }
         guard let json = try? JSONDecoder().decode(JSONValue.self, from: Data(bytes)), let type = json["type"]?.stringValue else {
@@ -280,7 +315,7 @@ final class AppSyncRealtimeConnection: @unchecked Sendable {
             entry.subscription.state(.connected)
         case "data":
             guard let id, let entry = entries[id] else { return }
-            entry.subscription.deliver(bytes)
+            hold(bytes, nil, for: entry.subscription)
         case "complete":
             guard let id, let entry = entries.removeValue(forKey: id) else { return }
             order.removeAll { $0 == id }

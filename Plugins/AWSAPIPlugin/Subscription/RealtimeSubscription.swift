@@ -13,20 +13,26 @@ final class RealtimeSubscription: Sendable {
     /// only through the connection's own authorization).
     let authorization: PreparedAuthorization
     let state: @Sendable (SubscriptionConnectionState) -> Void
-    /// Gets a whole `data` message (its payload is decoded by the subscription, which knows its type).
-    let deliver: @Sendable (_ message: [UInt8]) -> Void
+    /// Gets a whole `data` message and the range of its payload when the router found it (the
+    /// payload is decoded by the subscription, which knows its type).
+    let deliver: @Sendable (_ message: [UInt8], _ payload: Range<Int>?) -> Void
+    /// Sends the events `deliver` decoded since the last flush to the sequence, together (the
+    /// connection calls it at the end of the loop turn that read them: one wake-up of the
+    /// reader per burst, not per event). `state`, `fail` and `complete` flush first.
+    let flush: @Sendable () -> Void
     let fail: @Sendable (APIError) -> Void
     let complete: @Sendable () -> Void
 
     init(
         id: String, data: String, authorization: PreparedAuthorization, state: @escaping @Sendable (SubscriptionConnectionState) -> Void,
-        deliver: @escaping @Sendable ([UInt8]) -> Void, fail: @escaping @Sendable (APIError) -> Void, complete: @escaping @Sendable () -> Void
+        deliver: @escaping @Sendable ([UInt8], Range<Int>?) -> Void, flush: @escaping @Sendable () -> Void, fail: @escaping @Sendable (APIError) -> Void, complete: @escaping @Sendable () -> Void
     ) {
         self.id = id
         self.data = data
         self.authorization = authorization
         self.state = state
         self.deliver = deliver
+        self.flush = flush
         self.fail = fail
         self.complete = complete
     }
