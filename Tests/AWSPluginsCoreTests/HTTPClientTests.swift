@@ -109,6 +109,38 @@ struct HTTPClientTests {
         }
     }
 
+    /// Open descriptors of this process.
+    private func openDescriptors() -> Int {
+        (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count) ?? -1
+    }
+
+    @Test("a kept connection the server shuts while it idles is let go, the next request opens another, and no descriptor is left behind")
+    func idleConnectionsShutByTheServer() async throws {
+        try await withClient { client, server in
+            // Asks on connections of its own whether the server has shut the idle one yet.
+            let control = try HTTPClient(loop: client.loop)
+            _ = try await client.send(HTTPRequest(url: server.url("/echo")))
+            let before = openDescriptors()
+            for round in 1...10 {
+                let response = try await client.send(HTTPRequest(url: server.url("/linger-close?ms=5")))
+                #expect(response.status == 200)
+                #expect(response.body == Array("kept".utf8))
+                var shut = false
+                for _ in 0..<600 where !shut {
+                    let count = try await control.send(HTTPRequest(url: server.url("/linger-shut-count")))
+                    shut = Int(String(decoding: count.body, as: UTF8.self)) ?? 0 >= round
+                    if !shut { try await Task.sleep(for: .milliseconds(10)) }
+                }
+                #expect(shut)
+            }
+            let last = try await client.send(HTTPRequest(url: server.url("/echo")))
+            #expect(last.status == 200)
+            await control.shutdown()
+            // The kept connection (and at most one being let go) stay; ten are not left open.
+            #expect(openDescriptors() - before <= 2)
+        }
+    }
+
     @Test("a task on the loop's executor sends requests that start and resume on the loop thread")
     func sendFromLoopExecutor() async throws {
         try await withClient { client, server in

@@ -1,3 +1,4 @@
+import Amplify
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -141,67 +142,11 @@ private struct SpanValueDecoder: Decoder {
             guard let text = String(validating: spans.bytes[body], as: UTF8.self) else { throw undecided("a string that is not UTF-8") }
             return text
         }
-        return try unescape(body)
-    }
-
-    private func unescape(_ body: Range<Int>) throws -> String {
-        let bytes = spans.bytes
-        var out: [UInt8] = []
-        out.reserveCapacity(body.count)
-        var index = body.lowerBound
-        func hex4(_ at: Int) throws -> UInt32 {
-            guard at + 4 <= body.upperBound else { throw undecided("a short \\u escape") }
-            var value: UInt32 = 0
-            for byte in bytes[at..<(at + 4)] {
-                let digit: UInt8
-                switch byte {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = byte - UInt8(ascii: "0")
-                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = byte - UInt8(ascii: "a") + 10
-                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = byte - UInt8(ascii: "A") + 10
-                default: throw undecided("a bad \\u escape")
-                }
-                value = value << 4 | UInt32(digit)
-            }
-            return value
+        // Escapes: the core's strict JSON parser reads the string (it refuses what JSONDecoder
+        // might read otherwise, a lone surrogate say: then JSONDecoder decides).
+        guard let value = try? JSONValue(parsing: Array(spans.bytes[span])), case .string(let text) = value else {
+            throw undecided("a string the strict parser does not read")
         }
-        while index < body.upperBound {
-            let byte = bytes[index]
-            guard byte == UInt8(ascii: "\\") else {
-                out.append(byte)
-                index += 1
-                continue
-            }
-            guard index + 1 < body.upperBound else { throw undecided("a string ending in a backslash") }
-            let escaped = bytes[index + 1]
-            index += 2
-            switch escaped {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): out.append(escaped)
-            case UInt8(ascii: "b"): out.append(0x08)
-            case UInt8(ascii: "f"): out.append(0x0C)
-            case UInt8(ascii: "n"): out.append(0x0A)
-            case UInt8(ascii: "r"): out.append(0x0D)
-            case UInt8(ascii: "t"): out.append(0x09)
-            case UInt8(ascii: "u"):
-                var scalar = try hex4(index)
-                index += 4
-                if (0xD800...0xDBFF).contains(scalar) {
-                    guard index + 6 <= body.upperBound, bytes[index] == UInt8(ascii: "\\"), bytes[index + 1] == UInt8(ascii: "u") else {
-                        throw undecided("a lone surrogate")
-                    }
-                    let low = try hex4(index + 2)
-                    guard (0xDC00...0xDFFF).contains(low) else { throw undecided("a lone surrogate") }
-                    index += 6
-                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                } else if (0xDC00...0xDFFF).contains(scalar) {
-                    throw undecided("a lone surrogate")
-                }
-                guard let unicode = Unicode.Scalar(scalar) else { throw undecided("a bad \\u escape") }
-                UTF8.encode(unicode) { out.append($0) }
-            default:
-                throw undecided("a bad escape")
-            }
-        }
-        guard let text = String(validating: out, as: UTF8.self) else { throw undecided("a string that is not UTF-8") }
         return text
     }
 

@@ -118,6 +118,27 @@ class Handler(BaseHTTPRequestHandler):
                 self.wfile.write(piece)
                 sent += len(piece)
             return
+        if url.path == "/linger-shut-count":
+            with LOCK:
+                count = COUNTS.get("linger-shut", 0)
+            self.reply(200, str(count).encode(), "text/plain")
+            return
+        if url.path == "/linger-close":
+            # Answered on a kept-alive connection, which the server then shuts after ms
+            # milliseconds of idling (a server's idle timeout, seen by a client holding it).
+            self.reply(200, b"kept", "text/plain")
+            self.wfile.flush()
+            connection = self.connection
+
+            def shut():
+                try:
+                    connection.shutdown(socket.SHUT_RDWR)
+                except OSError:
+                    pass
+                with LOCK:
+                    COUNTS["linger-shut"] = COUNTS.get("linger-shut", 0) + 1
+            threading.Timer(int(query.get("ms", ["50"])[0]) / 1000, shut).start()
+            return
         if url.path == "/slow":
             time.sleep(int(query.get("ms", ["1000"])[0]) / 1000)
             self.reply(200, b"done", "text/plain")
