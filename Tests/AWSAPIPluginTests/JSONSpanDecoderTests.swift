@@ -130,6 +130,17 @@ struct JSONSpanDecoderTests {
         _ = try agree(text, as: Stamped.self)
     }
 
+    /// (Found by the appsync fuzz target: the core's parser, which read escaped strings, repairs
+    /// invalid UTF-8 that JSONDecoder refuses.)
+    @Test("a string with an escape and bytes that are not UTF-8 is left to JSONDecoder")
+    func escapedStringThatIsNotUTF8() throws {
+        let bytes = Array(#"{"id":"a\rb"#.utf8) + [0xFF, 0xFE] + Array(#"","name":"n"}"#.utf8)
+        let spans = JSONSpans(bytes)
+        let root = try #require(spans.root())
+        #expect(JSONSpanDecoder.decode(Todo.self, from: spans, at: root) == nil)
+        #expect(JSONSpanDecoder.decode(JSONValue.self, from: spans, at: root) == nil)
+    }
+
     @Test("a value JSONDecoder refuses is refused", arguments: [
         #"{"id":1,"name":"a"}"#, #"{"name":"a"}"#, #"{"id":null,"name":"a"}"#, #"[{"id":"1","name":"a"}]"#, #""text""#,
     ])

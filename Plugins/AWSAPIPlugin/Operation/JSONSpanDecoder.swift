@@ -143,8 +143,9 @@ private struct SpanValueDecoder: Decoder {
             return text
         }
         // Escapes: the core's strict JSON parser reads the string (it refuses what JSONDecoder
-        // might read otherwise, a lone surrogate say: then JSONDecoder decides).
-        guard let value = try? JSONValue(parsing: Array(spans.bytes[span])), case .string(let text) = value else {
+        // might read otherwise, a lone surrogate say: then JSONDecoder decides). Its bytes must be
+        // UTF-8 first: that parser repairs what JSONDecoder refuses.
+        guard String(validating: spans.bytes[body], as: UTF8.self) != nil, let value = try? JSONValue(parsing: Array(spans.bytes[span])), case .string(let text) = value else {
             throw undecided("a string the strict parser does not read")
         }
         return text
