@@ -76,9 +76,9 @@ struct APIHTTPExchange: Sendable {
         signedHeaders.append(contentsOf: headers)
         var signable = SignableRequest(method: method, path: target.path, query: target.query, headers: signedHeaders)
         authorization.authorize(&signable, body: finalBody)
-        // curl writes the Host header itself unless given one: the signed value goes out, as `Host`.
+        // curl writes the Host header itself unless given one: the signed value goes out, once, as `Host`.
         var sent = signable.headers
-        if let index = sent.firstIndex(where: { $0.name.utf8.count == 4 && $0.name.lowercased() == "host" }) { sent.remove(at: index) }
+        sent.removeAll { $0.name.utf8.count == 4 && $0.name.lowercased() == "host" }
         sent.append(("Host", target.host))
         var request = HTTPRequest(method: signable.method, url: finalURL, headers: sent, body: finalBody.isEmpty ? .empty : .bytes(finalBody), timeout: timeout)
         request.trustedCertificatesFile = trustedCertificatesFile

@@ -136,50 +136,24 @@ private struct SpanValueDecoder: Decoder {
     func decodeString() throws -> String {
         guard first == UInt8(ascii: "\""), span.count >= 2 else { throw mismatch(String.self) }
         let body = (span.lowerBound + 1)..<(span.upperBound - 1)
-        // (The span was checked whole: no control character, escapes well formed.)
-        let plain = !spans.bytes[body].contains(UInt8(ascii: "\\"))
-        if plain {
-            guard let text = String(validating: spans.bytes[body], as: UTF8.self) else { throw undecided("a string that is not UTF-8") }
-            return text
-        }
+        // (The span was checked whole: no control character, escapes well formed; UTF-8 is
+        // checked here, as JSONDecoder checks the strings it reads.)
+        guard let text = String(validating: spans.bytes[body], as: UTF8.self) else { throw undecided("a string that is not UTF-8") }
+        guard spans.bytes[body].contains(UInt8(ascii: "\\")) else { return text }
         // Escapes: the core's strict JSON parser reads the string (it refuses what JSONDecoder
-        // might read otherwise, a lone surrogate say: then JSONDecoder decides). Its bytes must be
-        // UTF-8 first: that parser repairs what JSONDecoder refuses.
-        guard String(validating: spans.bytes[body], as: UTF8.self) != nil, let value = try? JSONValue(parsing: Array(spans.bytes[span])), case .string(let text) = value else {
+        // might read otherwise, a lone surrogate say: then JSONDecoder decides).
+        guard let value = try? JSONValue(parsing: Array(spans.bytes[span])), case .string(let unescaped) = value else {
             throw undecided("a string the strict parser does not read")
         }
-        return text
+        return unescaped
     }
 
-    /// The number's bytes when it is a JSON number, and whether it is a plain integer.
+    /// The number's bytes, and whether it is a plain integer. (The span was checked whole: a value
+    /// that starts with `-` or a digit is a well-formed JSON number.)
     private func number() throws -> (ArraySlice<UInt8>, integer: Bool) {
+        guard first == UInt8(ascii: "-") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(first) else { throw mismatch(Double.self) }
         let bytes = spans.bytes[span]
-        var index = bytes.startIndex
-        func digits() -> Int {
-            let start = index
-            while index < bytes.endIndex, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index += 1 }
-            return index - start
-        }
-        if index < bytes.endIndex, bytes[index] == UInt8(ascii: "-") { index += 1 }
-        let start = index
-        let whole = digits()
-        guard first != UInt8(ascii: "\""), first != UInt8(ascii: "{"), first != UInt8(ascii: "["), first != UInt8(ascii: "t"),
-              first != UInt8(ascii: "f"), first != UInt8(ascii: "n") else { throw mismatch(Double.self) }
-        guard whole > 0, whole == 1 || bytes[start] != UInt8(ascii: "0") else { throw undecided("a malformed number") }
-        var integer = true
-        if index < bytes.endIndex, bytes[index] == UInt8(ascii: ".") {
-            index += 1
-            integer = false
-            guard digits() > 0 else { throw undecided("a malformed number") }
-        }
-        if index < bytes.endIndex, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
-            index += 1
-            integer = false
-            if index < bytes.endIndex, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") { index += 1 }
-            guard digits() > 0 else { throw undecided("a malformed number") }
-        }
-        guard index == bytes.endIndex else { throw undecided("a malformed number") }
-        return (bytes, integer)
+        return (bytes, !bytes.contains { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") })
     }
 
     func decodeInteger<I: FixedWidthInteger>(_ type: I.Type) throws -> I {

@@ -28,7 +28,7 @@ package struct JSONSpans {
     package func trimmed() -> Range<Int>? {
         let start = skipWhitespace(from: 0)
         var end = bytes.count
-        while end > start, bytes[end - 1] == 0x20 || bytes[end - 1] == 0x0A || bytes[end - 1] == 0x0D || bytes[end - 1] == 0x09 { end -= 1 }
+        while end > start, bytes[end - 1].isJSONWhitespace { end -= 1 }
         return start < end ? start..<end : nil
     }
 
@@ -87,28 +87,24 @@ package struct JSONSpans {
         enum Expect { case value, valueOrClose, key, keyOrClose, separatorOrClose }
         var expect = Expect.value
         var index = span.lowerBound
-        // One bit per open container, set for an object; `depth` of them are in use.
-        var objects: UInt64 = 0
-        var depth = 0
+        var open = OpenBrackets()
         let end = span.upperBound
         guard end <= bytes.count else { return false }
         while true {
-            while index < end, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 { index += 1 }
+            while index < end, bytes[index].isJSONWhitespace { index += 1 }
             switch expect {
             case .value, .valueOrClose:
                 guard index < end else { return false }
                 let byte = bytes[index]
                 if expect == .valueOrClose, byte == UInt8(ascii: "]") {
-                    depth -= 1
+                    _ = open.close()
                     index += 1
                     expect = .separatorOrClose
                     continue
                 }
                 switch byte {
                 case UInt8(ascii: "{"), UInt8(ascii: "["):
-                    guard depth < 64 else { return false }
-                    if byte == UInt8(ascii: "{") { objects |= 1 << depth } else { objects &= ~(1 << depth) }
-                    depth += 1
+                    guard open.open(object: byte == UInt8(ascii: "{")) else { return false }
                     index += 1
                     expect = byte == UInt8(ascii: "{") ? .keyOrClose : .valueOrClose
                     continue
@@ -127,23 +123,22 @@ package struct JSONSpans {
             case .key, .keyOrClose:
                 guard index < end else { return false }
                 if expect == .keyOrClose, bytes[index] == UInt8(ascii: "}") {
-                    depth -= 1
+                    _ = open.close()
                     index += 1
                     expect = .separatorOrClose
                     continue
                 }
                 guard bytes[index] == UInt8(ascii: "\""), strictString(&index, end) else { return false }
-                while index < end, bytes[index] == 0x20 || bytes[index] == 0x0A || bytes[index] == 0x0D || bytes[index] == 0x09 { index += 1 }
+                while index < end, bytes[index].isJSONWhitespace { index += 1 }
                 guard index < end, bytes[index] == UInt8(ascii: ":") else { return false }
                 index += 1
                 expect = .value
             case .separatorOrClose:
-                if depth == 0 { return index == end }
+                guard let inObject = open.innermostIsObject else { return index == end }
                 guard index < end else { return false }
-                let inObject = objects & (1 << (depth - 1)) != 0
                 switch bytes[index] {
                 case UInt8(ascii: ","): expect = inObject ? .key : .value
-                case UInt8(ascii: "}") where inObject, UInt8(ascii: "]") where !inObject: depth -= 1
+                case UInt8(ascii: "}") where inObject, UInt8(ascii: "]") where !inObject: _ = open.close()
                 default: return false
                 }
                 index += 1
@@ -248,12 +243,7 @@ package struct JSONSpans {
 
     func skipWhitespace(from start: Int) -> Int {
         var index = start
-        while index < bytes.count {
-            switch bytes[index] {
-            case UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t"): index += 1
-            default: return index
-            }
-        }
+        while index < bytes.count, bytes[index].isJSONWhitespace { index += 1 }
         return index
     }
 
@@ -280,22 +270,18 @@ package struct JSONSpans {
         case UInt8(ascii: "\""):
             return skipString(&index)
         case UInt8(ascii: "{"), UInt8(ascii: "["):
-            // Brackets must match in kind: one bit per open one (set for an object), 64 deep at most.
-            var objects: UInt64 = 0
-            var depth = 0
+            // Brackets must match in kind.
+            var open = OpenBrackets()
             while index < bytes.count {
                 switch bytes[index] {
                 case UInt8(ascii: "\""):
                     guard skipString(&index) else { return false }
                     continue
                 case UInt8(ascii: "{"), UInt8(ascii: "["):
-                    guard depth < 64 else { return false }
-                    if bytes[index] == UInt8(ascii: "{") { objects |= 1 << depth } else { objects &= ~(1 << depth) }
-                    depth += 1
+                    guard open.open(object: bytes[index] == UInt8(ascii: "{")) else { return false }
                 case UInt8(ascii: "}"), UInt8(ascii: "]"):
-                    depth -= 1
-                    guard (objects & (1 << depth) != 0) == (bytes[index] == UInt8(ascii: "}")) else { return false }
-                    if depth == 0 {
+                    guard open.close() == (bytes[index] == UInt8(ascii: "}")) else { return false }
+                    if open.innermostIsObject == nil {
                         index += 1
                         return true
                     }
@@ -321,7 +307,34 @@ package struct JSONSpans {
     }
 }
 
+/// The brackets open at a point of a JSON text, innermost last, 64 at most: one bit per bracket,
+/// set for an object.
+private struct OpenBrackets {
+    private var objects: UInt64 = 0
+    private var depth = 0
+
+    /// Opens an object or an array; `false` when 64 are open already.
+    mutating func open(object: Bool) -> Bool {
+        guard depth < 64 else { return false }
+        if object { objects |= 1 << depth } else { objects &= ~(1 << depth) }
+        depth += 1
+        return true
+    }
+
+    /// Closes the innermost bracket and says whether it was an object's; `nil` when none is open.
+    mutating func close() -> Bool? {
+        guard let object = innermostIsObject else { return nil }
+        depth -= 1
+        return object
+    }
+
+    /// Whether the innermost open bracket is an object's; `nil` when none is open.
+    var innermostIsObject: Bool? { depth == 0 ? nil : objects & (1 << (depth - 1)) != 0 }
+}
+
 private extension UInt8 {
+    var isJSONWhitespace: Bool { self == 0x20 || self == 0x0A || self == 0x0D || self == 0x09 }
+
     var isHexDigit: Bool {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
             || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)

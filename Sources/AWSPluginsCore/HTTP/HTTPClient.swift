@@ -217,6 +217,13 @@ public final class HTTPClient: @unchecked Sendable {
         var events: LoopPoll.Events = []
         var idle = false
         init(_ poll: LoopPoll) { self.poll = poll }
+
+        /// Stops watching; the next use starts afresh.
+        func stop() {
+            poll.stop()
+            events = []
+            idle = false
+        }
     }
 
     private func socketChanged(_ socket: curl_socket_t, what: Int32) {
@@ -231,8 +238,7 @@ public final class HTTPClient: @unchecked Sendable {
                 watch.idle = true
             } else {
                 // A socket curl made without openSocket (its resolver's): closed without telling.
-                watch.poll.stop()
-                watch.events = []
+                watch.stop()
             }
             return
         }
@@ -257,8 +263,7 @@ public final class HTTPClient: @unchecked Sendable {
 
     private func ready(_ socket: curl_socket_t, status: Int32, events: LoopPoll.Events) {
         if let watch = watches[socket], watch.idle {
-            watch.poll.stop()
-            watch.events = []
+            watch.stop()
             return
         }
         var flags: Int32 = 0
@@ -273,11 +278,7 @@ public final class HTTPClient: @unchecked Sendable {
         let socket = Glibc.socket(family, type | Int32(SOCK_CLOEXEC.rawValue), `protocol`)
         guard socket >= 0 else { return CURL_SOCKET_BAD }
         // A watch left on this number belonged to a socket closed before; it starts afresh.
-        if let stale = watches[socket] {
-            stale.poll.stop()
-            stale.events = []
-            stale.idle = false
-        }
+        watches[socket]?.stop()
         connectionSockets.insert(socket)
         return socket
     }
@@ -286,11 +287,7 @@ public final class HTTPClient: @unchecked Sendable {
     /// never watches a number the process may reuse for another file.
     fileprivate func socketClosing(_ socket: curl_socket_t) -> Int32 {
         connectionSockets.remove(socket)
-        if let watch = watches[socket] {
-            watch.poll.stop()
-            watch.events = []
-            watch.idle = false
-        }
+        watches[socket]?.stop()
         return close(socket)
     }
 

@@ -97,7 +97,9 @@ final class Transfer {
         } else if method != "GET" || request.body != .empty {
             c_curl_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method)
         }
+        var postFields = false
         if case .bytes(let bytes) = request.body, !bytes.isEmpty, bytes.count <= Self.inlineBodyLimit {
+            postFields = true
             // A small body goes out with the request head in one send (one segment, one wake-up
             // of the server), as the curl tool's --data does; through the read function curl
             // sent the head and the body apart. curl copies the bytes; the size comes first so
@@ -149,14 +151,14 @@ final class Transfer {
             c_curl_easy_setopt_long(easy, CURLOPT_LOW_SPEED_TIME, max(1, lowSpeed.seconds))
         }
         // curl adds `Expect: 100-continue` to large uploads; AWS and the test servers don't need it.
-        var namesContentType = false
         for (name, value) in request.headers {
             headerList = curl_slist_append(headerList, name + ": " + value)
-            if !namesContentType, name.utf8.count == 12, name.lowercased() == "content-type" { namesContentType = true }
         }
         headerList = curl_slist_append(headerList, "Expect:")
         // A body sent as post fields would otherwise get curl's form Content-Type.
-        if !namesContentType { headerList = curl_slist_append(headerList, "Content-Type:") }
+        if postFields, !request.headers.contains(where: { $0.name.utf8.count == 12 && $0.name.lowercased() == "content-type" }) {
+            headerList = curl_slist_append(headerList, "Content-Type:")
+        }
         c_curl_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, headerList)
     }
 
