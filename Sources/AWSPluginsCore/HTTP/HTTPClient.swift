@@ -165,6 +165,18 @@ public final class HTTPClient: @unchecked Sendable {
         }
     }
 
+    /// How many sockets curl opened through this client and has not closed yet (for tests: a
+    /// process-wide count of descriptors is not the client's while other tests run).
+    package func connectionSocketCount() async -> Int {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
+            do {
+                try loop.execute { [self] in continuation.resume(returning: connectionSockets.count) }
+            } catch {
+                continuation.resume(returning: 0)
+            }
+        }
+    }
+
     // MARK: Loop thread
 
     private func start(_ request: HTTPRequest, _ continuation: CheckedContinuation<HTTPResponse, any Error>) -> Int? {
