@@ -175,9 +175,9 @@ public final class AWSAPIPlugin: APICategoryPlugin {
             body.reserveCapacity(request.document.utf8.count + 96)
             body.append(contentsOf: #"{"query":"#.utf8)
             JSONValue.writeString(request.document, into: &body)
-            if let variables = try request.variablesJSON() {
+            if request.variables != nil {
                 body.append(contentsOf: #","variables":"#.utf8)
-                try variables.write(into: &body)
+                _ = try request.writeVariablesJSON(into: &body)
             }
             body.append(UInt8(ascii: "}"))
             let response = try await current.exchange.send(

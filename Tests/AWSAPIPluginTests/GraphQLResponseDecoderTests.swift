@@ -38,6 +38,14 @@ struct GraphQLResponseDecoderTests {
         (#"{"data":{"list":[{"id":"1","name":"a"}]}}"#, "list.3"),
         (#"{"data":{"list":{"0":{"id":"1","name":"a"}}}}"#, "list.0"),
         (#"{"d\u0061ta":{"getTodo":{"id":"1","name":"a"}}}"#, "getTodo"),
+        // Decode paths: empty parts, a position on an object, a key of digits, signs and overflow.
+        (#"{"data":{"list":{"items":[{"id":"1","name":"x"}]}}}"#, ".list..items.0."),
+        (#"{"data":{"list":{"items":[{"id":"1","name":"x"}]}}}"#, "list.items.+0"),
+        (#"{"data":{"list":{"items":[{"id":"1","name":"x"}]}}}"#, "list.items.-0"),
+        (#"{"data":{"list":{"items":[{"id":"1","name":"x"}]}}}"#, "list.items.99999999999999999999"),
+        (#"{"data":{"list":{"007":{"id":"1","name":"x"}}}}"#, "list.007"),
+        (#"{"data":{"list":[{"id":"1","name":"x"}]}}"#, "list.007"),
+        (#"{"data":{"getTodo":{"id":"1","name":"a"}}}"#, ""),
         // What the fast path doubts, Foundation's reader (the careful path) decides.
         (#"{"data":{"getTodo":{"id":"1","name":"a"}},}"#, "getTodo"),
         (#"{"data":{"getTodo":{"id":"1","name":"a"}}, "data":{"getTodo":{"id":"2","name":"b"}}}"#, "getTodo"),

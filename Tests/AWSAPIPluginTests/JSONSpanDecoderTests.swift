@@ -85,6 +85,32 @@ struct JSONSpanDecoderTests {
         #expect(try agree(text, as: Todo.self))
     }
 
+    struct Optionals: Codable, Equatable {
+        var text: String?
+        var flag: Bool?
+        var int: Int?
+        var small: Int8?
+        var unsigned: UInt64?
+        var double: Double?
+        var float: Float?
+        var todo: Todo?
+        var list: [Int]?
+    }
+
+    /// (Present, null and missing members decode; a member of the wrong kind fails both ways, or
+    /// is left to JSONDecoder where the span decoder does not decide: a fraction read as `Int`.)
+    @Test("optional members decode in one look-up as JSONDecoder decodes them: present, null, missing, or of the wrong kind", arguments: [
+        (#"{"text":"t","flag":true,"int":-1,"small":127,"unsigned":18446744073709551615,"double":2.5,"float":0.5,"todo":{"id":"1","name":"n"},"list":[1]}"#, true),
+        (#"{"text":null,"flag":null,"int":null,"small":null,"unsigned":null,"double":null,"float":null,"todo":null,"list":null}"#, true),
+        ("{}", true),
+        (#"{"text":1}"#, false), (#"{"flag":"yes"}"#, false), (#"{"small":128}"#, false), (#"{"unsigned":-1}"#, false),
+        (#"{"int":1.5}"#, false), (#"{"todo":[]}"#, false), (#"{"list":{}}"#, false),
+    ])
+    func optionalMembers(text: String, decodes: Bool) throws {
+        #expect(try agree(text, as: Optionals.self) == decodes)
+        #expect((try? JSONDecoder().decode(Optionals.self, from: Data(text.utf8))) != nil || !decodes)
+    }
+
     @Test("every primitive, collection, dictionary, enum and nesting decodes as JSONDecoder decodes it")
     func everything() throws {
         let text = """

@@ -38,6 +38,31 @@ struct SupportTests {
         #expect(error?.errorDescription == "The GraphQL variable `thing` (Opaque) cannot be sent as JSON.")
     }
 
+    @Test("the variables written straight into a body are the JSON of variablesJSON(), for every kind; an unencodable one is an operationError naming it")
+    func variablesWrittenStraight() throws {
+        struct Point: Encodable, Sendable { let x: Int; let y: Double }
+        let nothing: Int? = nil
+        let some: Int? = 7
+        let request = GraphQLRequest<JSONValue>(document: "q", variables: [
+            "text": "a \"quoted\" \\ line\nbreak \u{1} é", "int": -3, "big": 1_000_000_000_000_000, "huge": Int.max, "double": 1.5,
+            "flag": false, "list": [1, 2], "nested": ["k": ["v": false]], "json": JSONValue.object(["a": .null]),
+            "point": Point(x: 1, y: 2.5), "none": nothing, "some": some, "null": NSNull(), "key \"odd\"": true,
+        ], responseType: JSONValue.self)
+        var bytes: [UInt8] = []
+        #expect(try request.writeVariablesJSON(into: &bytes))
+        let written = try JSONDecoder().decode(JSONValue.self, from: Data(bytes))
+        #expect(written == (try request.variablesJSON()))
+        #expect(written["big"] == .number(1e15) && written["huge"] == .number(Double(Int.max)) && written["some"] == 7)
+
+        var none: [UInt8] = []
+        #expect(try !GraphQLRequest<JSONValue>(document: "q", responseType: JSONValue.self).writeVariablesJSON(into: &none))
+        #expect(none.isEmpty)
+        struct Opaque: Sendable {}
+        let bad = GraphQLRequest<JSONValue>(document: "q", variables: ["thing": Opaque()], responseType: JSONValue.self)
+        let error = #expect(throws: APIError.self) { try bad.writeVariablesJSON(into: &none) }
+        #expect(error?.errorDescription == "The GraphQL variable `thing` (Opaque) cannot be sent as JSON.")
+    }
+
     @Test("REST URLs: the stage path is kept, the request path and query are encoded once")
     func restURLs() throws {
         let endpoint = try #require(URL(string: "https://abc.execute-api.us-east-1.amazonaws.com/dev/"))

@@ -4,6 +4,15 @@ import Testing
 
 @Suite("AWS protocol helpers")
 struct ProtocolHelpersTests {
+    @Test("header names compare without ASCII case, and only ASCII letters fold", arguments: [
+        ("Host", "host", true), ("CONTENT-TYPE", "content-type", true), ("x-api-key", "X-Api-Key", true), ("", "", true),
+        ("host", "hosts", false), ("host", "hast", false), ("@", "`", false), ("[", "{", false), ("É", "é", false), ("é", "é", true),
+    ])
+    func headerNamesIgnoreASCIICase(left: String, right: String, equal: Bool) {
+        #expect(left.equalsIgnoringASCIICase(right) == equal)
+        #expect(right.equalsIgnoringASCIICase(left) == equal)
+    }
+
     @Test("throttling, 429, 5xx and connection failures are retried; other 4xx and 501 are not")
     func retryable() {
         let policy = RetryPolicy()

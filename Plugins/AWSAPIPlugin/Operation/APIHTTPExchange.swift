@@ -78,7 +78,7 @@ struct APIHTTPExchange: Sendable {
         authorization.authorize(&signable, body: finalBody)
         // curl writes the Host header itself unless given one: the signed value goes out, once, as `Host`.
         var sent = signable.headers
-        sent.removeAll { $0.name.utf8.count == 4 && $0.name.lowercased() == "host" }
+        sent.removeAll { $0.name.equalsIgnoringASCIICase("host") }
         sent.append(("Host", target.host))
         var request = HTTPRequest(method: signable.method, url: finalURL, headers: sent, body: finalBody.isEmpty ? .empty : .bytes(finalBody), timeout: timeout)
         request.trustedCertificatesFile = trustedCertificatesFile

@@ -78,12 +78,19 @@ package enum GraphQLResponseDecoder {
     ) -> GraphQLResponse<R>? {
         guard R.self != String.self, let members = spans.values(of: ["data", "errors"], in: response), members[1] == nil,
               var span = members[0], !spans.isNull(span) else { return nil }
-        for part in decodePath?.split(separator: ".", omittingEmptySubsequences: true) ?? [] {
-            if let position = Int(part), spans.isArray(span) {
+        // The path's parts, split at dots without making strings: a part of digits is an array
+        // position where the value is an array, anything else a key (as the careful path reads it;
+        // a part it reads otherwise, `+1` say, finds nothing here and goes there).
+        var rest = (decodePath ?? "").utf8[...]
+        while !rest.isEmpty {
+            let part = rest.prefix { $0 != UInt8(ascii: ".") }
+            rest = rest.dropFirst(part.count + (part.count < rest.count ? 1 : 0))
+            guard !part.isEmpty else { continue }
+            if spans.isArray(span), let position = position(part) {
                 guard let next = spans.element(position, of: span) else { return nil }
                 span = next
             } else {
-                guard let next = spans.values(of: [String(part)], in: span)?[0] else { return nil }
+                guard let next = spans.value(ofKey: part, in: span) else { return nil }
                 span = next
             }
         }
@@ -91,6 +98,20 @@ package enum GraphQLResponseDecoder {
             return nil
         }
         return .success(value)
+    }
+
+    /// The array position a decode-path part of ASCII digits names; `nil` for anything else or
+    /// a number that does not fit.
+    private static func position(_ part: Substring.UTF8View) -> Int? {
+        var value = 0
+        for byte in part {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (times, overflow1) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflow2) = times.addingReportingOverflow(Int(byte - UInt8(ascii: "0")))
+            guard !overflow1, !overflow2 else { return nil }
+            value = next
+        }
+        return value
     }
 
     private static func decodeData<R: Decodable & Sendable>(_ data: JSONValue, as type: R.Type, decodePath: String?) -> Result<R, APIError> {

@@ -23,7 +23,7 @@ package enum JSONSpanDecoder {
     package static func decode<T: Decodable>(_ type: T.Type, from spans: JSONSpans, at span: Range<Int>) -> T? {
         guard spans.isStrictlyValid(span) else { return nil }
         let state = DecodeState()
-        let value = try? SpanValueDecoder(spans: spans, span: span, path: [], state: state).decodeValue(T.self)
+        let value = try? SpanValueDecoder(spans: spans, span: span, parentPath: [], key: nil, state: state).decodeValue(T.self)
         return state.undecided ? nil : value
     }
 }
@@ -50,13 +50,16 @@ private struct SuperKey: CodingKey {
     init?(intValue: Int) { nil }
 }
 
-/// One value's decoder: its span and where it sits.
+/// One value's decoder: its span and where it sits (its container's path and its own key, put
+/// together only when asked: decoding a member makes no array).
 private struct SpanValueDecoder: Decoder {
     let spans: JSONSpans
     let span: Range<Int>
-    let path: [any CodingKey]
+    let parentPath: [any CodingKey]
+    let key: (any CodingKey)?
     let state: DecodeState
 
+    var path: [any CodingKey] { key.map { parentPath + [$0] } ?? parentPath }
     var codingPath: [any CodingKey] { path }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
 
@@ -65,43 +68,44 @@ private struct SpanValueDecoder: Decoder {
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard first == UInt8(ascii: "{") else { throw mismatch([String: Any].self) }
-        var keys: [Range<Int>] = []
-        var values: [Range<Int>] = []
+        var members: [SpanMember] = []
+        members.reserveCapacity(8)
         let plain = spans.forEachMember(of: span) { key, value in
-            keys.append(key)
-            values.append(value)
+            members.append(SpanMember(key: key, value: value))
             return true
         }
         guard plain else { throw undecided("an object it does not read plainly") }
         // A key that is not ASCII (JSONDecoder makes it a String first) or a key twice (which one
         // JSONDecoder takes is its business).
-        for key in keys where spans.bytes[key].contains(where: { $0 >= 0x80 }) { throw undecided("a key that is not ASCII") }
-        if keys.count > 1 {
-            guard keys.count <= 64 else { throw undecided("an object with more than 64 members") }
-            for later in 1..<keys.count {
-                for earlier in 0..<later where spans.bytes[keys[earlier]].elementsEqual(spans.bytes[keys[later]]) {
+        for member in members where spans.bytes[member.key].contains(where: { $0 >= 0x80 }) { throw undecided("a key that is not ASCII") }
+        if members.count > 1 {
+            guard members.count <= 64 else { throw undecided("an object with more than 64 members") }
+            for later in 1..<members.count {
+                for earlier in 0..<later where spans.bytes[members[earlier].key].elementsEqual(spans.bytes[members[later].key]) {
                     throw undecided("a key twice")
                 }
             }
         }
-        return KeyedDecodingContainer(SpanKeyedContainer<Key>(decoder: self, keys: keys, values: values))
+        return KeyedDecodingContainer(SpanKeyedContainer<Key>(decoder: self, path: path, members: members))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
         guard first == UInt8(ascii: "[") else { throw mismatch([Any].self) }
         var elements: [Range<Int>] = []
+        elements.reserveCapacity(8)
         let plain = spans.forEachElement(of: span) { element in
             elements.append(element)
             return true
         }
         guard plain else { throw undecided("an array it does not read plainly") }
-        return SpanUnkeyedContainer(decoder: self, elements: elements)
+        return SpanUnkeyedContainer(decoder: self, path: path, elements: elements)
     }
 
     func singleValueContainer() throws -> any SingleValueDecodingContainer { self }
 
-    func child(_ span: Range<Int>, _ key: any CodingKey) -> SpanValueDecoder {
-        SpanValueDecoder(spans: spans, span: span, path: path + [key], state: state)
+    /// The decoder of a member or element at `span`, in a container whose path is `path`.
+    func child(_ span: Range<Int>, _ key: any CodingKey, in path: [any CodingKey]) -> SpanValueDecoder {
+        SpanValueDecoder(spans: spans, span: span, parentPath: path, key: key, state: state)
     }
 
     /// Marks the decoding undecided (the caller then asks `JSONDecoder`) and gives the error to throw.
@@ -215,22 +219,29 @@ extension SpanValueDecoder: SingleValueDecodingContainer {
     func decode<T: Decodable>(_ type: T.Type) throws -> T { try decodeValue(T.self) }
 }
 
+/// An object member's key and value.
+private struct SpanMember {
+    let key: Range<Int>
+    let value: Range<Int>
+}
+
 /// An object's members, looked up by comparing each key's bytes with the coding key's text.
 private struct SpanKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
     let decoder: SpanValueDecoder
-    let keys: [Range<Int>]
-    let values: [Range<Int>]
+    /// The object's coding path, made once for all its members.
+    let path: [any CodingKey]
+    let members: [SpanMember]
 
-    var codingPath: [any CodingKey] { decoder.path }
+    var codingPath: [any CodingKey] { path }
 
     var allKeys: [Key] {
-        keys.compactMap { Key(stringValue: String(decoding: decoder.spans.bytes[$0], as: UTF8.self)) }
+        members.compactMap { Key(stringValue: String(decoding: decoder.spans.bytes[$0.key], as: UTF8.self)) }
     }
 
     private func span(_ key: Key) -> Range<Int>? {
         let name = key.stringValue
         let bytes = decoder.spans.bytes
-        for index in keys.indices where bytes[keys[index]].elementsEqual(name.utf8) { return values[index] }
+        for member in members where bytes[member.key].elementsEqual(name.utf8) { return member.value }
         return nil
     }
 
@@ -238,9 +249,16 @@ private struct SpanKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
 
     private func value(_ key: Key) throws -> SpanValueDecoder {
         guard let span = span(key) else {
-            throw DecodingError.keyNotFound(key, DecodingError.Context(codingPath: decoder.path, debugDescription: "No value for \(key.stringValue)"))
+            throw DecodingError.keyNotFound(key, DecodingError.Context(codingPath: path, debugDescription: "No value for \(key.stringValue)"))
         }
-        return decoder.child(span, key)
+        return decoder.child(span, key, in: path)
+    }
+
+    /// The member's decoder, `nil` when the object has no such member or it is `null` (one
+    /// look-up, where the protocol's default asks `contains`, `decodeNil` and `decode` in turn).
+    private func presentValue(_ key: Key) -> SpanValueDecoder? {
+        guard let span = span(key), !decoder.spans.isNull(span) else { return nil }
+        return decoder.child(span, key, in: path)
     }
 
     func decodeNil(forKey key: Key) throws -> Bool { try value(key).isNull }
@@ -260,6 +278,22 @@ private struct SpanKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try value(key).decodeInteger(UInt64.self) }
     func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T { try value(key).decodeValue(T.self) }
 
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try presentValue(key)?.decodeBool() }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try presentValue(key)?.decodeString() }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try presentValue(key)?.decode(Double.self) }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try presentValue(key)?.decode(Float.self) }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try presentValue(key)?.decodeInteger(Int.self) }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try presentValue(key)?.decodeInteger(Int8.self) }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try presentValue(key)?.decodeInteger(Int16.self) }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try presentValue(key)?.decodeInteger(Int32.self) }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try presentValue(key)?.decodeInteger(Int64.self) }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try presentValue(key)?.decodeInteger(UInt.self) }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try presentValue(key)?.decodeInteger(UInt8.self) }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try presentValue(key)?.decodeInteger(UInt16.self) }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try presentValue(key)?.decodeInteger(UInt32.self) }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try presentValue(key)?.decodeInteger(UInt64.self) }
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? { try presentValue(key)?.decodeValue(T.self) }
+
     func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
         try value(key).container(keyedBy: NestedKey.self)
     }
@@ -267,30 +301,33 @@ private struct SpanKeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
     func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer { try value(key).unkeyedContainer() }
 
     func superDecoder() throws -> any Decoder {
-        guard let span = values.indices.first(where: { decoder.spans.bytes[keys[$0]].elementsEqual("super".utf8) }).map({ values[$0] }) else {
+        guard let span = members.first(where: { decoder.spans.bytes[$0.key].elementsEqual("super".utf8) })?.value else {
             throw decoder.undecided("superDecoder() without a `super` member")
         }
-        return decoder.child(span, SuperKey())
+        return decoder.child(span, SuperKey(), in: path)
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
         guard let span = span(key) else { throw decoder.undecided("superDecoder(forKey:) without the member") }
-        return decoder.child(span, key)
+        return decoder.child(span, key, in: path)
     }
 }
 
 /// An array's elements, read in order.
 private struct SpanUnkeyedContainer: UnkeyedDecodingContainer {
     let decoder: SpanValueDecoder
+    /// The array's coding path, made once for all its elements.
+    let path: [any CodingKey]
     let elements: [Range<Int>]
     var currentIndex = 0
 
-    init(decoder: SpanValueDecoder, elements: [Range<Int>]) {
+    init(decoder: SpanValueDecoder, path: [any CodingKey], elements: [Range<Int>]) {
         self.decoder = decoder
+        self.path = path
         self.elements = elements
     }
 
-    var codingPath: [any CodingKey] { decoder.path }
+    var codingPath: [any CodingKey] { path }
     var count: Int? { elements.count }
     var isAtEnd: Bool { currentIndex >= elements.count }
 
@@ -299,9 +336,9 @@ private struct SpanUnkeyedContainer: UnkeyedDecodingContainer {
     private mutating func next<T>(_ read: (SpanValueDecoder) throws -> T) throws -> T {
         guard !isAtEnd else {
             throw DecodingError.valueNotFound(T.self, DecodingError.Context(
-                codingPath: decoder.path + [ElementKey(intValue: currentIndex)], debugDescription: "Unkeyed container is at end."))
+                codingPath: path + [ElementKey(intValue: currentIndex)], debugDescription: "Unkeyed container is at end."))
         }
-        let value = try read(decoder.child(elements[currentIndex], ElementKey(intValue: currentIndex)))
+        let value = try read(decoder.child(elements[currentIndex], ElementKey(intValue: currentIndex), in: path))
         currentIndex += 1
         return value
     }
@@ -309,7 +346,7 @@ private struct SpanUnkeyedContainer: UnkeyedDecodingContainer {
     mutating func decodeNil() throws -> Bool {
         guard !isAtEnd else {
             throw DecodingError.valueNotFound(Any?.self, DecodingError.Context(
-                codingPath: decoder.path + [ElementKey(intValue: currentIndex)], debugDescription: "Unkeyed container is at end."))
+                codingPath: path + [ElementKey(intValue: currentIndex)], debugDescription: "Unkeyed container is at end."))
         }
         guard decoder.spans.isNull(elements[currentIndex]) else { return false }
         currentIndex += 1

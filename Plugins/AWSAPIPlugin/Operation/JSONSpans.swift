@@ -56,6 +56,19 @@ package struct JSONSpans {
         return plain ? found : nil
     }
 
+    /// The value of `key` (its UTF-8 bytes) in the object at `span`; `nil` when the object does
+    /// not have it, has it twice, or the span is not a plain object (as ``values(of:in:)``).
+    package func value(ofKey key: some Collection<UInt8>, in span: Range<Int>) -> Range<Int>? {
+        var found: Range<Int>?
+        let plain = forEachMember(of: span) { name, value in
+            guard bytes[name].elementsEqual(key) else { return true }
+            guard found == nil else { return false }
+            found = value
+            return true
+        }
+        return plain ? found : nil
+    }
+
     /// The element at `position` of the array at `span`; `nil` when the span is not an array,
     /// is malformed or is shorter.
     package func element(_ position: Int, of span: Range<Int>) -> Range<Int>? {

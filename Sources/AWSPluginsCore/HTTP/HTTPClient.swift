@@ -1,9 +1,9 @@
 import Amplify
-import AmplifyConcurrency
 import AmplifyEventLoop
 import CCurlShims
 import CoreMetrics
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -20,7 +20,8 @@ import Glibc
 /// and path, never the query, headers or bodies, which carry signatures and tokens).
 public final class HTTPClient: @unchecked Sendable {
     // @unchecked Sendable: every mutable field below is touched only on the loop thread (send
-    // and cancellation hop there with loop.execute); `metrics` is immutable and locks its own.
+    // and cancellation hop there with loop.execute); `metrics` is immutable and locks its own;
+    // `transferIDs` is atomic.
     /// The loop transfers run on.
     public let loop: EventLoop
     /// `nil` when no metrics backend is bootstrapped.
@@ -31,7 +32,9 @@ public final class HTTPClient: @unchecked Sendable {
     private var connectionSockets: Set<curl_socket_t> = []
     private var alarm: LoopAlarm?
     private var transfers: [Int: Transfer] = [:]
-    private var nextID = 0
+    /// The last transfer number given out (by the sending task, so that its cancellation handler
+    /// knows the number without a lock).
+    private let transferIDs = Atomic<Int>(0)
     /// Easy handles of finished transfers, reset, for the next ones (creating a handle and
     /// setting curl's defaults again cost more per small request than the request itself).
     private var spareHandles: [UnsafeMutableRawPointer] = []
@@ -117,27 +120,27 @@ public final class HTTPClient: @unchecked Sendable {
 
     private func transfer(_ request: HTTPRequest) async throws -> HTTPResponse {
         if Task.isCancelled { throw HTTPClientError(kind: .cancelled, curlCode: 0, message: "The task was cancelled.") }
-        let id = Locked<Int?>(nil)
+        let id = transferIDs.add(1, ordering: .relaxed).newValue
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
                 // A task already on the loop thread (on the loop's executor) starts the transfer
                 // here, without a turn of the loop in between.
                 if loop.inEventLoop {
-                    id.withLock { $0 = start(request, continuation) }
-                    return
-                }
-                do {
-                    try loop.execute { [self] in
-                        id.withLock { $0 = start(request, continuation) }
+                    start(request, continuation, id: id)
+                } else {
+                    do {
+                        try loop.execute { [self] in start(request, continuation, id: id) }
+                    } catch {
+                        continuation.resume(throwing: error)
+                        return
                     }
-                } catch {
-                    continuation.resume(throwing: error)
                 }
+                // Cancelled before the start was queued: the handler's cancel may have run first
+                // and found nothing; this one comes after the start.
+                if Task.isCancelled { try? loop.execute { [self] in cancel(id) } }
             }
         } onCancel: { [self] in
-            try? loop.execute { [self] in
-                if let transferID = id.withLock({ $0 }) { cancel(transferID) }
-            }
+            try? loop.execute { [self] in cancel(id) }
         }
     }
 
@@ -179,28 +182,26 @@ public final class HTTPClient: @unchecked Sendable {
 
     // MARK: Loop thread
 
-    private func start(_ request: HTTPRequest, _ continuation: CheckedContinuation<HTTPResponse, any Error>) -> Int? {
+    private func start(_ request: HTTPRequest, _ continuation: CheckedContinuation<HTTPResponse, any Error>, id: Int) {
         guard let multi else {
             continuation.resume(throwing: HTTPClientError(kind: .other, curlCode: -1, message: "The HTTP client was shut down."))
-            return nil
+            return
         }
         guard let easy = spareHandles.popLast() ?? curl_easy_init() else {
             continuation.resume(throwing: HTTPClientError(kind: .other, curlCode: -1, message: "curl_easy_init failed"))
-            return nil
+            return
         }
         let transfer: Transfer
         do {
             transfer = try Transfer(easy: easy, request: request, continuation: continuation)
         } catch {
             continuation.resume(throwing: error)
-            return nil
+            return
         }
-        nextID += 1
-        transfer.id = nextID
-        transfers[nextID] = transfer
+        transfer.id = id
+        transfers[id] = transfer
         watchSockets(of: transfer.easy)
         curl_multi_add_handle(multi, transfer.easy)
-        return nextID
     }
 
     private func cancel(_ id: Int) {

@@ -77,7 +77,7 @@ public struct HTTPResponse: Sendable {
 
     /// The first header called `name`, case-insensitively.
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+        headers.first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
 }
 
@@ -135,6 +135,6 @@ public struct HTTPPartialResponse: Sendable {
 
     /// The first header called `name`, case-insensitively.
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+        headers.first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
 }

@@ -156,7 +156,7 @@ final class Transfer {
         }
         headerList = curl_slist_append(headerList, "Expect:")
         // A body sent as post fields would otherwise get curl's form Content-Type.
-        if postFields, !request.headers.contains(where: { $0.name.utf8.count == 12 && $0.name.lowercased() == "content-type" }) {
+        if postFields, !request.headers.contains(where: { $0.name.equalsIgnoringASCIICase("content-type") }) {
             headerList = curl_slist_append(headerList, "Content-Type:")
         }
         c_curl_easy_setopt_pointer(easy, CURLOPT_HTTPHEADER, headerList)

@@ -20,12 +20,12 @@ public struct SignableRequest: Sendable, Equatable {
 
     /// The value of the first header called `name` (case-insensitive).
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+        headers.first { $0.name.equalsIgnoringASCIICase(name) }?.value
     }
 
     /// Sets header `name`, replacing every header of that name (case-insensitive).
     public mutating func setHeader(_ name: String, _ value: String) {
-        headers.removeAll { $0.name.lowercased() == name.lowercased() }
+        headers.removeAll { $0.name.equalsIgnoringASCIICase(name) }
         headers.append((name, value))
     }
 

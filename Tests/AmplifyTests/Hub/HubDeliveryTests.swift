@@ -154,6 +154,25 @@ struct HubDeliveryTests {
         #expect(try await isolated.close())
     }
 
+    @Test("wantsEvents says whether a dispatch would reach anybody: not with no listener or stream on the channel, yes while one is there, yes once the Hub is closed (its replacement may)")
+    func wantsEventsFollowsListeners() async throws {
+        let isolated = try IsolatedHub()
+        let hub = isolated.hub
+        #expect(!hub.wantsEvents(on: .api))
+        let token = hub.listen(to: .api, isIncluded: nil, file: #fileID, line: #line) { _ in }
+        #expect(hub.wantsEvents(on: .api))
+        #expect(!hub.wantsEvents(on: .storage))
+        // A custom channel is always queued.
+        #expect(hub.wantsEvents(on: .custom("jobs")))
+        hub.removeListener(token)
+        #expect(!hub.wantsEvents(on: .api))
+        let stream = hub.events(on: .api, isIncluded: nil, bufferingPolicy: .unbounded)
+        #expect(hub.wantsEvents(on: .api))
+        _ = stream
+        #expect(try await isolated.close())
+        #expect(hub.wantsEvents(on: .storage))
+    }
+
     @Test("a listener on one channel never sees another channel's events")
     func channelsAreSeparate() async throws {
         let isolated = try IsolatedHub()

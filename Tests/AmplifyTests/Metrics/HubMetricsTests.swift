@@ -20,6 +20,8 @@ struct HubMetricsTests {
         hub.dispatch(to: .storage, payload: HubPayload(eventName: "nobody listens"))
         await hub.flush()
         #expect(try metrics.expectCounter(AmplifyMetrics.hubDispatched).totalValue == 106)
+        // Every dispatch is counted, so with a backend every event is wanted.
+        #expect(hub.wantsEvents(on: .storage))
         // 100 to the first listener, 10 past the filter, 5 by event name.
         #expect(try metrics.expectCounter(AmplifyMetrics.hubDelivered).totalValue == 115)
         let depths = try metrics.expectGauge(AmplifyMetrics.hubQueueDepth).values

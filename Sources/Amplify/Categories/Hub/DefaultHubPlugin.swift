@@ -307,6 +307,15 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
         enqueue(Entry(channel, payload))
     }
 
+    /// Whether an event dispatched on `channel` now would reach anything: a listener or stream, the
+    /// metrics backend (which counts every dispatch), or, once the plugin is closed, the plugin
+    /// that replaces it. A producer whose payload costs something to build asks first; a listener
+    /// added after this returns sees only later events either way.
+    package func wantsEvents(on channel: HubChannel) -> Bool {
+        if metrics != nil { return true }
+        return inbox.withLock { $0.closed || !$0.nobodyListens(on: channel) }
+    }
+
     /// Queues an event; `false` if the plugin is closed (the category then replaces it).
     @discardableResult
     @inline(__always)

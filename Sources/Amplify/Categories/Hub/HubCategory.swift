@@ -181,6 +181,14 @@ public final class HubCategory: Sendable {
         plugin.dispatch(to: channel, payload: payload)
     }
 
+    /// Whether an event dispatched on `channel` now would reach anything (see
+    /// ``DefaultHubPlugin/wantsEvents(on:)``); always `true` with another Hub plugin, which may
+    /// forward events elsewhere.
+    package func wantsEvents(on channel: HubChannel) -> Bool {
+        guard let hub = slot.withLock({ $0.defaultPlugin }) else { return true }
+        return hub.wantsEvents(on: channel)
+    }
+
     /// Queues `payload` on every plugin of the category (as amplify-swift announces
     /// `Amplify.configured`).
     func dispatchToEveryPlugin(_ channel: HubChannel, payload: HubPayload) {

@@ -72,11 +72,47 @@ public struct GraphQLRequest<R: Decodable & Sendable>: Sendable {
             do {
                 object[name] = try JSONValue(variable: value)
             } catch {
-                throw APIError.operationError(
-                    "The GraphQL variable `\(name)` (\(type(of: value))) cannot be sent as JSON.",
-                    "Pass strings, numbers, booleans, arrays and dictionaries of them, JSONValue or Encodable values.", error)
+                throw Self.variableError(name, value, error)
             }
         }
         return .object(object)
+    }
+
+    /// Appends the variables as a JSON object to `output` — the text of ``variablesJSON()``,
+    /// written without building it (strings, booleans and integers at once); `false`, and
+    /// nothing written, when there are none.
+    /// - Throws: ``APIError/operationError(_:_:_:)`` naming the variable that is not JSON.
+    package func writeVariablesJSON(into output: inout [UInt8]) throws -> Bool {
+        guard let variables else { return false }
+        output.append(UInt8(ascii: "{"))
+        var first = true
+        for (name, value) in variables {
+            if !first { output.append(UInt8(ascii: ",")) }
+            first = false
+            JSONValue.writeString(name, into: &output)
+            output.append(UInt8(ascii: ":"))
+            if let text = value as? String {
+                JSONValue.writeString(text, into: &output)
+            } else if let flag = value as? Bool {
+                output.append(contentsOf: (flag ? "true" : "false").utf8)
+            } else if let number = value as? Int, number.magnitude < 1_000_000_000_000_000 {
+                // (JSONValue writes a whole number below 10^15 as an integer, larger ones as a double.)
+                output.append(contentsOf: String(number).utf8)
+            } else {
+                do {
+                    try JSONValue(variable: value).write(into: &output)
+                } catch {
+                    throw Self.variableError(name, value, error)
+                }
+            }
+        }
+        output.append(UInt8(ascii: "}"))
+        return true
+    }
+
+    private static func variableError(_ name: String, _ value: any Sendable, _ error: any Error) -> APIError {
+        APIError.operationError(
+            "The GraphQL variable `\(name)` (\(type(of: value))) cannot be sent as JSON.",
+            "Pass strings, numbers, booleans, arrays and dictionaries of them, JSONValue or Encodable values.", error)
     }
 }
