@@ -181,7 +181,7 @@ public final class AWSAPIPlugin: APICategoryPlugin {
             }
             body.append(UInt8(ascii: "}"))
             let response = try await current.exchange.send(
-                endpoint: endpoint, method: "POST", url: endpoint.endpoint,
+                endpoint: endpoint, method: "POST", url: endpoint.endpoint, target: endpoint.target,
                 headers: [("Content-Type", "application/json"), ("Accept", "application/json")], body: body, mode: mode)
             guard (200..<300).contains(response.status) else { throw Self.statusError(response, url: endpoint.endpoint) }
             return try GraphQLResponseDecoder.decode(response.body, as: R.self, decodePath: request.decodePath)

@@ -31,7 +31,7 @@ public final class HubEventRecorder: Sendable {
 
     /// Waits until at least `count` payloads were recorded, or `timeout` passed.
     /// - Returns: whether the count was reached.
-    public func waitForEvents(count: Int, timeout: Duration = .seconds(5)) async -> Bool {
+    public func waitForEvents(count: Int, timeout: Duration = .seconds(60)) async -> Bool {
         if state.recorded.withLock({ $0.count }) >= count { return true }
         return await withTaskGroup(of: Bool.self) { group in
             group.addTask {

@@ -20,7 +20,6 @@ enum PasswordReader {
         guard isatty(STDIN_FILENO) == 1 else {
             throw AuthError.validation("password", "There is no terminal to ask for the password.", "Pass --password-stdin and write the password on standard input.")
         }
-        FileHandle.standardError.write(Data(prompt.utf8))
         var original = termios()
         tcgetattr(STDIN_FILENO, &original)
         var silent = original
@@ -30,6 +29,8 @@ enum PasswordReader {
         savedTerminal = original
         let previous = terminatingSignals.map { ($0, signal($0, restoreTerminalAndReraise)) }
         tcsetattr(STDIN_FILENO, TCSANOW, &silent)
+        // The prompt once echo is off: whoever sees it may type at once.
+        FileHandle.standardError.write(Data(prompt.utf8))
         defer {
             tcsetattr(STDIN_FILENO, TCSANOW, &original)
             for (number, handler) in previous { signal(number, handler) }

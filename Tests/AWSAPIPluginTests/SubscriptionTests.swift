@@ -154,9 +154,9 @@ struct SubscriptionTests {
             #expect(await first.connected())
             #expect(await second.connected())
             first.cancel()
-            try await Task.sleep(for: .milliseconds(200))
+            // Until the stand-in has the stop (the socket stays for the second subscription).
+            #expect(await first.wait { _ in (try? server.state()["subscriptions"]) == 1 })
             #expect(try server.state()["connections"] == 1)
-            #expect(try server.state()["subscriptions"] == 1)
             second.cancel()
             let closed = await first.wait { _ in (try? server.state()["connections"]) == 0 }
             #expect(closed)

@@ -176,11 +176,12 @@ struct CognitoMotoTests {
             let server = try fixture.plugin(store: "server.sqlite", extra: ["refreshLeadSeconds": 3599])
             _ = try await laptop.signIn(username: "alice", password: "Secr3t!pass", options: nil)
             _ = try await server.signIn(username: "alice", password: "Secr3t!pass", options: nil)
+            // Listening before the sign-out: the server's timer may see it before signOut returns.
+            let expired = HubEventRecorder(channel: .auth, isIncluded: { $0.eventName == HubPayload.EventName.Auth.sessionExpired }, hub: fixture.hub)
             let signOut = await laptop.signOut(options: AuthSignOutRequest.Options(globalSignOut: true))
             #expect(signOut.signedOutLocally)
             #expect((signOut as? AWSCognitoSignOutResult).map { if case .complete = $0 { true } else { false } } == true)
 
-            let expired = HubEventRecorder(channel: .auth, isIncluded: { $0.eventName == HubPayload.EventName.Auth.sessionExpired }, hub: fixture.hub)
             #expect(await expired.waitForEvents(count: 1, timeout: .seconds(20)))
             // Another timer period: still exactly one.
             try await Task.sleep(for: .seconds(2))

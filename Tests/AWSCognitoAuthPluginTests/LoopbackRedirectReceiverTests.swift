@@ -52,6 +52,24 @@ struct LoopbackRedirectReceiverTests {
         #expect(loop.loopClosedCleanly)
     }
 
+    @Test("A wait cancelled before it starts ends at once with CancellationError (its cancellation used to be lost: it waited out the timeout)", .timeLimit(.minutes(1)))
+    func cancelledBeforeWaiting() async throws {
+        let loop = try EventLoop(name: "loopback")
+        let receiver = try await LoopbackRedirectReceiver.start(loop: loop, port: 0, path: "/cb", page: "ok")
+        let started = ContinuousClock.now
+        let waiting = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await receiver.next(timeout: .seconds(600))
+        }
+        await #expect(throws: CancellationError.self) { _ = try await waiting.value }
+        #expect(ContinuousClock.now - started < .seconds(30))
+        // The next call is not affected by the one before.
+        await #expect(throws: LoopbackRedirectReceiver.TimedOut.self) { _ = try await receiver.next(timeout: .milliseconds(50)) }
+        await receiver.close()
+        try loop.shutdown()
+        #expect(loop.loopClosedCleanly)
+    }
+
     @Test("A request head over 16 KiB is dropped, a busy port is an error, and a loop shutdown closes an open receiver")
     func limitsAndShutdown() async throws {
         let loop = try EventLoop(name: "loopback")

@@ -168,7 +168,7 @@ final class TestServer: @unchecked Sendable {
 }
 
 /// Waits up to `timeout` for `condition`, checking every 5 ms.
-func eventually(_ timeout: Duration = .seconds(10), _ condition: () -> Bool) -> Bool {
+func eventually(_ timeout: Duration = .seconds(60), _ condition: () -> Bool) -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if condition() { return true }

@@ -18,7 +18,9 @@ struct LoopTimerTests {
             onLoop.set(loop.inEventLoop)
             elapsed.withLock { $0 = ContinuousClock.now - start }
         }
-        try await Task.sleep(for: .milliseconds(250))
+        // Until it fired (a loaded machine may give the loop no turn for a while), then a while more.
+        #expect(await eventually(within: .seconds(60)) { fired.value >= 1 })
+        try await Task.sleep(for: .milliseconds(100))
         try loop.shutdown()
         #expect(fired.value == 1)
         #expect(onLoop.value)
@@ -32,7 +34,7 @@ struct LoopTimerTests {
         let timer = try loop.scheduleTimer(after: .milliseconds(5), repeating: .milliseconds(5)) {
             fired.increment()
         }
-        try await Task.sleep(for: .milliseconds(150))
+        #expect(await eventually(within: .seconds(60)) { fired.value >= 3 })
         timer.cancel()
         _ = try loop.submitAndWait {}  // the cancel has reached the loop
         let atCancel = fired.value
@@ -47,8 +49,13 @@ struct LoopTimerTests {
     func cancelledBeforeFiring() async throws {
         let loop = try EventLoop()
         let fired = Flag()
+        // The loop is held while the timer is scheduled and cancelled, so a slow machine cannot
+        // let its 30 ms pass in between.
+        let hold = DispatchSemaphore(value: 0)
+        try loop.execute { hold.wait() }
         let timer = try loop.scheduleTimer(after: .milliseconds(30)) { fired.set() }
         timer.cancel()
+        hold.signal()
         try await Task.sleep(for: .milliseconds(80))
         try loop.shutdown()
         #expect(!fired.value)

@@ -42,7 +42,7 @@ struct BridgeDeliveryTests {
         }
     }
 
-    static func waitFor(_ what: String, seconds: Double = 10, _ condition: () -> Bool) async throws {
+    static func waitFor(_ what: String, seconds: Double = 60, _ condition: () -> Bool) async throws {
         let deadline = Date().addingTimeInterval(seconds)
         while !condition() {
             guard Date() < deadline else {
@@ -53,7 +53,7 @@ struct BridgeDeliveryTests {
         }
     }
 
-    func waitFor(_ what: String, seconds: Double = 10, _ condition: () -> Bool) async throws {
+    func waitFor(_ what: String, seconds: Double = 60, _ condition: () -> Bool) async throws {
         try await Self.waitFor(what, seconds: seconds, condition)
     }
 

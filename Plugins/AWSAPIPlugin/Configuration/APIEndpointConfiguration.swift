@@ -143,6 +143,10 @@ extension APIEndpointType: CaseIterable {}
 /// The plugin's whole block: every API by name.
 struct AWSAPIPluginConfiguration: Sendable {
     let endpoints: [String: APIEndpointConfiguration]
+    /// The only GraphQL and the only REST API, when there is exactly one (a request without an
+    /// apiName goes there), found once.
+    private let onlyGraphQL: APIEndpointConfiguration?
+    private let onlyREST: APIEndpointConfiguration?
 
     /// Reads `api.plugins.awsAPIPlugin`.
     /// - Throws: `ConfigurationValueError` (key paths inside the block), or `PluginError` when
@@ -159,11 +163,21 @@ struct AWSAPIPluginConfiguration: Sendable {
             guard let block = object[name] else { continue }
             endpoints[name] = try APIEndpointConfiguration(name: name, json: block)
         }
-        self.endpoints = endpoints
+        self.init(endpoints)
     }
 
     init(endpoints: [APIEndpointConfiguration]) {
-        self.endpoints = Dictionary(endpoints.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
+        self.init(Dictionary(endpoints.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last }))
+    }
+
+    private init(_ endpoints: [String: APIEndpointConfiguration]) {
+        self.endpoints = endpoints
+        func only(_ type: APIEndpointType) -> APIEndpointConfiguration? {
+            let candidates = endpoints.values.filter { $0.endpointType == type }
+            return candidates.count == 1 ? candidates.first : nil
+        }
+        onlyGraphQL = only(.graphQL)
+        onlyREST = only(.rest)
     }
 
     /// The API named `name`, or the only one of `type` when `name` is `nil`.
@@ -182,6 +196,7 @@ struct AWSAPIPluginConfiguration: Sendable {
             }
             return endpoint
         }
+        if let only = type == .graphQL ? onlyGraphQL : onlyREST { return only }
         let candidates = endpoints.values.filter { $0.endpointType == type }
         guard candidates.count == 1, let only = candidates.first else {
             throw APIError.invalidConfiguration(

@@ -15,30 +15,32 @@ struct APIHTTPExchange: Sendable {
     let timeout: Duration
     let trustedCertificatesFile: String?
 
-    /// The response (any status).
+    /// The response (any status). `target` is `url`'s, when the caller has it already (the
+    /// endpoint's own, read at configuration).
     /// - Throws: `APIError` for an authorization that cannot be made, an interceptor's error,
     ///   or a network failure.
     func send(
-        endpoint: APIEndpointConfiguration, method: String, url: URL, headers: [(name: String, value: String)], body: [UInt8],
-        mode: AWSAuthorizationType
+        endpoint: APIEndpointConfiguration, method: String, url: URL, target: RequestTarget? = nil, headers: [(name: String, value: String)],
+        body: [UInt8], mode: AWSAuthorizationType
     ) async throws -> HTTPResponse {
-        var response = try await attempt(endpoint: endpoint, method: method, url: url, headers: headers, body: body, mode: mode, forceRefresh: false)
+        var response = try await attempt(
+            endpoint: endpoint, method: method, url: url, target: target, headers: headers, body: body, mode: mode, forceRefresh: false)
         if response.status == 401, mode == .amazonCognitoUserPools {
-            response = try await attempt(endpoint: endpoint, method: method, url: url, headers: headers, body: body, mode: mode, forceRefresh: true)
+            response = try await attempt(
+                endpoint: endpoint, method: method, url: url, target: target, headers: headers, body: body, mode: mode, forceRefresh: true)
         }
         return response
     }
 
     private func attempt(
-        endpoint: APIEndpointConfiguration, method: String, url: URL, headers: [(name: String, value: String)], body: [UInt8],
-        mode: AWSAuthorizationType, forceRefresh: Bool
+        endpoint: APIEndpointConfiguration, method: String, url: URL, target: RequestTarget?, headers: [(name: String, value: String)],
+        body: [UInt8], mode: AWSAuthorizationType, forceRefresh: Bool
     ) async throws -> HTTPResponse {
         let authorization = try await PreparedAuthorization.prepare(mode: mode, endpoint: endpoint, sources: sources, forceRefresh: forceRefresh)
         let interceptors = self.interceptors(endpoint.name)
         guard !interceptors.isEmpty else {
-            // No interceptor: no URLRequest round trip, and the endpoint's own URL (GraphQL's) read once.
-            let target = url == endpoint.endpoint ? endpoint.target : RequestTarget(url)
-            guard let target else {
+            // No interceptor: no URLRequest round trip.
+            guard let target = target ?? RequestTarget(url) else {
                 throw APIError.invalidURL("The request URL \(url) is not valid.", "Check the API's endpoint and the request's path.")
             }
             return try await sign(authorization, endpoint: endpoint, method: method, url: url, target: target, headers: headers, body: body)

@@ -101,7 +101,7 @@ struct PreparedAuthorization: Sendable {
     }
 
     /// Adds the mode's headers to `request` (for IAM: signs it, `body` included).
-    func authorize(_ request: inout SignableRequest, body: [UInt8], date: Date = Date()) {
+    func authorize(_ request: inout SignableRequest, body: [UInt8], date: Date? = nil) {
         switch material {
         case .none:
             break
@@ -110,7 +110,7 @@ struct PreparedAuthorization: Sendable {
         case .token(let token):
             request.setHeader("Authorization", token)
         case .iam(let credentials, let region):
-            SigV4Signer(credentials: credentials, region: region, service: service).sign(&request, payload: .bytes(body), date: date)
+            SigV4Signer(credentials: credentials, region: region, service: service).sign(&request, payload: .bytes(body), date: date ?? Date())
         }
     }
 

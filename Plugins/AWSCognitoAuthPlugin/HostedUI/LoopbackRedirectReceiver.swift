@@ -40,6 +40,11 @@ package final class LoopbackRedirectReceiver: @unchecked Sendable {
         var targets: [String] = []
         var waiter: CheckedContinuation<String, any Error>?
         var closed = false
+        /// The number of the latest ``next(timeout:)`` call, and the error its timer or its
+        /// cancellation brought before it waited (kept for it instead of being lost, which left
+        /// the call waiting for ever).
+        var call = 0
+        var failure: (any Error)?
     }
 
     private init(loop: EventLoop, path: String, page: String, expectedState: String?, maxConnections: Int, idleTimeout: Duration) {
@@ -90,21 +95,42 @@ package final class LoopbackRedirectReceiver: @unchecked Sendable {
     /// - Throws: `EventLoopError.shutDown` after ``close()``, `CancellationError` when the
     ///   task is cancelled, ``LoopbackRedirectReceiver/TimedOut`` after `timeout`.
     package func next(timeout: Duration) async throws -> String {
-        let timer = try loop.scheduleTimer(after: timeout) { [weak self] in self?.finish(with: TimedOut()) }
+        let call = outcome.withLock { state -> Int in
+            state.call += 1
+            state.failure = nil
+            return state.call
+        }
+        let timer = try loop.scheduleTimer(after: timeout) { [weak self] in self?.fail(call, with: TimedOut()) }
         defer { timer.cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<String, any Error>) in
                 let ready: Result<String, any Error>? = outcome.withLock { state in
                     if !state.targets.isEmpty { return .success(state.targets.removeFirst()) }
                     if state.closed { return .failure(EventLoopError.shutDown) }
+                    if let failure = state.failure { return .failure(failure) }
                     state.waiter = continuation
                     return nil
                 }
                 if let ready { continuation.resume(with: ready) }
             }
         } onCancel: {
-            finish(with: CancellationError())
+            fail(call, with: CancellationError())
         }
+    }
+
+    /// Ends `call` of ``next(timeout:)`` with `error`: its waiter now, or, when it does not wait
+    /// yet, as soon as it would. A later call is not touched.
+    private func fail(_ call: Int, with error: any Error) {
+        let waiter = outcome.withLock { state -> CheckedContinuation<String, any Error>? in
+            guard state.call == call else { return nil }
+            guard let waiter = state.waiter else {
+                if state.failure == nil { state.failure = error }
+                return nil
+            }
+            state.waiter = nil
+            return waiter
+        }
+        waiter?.resume(throwing: error)
     }
 
     /// How many connections are open now.
@@ -127,7 +153,7 @@ package final class LoopbackRedirectReceiver: @unchecked Sendable {
     /// Stops listening and closes every connection. Safe from any thread; a waiter gets
     /// `EventLoopError.shutDown`.
     package func close() async {
-        finish(with: EventLoopError.shutDown, closing: true)
+        finish(with: EventLoopError.shutDown)
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             do {
                 try loop.execute { [self] in
@@ -140,9 +166,10 @@ package final class LoopbackRedirectReceiver: @unchecked Sendable {
         }
     }
 
-    private func finish(with error: any Error, closing: Bool = false) {
+    /// Marks the receiver closed; a waiter gets `error`.
+    private func finish(with error: any Error) {
         let waiter = outcome.withLock { state -> CheckedContinuation<String, any Error>? in
-            if closing { state.closed = true }
+            state.closed = true
             defer { state.waiter = nil }
             return state.waiter
         }

@@ -95,7 +95,7 @@ final class Transfer {
         if method == "HEAD" {
             c_curl_easy_setopt_long(easy, CURLOPT_NOBODY, 1)
         } else if method != "GET" || request.body != .empty {
-            c_curl_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, method)
+            Self.withCString(method) { _ = c_curl_easy_setopt_string(easy, CURLOPT_CUSTOMREQUEST, $0) }
         }
         var postFields = false
         if case .bytes(let bytes) = request.body, !bytes.isEmpty, bytes.count <= Self.inlineBodyLimit {
@@ -152,7 +152,7 @@ final class Transfer {
         }
         // curl adds `Expect: 100-continue` to large uploads; AWS and the test servers don't need it.
         for (name, value) in request.headers {
-            headerList = curl_slist_append(headerList, name + ": " + value)
+            headerList = Self.withCString(name, ": ", value) { curl_slist_append(headerList, $0) }
         }
         headerList = curl_slist_append(headerList, "Expect:")
         // A body sent as post fields would otherwise get curl's form Content-Type.
@@ -165,6 +165,34 @@ final class Transfer {
     deinit {
         cleanUp()
         errorBuffer.deallocate()
+    }
+
+    /// Runs `body` with `first`, `second` and `third` one after the other as a NUL-terminated C
+    /// string in a temporary buffer (on the stack when short), for curl to copy: a header line
+    /// needs no String of its own, and a short string no array (Swift copies a string stored
+    /// inline into a new array to pass it as a C string).
+    private static func withCString<Result>(
+        _ first: String, _ second: StaticString = "", _ third: String = "", _ body: (UnsafePointer<CChar>) -> Result
+    ) -> Result {
+        let middle = UnsafeBufferPointer(start: second.utf8Start, count: second.utf8CodeUnitCount)
+        let count = first.utf8.count + middle.count + third.utf8.count
+        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: count + 1) { buffer in
+            var index = 0
+            for byte in first.utf8 {
+                buffer[index] = CChar(bitPattern: byte)
+                index += 1
+            }
+            for byte in middle {
+                buffer[index] = CChar(bitPattern: byte)
+                index += 1
+            }
+            for byte in third.utf8 {
+                buffer[index] = CChar(bitPattern: byte)
+                index += 1
+            }
+            buffer[index] = 0
+            return body(UnsafePointer(buffer.baseAddress.unsafelyUnwrapped))
+        }
     }
 
     /// Gives the easy handle back for another transfer (after it left the multi handle) and
@@ -300,6 +328,7 @@ final class Transfer {
     /// The final answer's headers, read with curl's header API.
     private func responseHeaders() -> [(name: String, value: String)] {
         var headers: [(name: String, value: String)] = []
+        headers.reserveCapacity(16)
         var previous: UnsafeMutablePointer<curl_header>?
         while let header = curl_easy_nextheader(easy, UInt32(CURLH_HEADER), -1, previous) {
             headers.append((String(cString: header.pointee.name), String(cString: header.pointee.value)))
