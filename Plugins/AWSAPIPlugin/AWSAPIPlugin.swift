@@ -57,12 +57,23 @@ public final class AWSAPIPlugin: APICategoryPlugin {
     /// `"awsAPIPlugin"`.
     public var key: PluginKey { Self.pluginKey }
 
-    private struct Configured: Sendable {
+    /// What configuration made (a class: a request takes one reference, not a copy of each part).
+    private final class Configured: Sendable {
         let configuration: AWSAPIPluginConfiguration
         let http: HTTPClient
         let exchange: APIHTTPExchange
         let realtime: AppSyncRealtimeClients
+
+        init(configuration: AWSAPIPluginConfiguration, http: HTTPClient, exchange: APIHTTPExchange, realtime: AppSyncRealtimeClients) {
+            self.configuration = configuration
+            self.http = http
+            self.exchange = exchange
+            self.realtime = realtime
+        }
     }
+
+    /// The headers of every GraphQL request over HTTP (before authorization).
+    private static let graphQLHeaders: [(name: String, value: String)] = [("Content-Type", "application/json"), ("Accept", "application/json")]
 
     private let loop: EventLoop?
     private let reporter: APIHubReporter
@@ -182,7 +193,7 @@ public final class AWSAPIPlugin: APICategoryPlugin {
             body.append(UInt8(ascii: "}"))
             let response = try await current.exchange.send(
                 endpoint: endpoint, method: "POST", url: endpoint.endpoint, target: endpoint.target,
-                headers: [("Content-Type", "application/json"), ("Accept", "application/json")], body: body, mode: mode)
+                headers: Self.graphQLHeaders, body: body, mode: mode)
             guard (200..<300).contains(response.status) else { throw Self.statusError(response, url: endpoint.endpoint) }
             return try GraphQLResponseDecoder.decode(response.body, as: R.self, decodePath: request.decodePath)
         }

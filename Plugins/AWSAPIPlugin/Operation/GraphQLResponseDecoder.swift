@@ -9,7 +9,8 @@ package enum GraphQLResponseDecoder {
     /// - Throws: `APIError.operationError` when the body is not a JSON object.
     package static func decode<R: Decodable & Sendable>(_ body: [UInt8], as type: R.Type, decodePath: String?) throws -> GraphQLResponse<R> {
         let spans = JSONSpans(body)
-        if let root = spans.root(), let fast = fastDecode(spans, body, responseAt: root, as: type, decodePath: decodePath) { return fast }
+        // (The object's members are checked as they are listed: no pass over the whole text first.)
+        if let root = spans.trimmed(), let fast = fastDecode(spans, body, responseAt: root, as: type, decodePath: decodePath) { return fast }
         return try carefulDecode(body, as: type, decodePath: decodePath)
     }
 
@@ -59,7 +60,7 @@ package enum GraphQLResponseDecoder {
         _ message: [UInt8], payload: Range<Int>? = nil, as type: R.Type, decodePath: String?
     ) throws -> GraphQLResponse<R> {
         let spans = JSONSpans(message)
-        if let payload = payload ?? spans.root().flatMap({ spans.values(of: ["payload"], in: $0)?[0] }),
+        if let payload = payload ?? spans.trimmed().flatMap({ spans.value(ofKey: "payload".utf8, in: $0) }),
            let fast = fastDecode(spans, message, responseAt: payload, as: type, decodePath: decodePath) {
             return fast
         }
@@ -73,10 +74,12 @@ package enum GraphQLResponseDecoder {
     /// decodes to `R` — found by its bytes (``JSONSpans``) and decoded alone. `nil` when anything
     /// is unusual (errors, no data, null data, a path that is not there, `R` does not decode,
     /// `String`, text that is not plainly JSON): the careful path then says what.
+    private static let responseKeys = ["data", "errors"]
+
     private static func fastDecode<R: Decodable & Sendable>(
         _ spans: JSONSpans, _ body: [UInt8], responseAt response: Range<Int>, as type: R.Type, decodePath: String?
     ) -> GraphQLResponse<R>? {
-        guard R.self != String.self, let members = spans.values(of: ["data", "errors"], in: response), members[1] == nil,
+        guard R.self != String.self, let members = spans.values(of: responseKeys, in: response), members[1] == nil,
               var span = members[0], !spans.isNull(span) else { return nil }
         // The path's parts, split at dots without making strings: a part of digits is an array
         // position where the value is an array, anything else a key (as the careful path reads it;
