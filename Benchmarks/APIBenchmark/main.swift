@@ -20,7 +20,8 @@ import Glibc
 //   swift run -c release APIBenchmark            (about a minute)
 //   swift run -c release APIBenchmark --quick    (a smoke run)
 //   swift run -c release APIBenchmark --queries-only   (part 1 alone, for profiling; add
-//                                                      --ours-only to leave the curl tool out)
+//                                                      --ours-only to leave the curl tool out,
+//                                                      --on-loop to call from the loop's executor)
 //   swift run -c release APIBenchmark --burst-only     (part 2b alone, for profiling)
 
 var report = BenchmarkReport("APIBenchmark")
