@@ -122,7 +122,10 @@ public final class HTTPClient: @unchecked Sendable {
         if Task.isCancelled { throw HTTPClientError(kind: .cancelled, curlCode: 0, message: "The task was cancelled.") }
         let id = transferIDs.add(1, ordering: .relaxed).newValue
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<HTTPResponse, any Error>) in
+            // Unsafe (unchecked) continuation: the transfer resumes it exactly once (Transfer.finish
+            // drops it as it resumes; every failure to start resumes it and starts nothing), and
+            // the checked kind allocates a canary object per request.
+            try await withUnsafeThrowingContinuation { (continuation: UnsafeContinuation<HTTPResponse, any Error>) in
                 // A task already on the loop thread (on the loop's executor) starts the transfer
                 // here, without a turn of the loop in between.
                 if loop.inEventLoop {
@@ -182,7 +185,7 @@ public final class HTTPClient: @unchecked Sendable {
 
     // MARK: Loop thread
 
-    private func start(_ request: HTTPRequest, _ continuation: CheckedContinuation<HTTPResponse, any Error>, id: Int) {
+    private func start(_ request: HTTPRequest, _ continuation: UnsafeContinuation<HTTPResponse, any Error>, id: Int) {
         guard let multi else {
             continuation.resume(throwing: HTTPClientError(kind: .other, curlCode: -1, message: "The HTTP client was shut down."))
             return

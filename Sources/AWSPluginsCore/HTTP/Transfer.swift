@@ -21,7 +21,7 @@ final class Transfer {
     private var received: [UInt8] = []
     /// Body bytes received, to memory or to the response file.
     private var bodyBytes: Int64 = 0
-    private var continuation: CheckedContinuation<HTTPResponse, any Error>?
+    private var continuation: UnsafeContinuation<HTTPResponse, any Error>?
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE))
     private let request: HTTPRequest
     private var fileError: String?
@@ -45,7 +45,7 @@ final class Transfer {
     /// A transfer on `easy`: a fresh handle or one ``HTTPClient`` kept from an earlier transfer
     /// (reset, so no option of that one remains; its connection stays in the multi handle's
     /// cache either way). The transfer owns it until ``releaseHandle()``.
-    init(easy: UnsafeMutableRawPointer, request: HTTPRequest, continuation: CheckedContinuation<HTTPResponse, any Error>) throws {
+    init(easy: UnsafeMutableRawPointer, request: HTTPRequest, continuation: UnsafeContinuation<HTTPResponse, any Error>) throws {
         self.easy = easy
         self.request = request
         self.continuation = continuation
