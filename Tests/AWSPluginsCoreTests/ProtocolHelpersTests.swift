@@ -13,6 +13,14 @@ struct ProtocolHelpersTests {
         #expect(right.equalsIgnoringASCIICase(left) == equal)
     }
 
+    @Test("a request's cached URL text is dropped when its URL changes, so curl never gets a stale one")
+    func urlTextFollowsTheURL() throws {
+        var request = HTTPRequest(url: try #require(URL(string: "http://127.0.0.1:1/a")))
+        request.urlText = "http://127.0.0.1:1/a"
+        request.url = try #require(URL(string: "http://127.0.0.1:1/b"))
+        #expect(request.urlText == nil)
+    }
+
     @Test("throttling, 429, 5xx and connection failures are retried; other 4xx and 501 are not")
     func retryable() {
         let policy = RetryPolicy()

@@ -84,6 +84,7 @@ struct APIHTTPExchange: Sendable {
         sent.append(("Host", target.host))
         var request = HTTPRequest(method: signable.method, url: finalURL, headers: sent, body: finalBody.isEmpty ? .empty : .bytes(finalBody), timeout: timeout)
         request.trustedCertificatesFile = trustedCertificatesFile
+        request.urlText = target.urlText
         do {
             return try await http.send(request)
         } catch let error as HTTPClientError {
@@ -98,10 +99,13 @@ struct RequestTarget: Sendable, Equatable {
     let path: String
     let query: [(name: String, value: String)]
     let host: String
+    /// The URL's text, as curl is given it.
+    let urlText: String
 
     /// `nil` when `url` is not a URL with components.
     init?(_ url: URL) {
         guard let components = URLComponents(url: url, resolvingAgainstBaseURL: false) else { return nil }
+        urlText = url.absoluteString
         path = components.percentEncodedPath.isEmpty ? "/" : components.percentEncodedPath
         query = (components.queryItems ?? []).map { ($0.name, $0.value ?? "") }
         host = url.hostHeader

@@ -17,7 +17,13 @@ public struct HTTPRequest: Sendable {
     /// `GET`, `PUT`, `POST`, `DELETE`, `HEAD`, ...
     public var method: String
     /// The URL.
-    public var url: URL
+    public var url: URL {
+        didSet { urlText = nil }
+    }
+    /// `url`'s text when the sender has it already (an API's endpoint, read once at
+    /// configuration): curl gets it instead of a fresh `url.absoluteString`. Cleared when `url`
+    /// changes.
+    package var urlText: String?
     /// Headers, in order.
     public var headers: [(name: String, value: String)]
     /// The body.

@@ -86,7 +86,7 @@ final class Transfer {
             }
         }
         let me = Unmanaged.passUnretained(self).toOpaque()
-        c_curl_easy_setopt_string(easy, CURLOPT_URL, request.url.absoluteString)
+        c_curl_easy_setopt_string(easy, CURLOPT_URL, request.urlText ?? request.url.absoluteString)
         c_curl_easy_setopt_pointer(easy, CURLOPT_PRIVATE, me)
         c_curl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer)
         c_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
@@ -174,24 +174,21 @@ final class Transfer {
     private static func withCString<Result>(
         _ first: String, _ second: StaticString = "", _ third: String = "", _ body: (UnsafePointer<CChar>) -> Result
     ) -> Result {
-        let middle = UnsafeBufferPointer(start: second.utf8Start, count: second.utf8CodeUnitCount)
+        let middle = UnsafeRawBufferPointer(start: second.utf8Start, count: second.utf8CodeUnitCount)
         let count = first.utf8.count + middle.count + third.utf8.count
-        return withUnsafeTemporaryAllocation(of: CChar.self, capacity: count + 1) { buffer in
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: count + 1) { buffer in
             var index = 0
-            for byte in first.utf8 {
-                buffer[index] = CChar(bitPattern: byte)
-                index += 1
+            func append(_ bytes: UnsafeRawBufferPointer) {
+                UnsafeMutableRawBufferPointer(UnsafeMutableBufferPointer(rebasing: buffer[index..<(index + bytes.count)])).copyMemory(from: bytes)
+                index += bytes.count
             }
-            for byte in middle {
-                buffer[index] = CChar(bitPattern: byte)
-                index += 1
-            }
-            for byte in third.utf8 {
-                buffer[index] = CChar(bitPattern: byte)
-                index += 1
-            }
+            var text = first
+            text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
+            append(middle)
+            text = third
+            text.withUTF8 { append(UnsafeRawBufferPointer($0)) }
             buffer[index] = 0
-            return body(UnsafePointer(buffer.baseAddress.unsafelyUnwrapped))
+            return buffer.withMemoryRebound(to: CChar.self) { body(UnsafePointer($0.baseAddress.unsafelyUnwrapped)) }
         }
     }
 
