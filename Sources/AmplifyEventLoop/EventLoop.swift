@@ -109,6 +109,19 @@ public final class EventLoop: @unchecked Sendable {
         if mustWake { wakeup?.signal() }
     }
 
+    /// What `read` gives on the loop thread, after all work submitted before it, without holding
+    /// a thread while waiting; `fallback` when the loop no longer takes work. For reading state
+    /// that lives on the loop (counts for tests, say) from a task.
+    package func value<T: Sendable>(ifShutDown fallback: T, _ read: @escaping @Sendable () -> T) async -> T {
+        await withCheckedContinuation { (continuation: CheckedContinuation<T, Never>) in
+            do {
+                try execute { continuation.resume(returning: read()) }
+            } catch {
+                continuation.resume(returning: fallback)
+            }
+        }
+    }
+
     /// Runs `work` on the loop thread and waits for it: inline when already on the loop thread,
     /// otherwise by blocking the calling thread until the loop has run it. Use it to set up
     /// handles from off the loop; never call it from a task that the loop itself must serve.

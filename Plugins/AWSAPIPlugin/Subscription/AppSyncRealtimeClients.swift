@@ -143,13 +143,7 @@ final class AppSyncRealtimeClients: Sendable {
     /// How many sockets are open or opening, for tests. Loop-hopping.
     func connectionCount() async -> Int {
         let registry = self.registry
-        return await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
-            do {
-                try loop.execute { continuation.resume(returning: registry.connections.count) }
-            } catch {
-                continuation.resume(returning: 0)
-            }
-        }
+        return await loop.value(ifShutDown: 0) { registry.connections.count }
     }
 }
 

@@ -135,13 +135,7 @@ package final class LoopbackRedirectReceiver: @unchecked Sendable {
 
     /// How many connections are open now.
     package func openConnectionCount() async -> Int {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
-            do {
-                try loop.execute { [self] in continuation.resume(returning: connections.count) }
-            } catch {
-                continuation.resume(returning: 0)
-            }
-        }
+        await loop.value(ifShutDown: 0) { [self] in connections.count }
     }
 
     /// No redirect came in time.

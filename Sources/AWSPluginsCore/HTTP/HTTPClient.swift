@@ -174,13 +174,7 @@ public final class HTTPClient: @unchecked Sendable {
     /// How many sockets curl opened through this client and has not closed yet (for tests: a
     /// process-wide count of descriptors is not the client's while other tests run).
     package func connectionSocketCount() async -> Int {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Int, Never>) in
-            do {
-                try loop.execute { [self] in continuation.resume(returning: connectionSockets.count) }
-            } catch {
-                continuation.resume(returning: 0)
-            }
-        }
+        await loop.value(ifShutDown: 0) { [self] in connectionSockets.count }
     }
 
     // MARK: Loop thread
