@@ -74,8 +74,6 @@ package enum GraphQLResponseDecoder {
     /// decodes to `R` — found by its bytes (``JSONSpans``) and decoded alone. `nil` when anything
     /// is unusual (errors, no data, null data, a path that is not there, `R` does not decode,
     /// `String`, text that is not plainly JSON): the careful path then says what.
-    private static let responseKeys = ["data", "errors"]
-
     private static func fastDecode<R: Decodable & Sendable>(
         _ spans: JSONSpans, _ body: [UInt8], responseAt response: Range<Int>, as type: R.Type, decodePath: String?
     ) -> GraphQLResponse<R>? {
@@ -102,6 +100,9 @@ package enum GraphQLResponseDecoder {
         }
         return .success(value)
     }
+
+    /// The members a response is read by.
+    private static let responseKeys = ["data", "errors"]
 
     /// The array position a decode-path part of ASCII digits names; `nil` for anything else or
     /// a number that does not fit.

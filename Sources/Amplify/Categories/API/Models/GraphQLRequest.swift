@@ -79,8 +79,8 @@ public struct GraphQLRequest<R: Decodable & Sendable>: Sendable {
     }
 
     /// Appends the variables as a JSON object to `output` — the text of ``variablesJSON()``,
-    /// written without building it (strings, booleans and integers at once); `false`, and
-    /// nothing written, when there are none.
+    /// written without building it (strings, booleans and integers without the cast chain of
+    /// ``JSONValue/init(variable:)``); `false`, and nothing written, when there are none.
     /// - Throws: ``APIError/operationError(_:_:_:)`` naming the variable that is not JSON.
     package func writeVariablesJSON(into output: inout [UInt8]) throws -> Bool {
         guard let variables else { return false }
@@ -91,19 +91,19 @@ public struct GraphQLRequest<R: Decodable & Sendable>: Sendable {
             first = false
             JSONValue.writeString(name, into: &output)
             output.append(UInt8(ascii: ":"))
-            if let text = value as? String {
-                JSONValue.writeString(text, into: &output)
-            } else if let flag = value as? Bool {
-                output.append(contentsOf: (flag ? "true" : "false").utf8)
-            } else if let number = value as? Int, number.magnitude < 1_000_000_000_000_000 {
-                // (JSONValue writes a whole number below 10^15 as an integer, larger ones as a double.)
-                output.append(contentsOf: String(number).utf8)
-            } else {
-                do {
+            do {
+                // The JSONValue writer formats each value, so both texts agree.
+                if let text = value as? String {
+                    JSONValue.writeString(text, into: &output)
+                } else if let flag = value as? Bool {
+                    try JSONValue.boolean(flag).write(into: &output)
+                } else if let number = value as? Int {
+                    try JSONValue.number(Double(number)).write(into: &output)
+                } else {
                     try JSONValue(variable: value).write(into: &output)
-                } catch {
-                    throw Self.variableError(name, value, error)
                 }
+            } catch {
+                throw Self.variableError(name, value, error)
             }
         }
         output.append(UInt8(ascii: "}"))
