@@ -28,6 +28,8 @@ final class BridgeLink {
         case disconnected(String)
         case published
         case dropped(Int)
+        /// Redis answered a command with an error reply (`-BUSY`, `-LOADING`, …); it is tried again.
+        case refused
     }
 
     let configuration: RedisHubBridgeConfiguration
@@ -168,6 +170,7 @@ final class BridgeLink {
                 logger.error("Redis refused the Redis Hub bridge's command\(what): \(error); retrying with backoff, events kept.")
             }
         }
+        report(.refused)
         let attempt = waits[side, default: 0]
         waits[side] = attempt + 1
         after(backoff(attempt), again)

@@ -24,6 +24,10 @@ public struct RedisHubBridgeStatistics: Sendable, Equatable {
     public var unknownVersion = 0
     /// Times the connection was lost.
     public var disconnections = 0
+    /// Commands Redis answered with an error reply instead of doing the work (`-BUSY` while a
+    /// script runs, `-LOADING` while it replays its data, …): each is tried again after the
+    /// backoff, its events kept.
+    public var refusals = 0
 }
 
 /// Forwards selected Hub events to Redis and dispatches what other processes publish there into
@@ -262,6 +266,8 @@ public final class RedisHubBridgePlugin: HubPluginWrapper {
             wrappedPlugin.dispatch(to: Self.statusChannel, payload: HubPayload(eventName: "RedisHubBridge.disconnected", data: reason))
         case .published:
             counters.withLock { $0.published += 1 }
+        case .refused:
+            counters.withLock { $0.refusals += 1 }
         case .dropped(let count):
             counters.withLock { $0.dropped += count }
             Amplify.Logging.logger(forCategory: "Hub").warn("The Redis Hub bridge dropped \(count) event(s) that could not be sent.")

@@ -155,7 +155,9 @@ struct BridgeRedisFaultTests {
 
         let script = try await Self.startBusyScript(redis)
         a.dispatch(51...550)
-        try await Task.sleep(for: .milliseconds(500))
+        // Until Redis has refused the events at least once (a fixed sleep let a loaded machine
+        // send them only after the script had ended: then no BUSY was retried at all).
+        try await Self.waitFor("Redis to refuse a's events with BUSY", seconds: 60) { a.bridge.statistics.refusals >= 1 }
         #expect(b.received.value.count == 50)
         try Self.endBusyScript(redis, script)
 
