@@ -90,7 +90,7 @@ struct HostedUITests {
         await setup.hub.flush()
         #expect(setup.events.eventNames == [HubPayload.EventName.Auth.webUISignInAPI, HubPayload.EventName.Auth.signedIn])
         // The browser got the page the listener answered with.
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(60)
         while page.value == nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         let shown = try #require(page.value)
         #expect(shown.status == 200)
@@ -118,7 +118,7 @@ struct HostedUITests {
         let forged = try await Setup(mode: "forge-state")
         let shown = Locked<HTTPResponse?>(nil)
         do {
-            _ = try await forged.plugin.signInWithWebUI(timeout: .seconds(3)) { url in
+            _ = try await forged.plugin.signInWithWebUI(timeout: .seconds(10)) { url in
                 Task {
                     let answer = try? await forged.open(url)
                     shown.withLock { $0 = answer }
@@ -171,7 +171,7 @@ struct HostedUITests {
     @Test("A [::1] redirect URI is received on ::1")
     func ipv6Redirect() async throws {
         let setup = try await Setup(redirectHost: "[::1]")
-        let result = try await setup.plugin.signInWithWebUI(timeout: .seconds(5)) { url in Task { _ = try? await setup.open(url) } }
+        let result = try await setup.plugin.signInWithWebUI(timeout: .seconds(20)) { url in Task { _ = try? await setup.open(url) } }
         #expect(result.isSignedIn)
         #expect(try await setup.plugin.getCurrentUser().username == "carol")
         try await setup.close()

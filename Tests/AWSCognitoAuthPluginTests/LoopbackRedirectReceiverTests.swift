@@ -45,7 +45,7 @@ struct LoopbackRedirectReceiverTests {
         let page = try await Task.detached { try Self.exchange("GET /callback?code=abc&state=xyz HTTP/1.1\r\nHost: x\r\n\r\n", port: port) }.value
         #expect(page.hasPrefix("HTTP/1.1 200 OK"))
         #expect(page.hasSuffix("<p>done</p>"))
-        #expect(try await receiver.next(timeout: .seconds(5)) == "/callback?code=abc&state=xyz")
+        #expect(try await receiver.next(timeout: .seconds(30)) == "/callback?code=abc&state=xyz")
         await receiver.close()
         await #expect(throws: EventLoopError.self) { _ = try await receiver.next(timeout: .seconds(1)) }
         try loop.shutdown()
@@ -146,7 +146,7 @@ struct LoopbackRedirectReceiverLimitTests {
         let port = receiver.port
         let idle = try await Task.detached { try (0..<40).map { _ in try Self.connectSocket(port: port, timeout: 2) } }.value
         defer { idle.forEach { close($0) } }
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + .seconds(60)
         while await receiver.openConnectionCount() < min(16, 40), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         try await Task.sleep(for: .milliseconds(200))
         let open = await receiver.openConnectionCount()
@@ -156,7 +156,7 @@ struct LoopbackRedirectReceiverLimitTests {
         #expect(first == "", "the oldest idle connection is still open")
         let page = try await Task.detached { try Self.exchange("GET /cb?code=real HTTP/1.1\r\n\r\n", port: port) }.value
         #expect(page.hasPrefix("HTTP/1.1 200 OK"))
-        #expect(try await receiver.next(timeout: .seconds(5)) == "/cb?code=real")
+        #expect(try await receiver.next(timeout: .seconds(30)) == "/cb?code=real")
         await receiver.close()
         try loop.shutdown()
         #expect(loop.loopClosedCleanly)
@@ -197,10 +197,10 @@ struct LoopbackRedirectReceiverLimitTests {
         await #expect(throws: LoopbackRedirectReceiver.TimedOut.self) { _ = try await receiver.next(timeout: .milliseconds(200)) }
         let real = try await Task.detached { try Self.exchange("GET /cb?code=abc&state=good-state HTTP/1.1\r\n\r\n", port: port) }.value
         #expect(real.hasPrefix("HTTP/1.1 200 OK"))
-        #expect(try await receiver.next(timeout: .seconds(5)) == "/cb?code=abc&state=good-state")
+        #expect(try await receiver.next(timeout: .seconds(30)) == "/cb?code=abc&state=good-state")
         let refusal = try await Task.detached { try Self.exchange("GET /cb?error=access_denied&state=good-state HTTP/1.1\r\n\r\n", port: port) }.value
         #expect(refusal.hasPrefix("HTTP/1.1 200"))
-        #expect(try await receiver.next(timeout: .seconds(5)) == "/cb?error=access_denied&state=good-state")
+        #expect(try await receiver.next(timeout: .seconds(30)) == "/cb?error=access_denied&state=good-state")
         await receiver.close()
         try loop.shutdown()
         #expect(loop.loopClosedCleanly)
@@ -213,7 +213,7 @@ struct LoopbackRedirectReceiverLimitTests {
         let port = receiver.port
         let page = try await Task.detached { try Self.exchange("GET /cb?code=six HTTP/1.1\r\n\r\n", host: "::1", port: port) }.value
         #expect(page.hasPrefix("HTTP/1.1 200 OK"))
-        #expect(try await receiver.next(timeout: .seconds(5)) == "/cb?code=six")
+        #expect(try await receiver.next(timeout: .seconds(30)) == "/cb?code=six")
         #expect(throws: POSIXError.self) { _ = try Self.connectSocket(host: "127.0.0.1", port: port) }
         await receiver.close()
         try loop.shutdown()

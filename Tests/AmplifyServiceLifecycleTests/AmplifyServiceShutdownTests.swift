@@ -14,6 +14,8 @@ struct AmplifyServiceShutdownTests {
     private final class Peer: Sendable {
         let process: Process
         private let output = Locked("")
+        /// The pipe reached its end (the process and any child holding it have exited).
+        private let outputEnded = Locked(false)
 
         init(folder: URL, policy: String, preconfigured: Bool) throws {
             process = Process()
@@ -23,9 +25,15 @@ struct AmplifyServiceShutdownTests {
             process.standardOutput = pipe
             process.standardError = FileHandle.standardError
             let output = output
+            let outputEnded = outputEnded
             pipe.fileHandleForReading.readabilityHandler = { handle in
                 let data = handle.availableData
-                if !data.isEmpty { output.withLock { $0 += String(decoding: data, as: UTF8.self) } }
+                if data.isEmpty {
+                    handle.readabilityHandler = nil
+                    outputEnded.withLock { $0 = true }
+                } else {
+                    output.withLock { $0 += String(decoding: data, as: UTF8.self) }
+                }
             }
             try process.runSerialized()
         }
@@ -51,8 +59,9 @@ struct AmplifyServiceShutdownTests {
                 kill(process.processIdentifier, SIGKILL)
                 await process.exited()
             }
-            // Let the pipe's last bytes arrive.
-            try await Task.sleep(for: .milliseconds(100))
+            // Until the pipe's last bytes have arrived (a fixed 100 ms could miss them under load).
+            let drained = ContinuousClock.now + .seconds(30)
+            while !outputEnded.value, ContinuousClock.now < drained { try await Task.sleep(for: .milliseconds(10)) }
             return (process.terminationStatus, process.terminationReason)
         }
     }

@@ -70,6 +70,12 @@ while let line = readLine() {
         let deadline = Date().addingTimeInterval(60)
         while bridge.statistics.published < next - 1, Date() < deadline { usleep(2_000) }
         say("PUBLISHED \(bridge.statistics.published)")
+    case "waitskipped":
+        // Its own events come back from Redis after the listeners may have had theirs.
+        let count = words.count > 1 ? Int(words[1]) ?? 0 : 0
+        let deadline = Date().addingTimeInterval(60)
+        while bridge.statistics.ownSkipped < count, Date() < deadline { usleep(2_000) }
+        say("SKIPPED \(bridge.statistics.ownSkipped)")
     case "stats":
         let stats = bridge.statistics
         say("STATS published=\(stats.published) received=\(stats.received) ownSkipped=\(stats.ownSkipped) dropped=\(stats.dropped) disconnections=\(stats.disconnections)")

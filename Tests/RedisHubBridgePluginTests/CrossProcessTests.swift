@@ -76,6 +76,8 @@ struct CrossProcessTests {
         publisher.send("wait")
         #expect(publisher.line() == "PUBLISHED 2000")
         for listener in listeners { #expect(listener.events(2000) == Array(1...2000)) }
+        publisher.send("waitskipped 2000")
+        #expect(publisher.line() == "SKIPPED 2000")
         publisher.send("stats")
         let stats = publisher.line() ?? ""
         #expect(stats.contains("received=0"))
