@@ -86,7 +86,8 @@ final class Transfer {
             }
         }
         let me = Unmanaged.passUnretained(self).toOpaque()
-        c_curl_easy_setopt_string(easy, CURLOPT_URL, request.urlText ?? request.url.absoluteString)
+        // withCString: passing a String to a C parameter copies it into a new array first.
+        (request.urlText ?? request.url.absoluteString).withCString { _ = c_curl_easy_setopt_string(easy, CURLOPT_URL, $0) }
         c_curl_easy_setopt_pointer(easy, CURLOPT_PRIVATE, me)
         c_curl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer)
         c_curl_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1)
