@@ -20,8 +20,9 @@ import Glibc
 /// says otherwise. Callbacks always run on the loop thread.
 public final class EventLoop: @unchecked Sendable {
     // @unchecked Sendable: `uvLoop`, `handles` and `spareBatch` are touched only on the loop
-    // thread (or before it starts and after it is joined); everything shared across threads sits
-    // in `queue` (a Locked) or in atomics.
+    // thread (or before it starts and after it is joined); `wakeup` is set before the thread
+    // starts and only read afterwards; everything else shared across threads sits in `queue`
+    // (a Locked) or in atomics.
 
     private struct Queue {
         var work: [@Sendable () -> Void] = []
@@ -36,6 +37,8 @@ public final class EventLoop: @unchecked Sendable {
     public let executor = EventLoopExecutor()
     let uvLoop: UnsafeMutablePointer<uv_loop_t>
     private let queue = Locked(Queue())
+    /// Set once in `init`, before the loop thread exists, and never changed: any thread signals
+    /// it (after shutdown closed it, a signal does nothing).
     private var wakeup: LoopWakeup?
     private var handles: [ObjectIdentifier: any LoopOwnedHandle] = [:]
     private var shutdownHooks: [() -> Void] = []
@@ -230,8 +233,8 @@ public final class EventLoop: @unchecked Sendable {
         let open = handles
         handles.removeAll()
         for handle in open.values { handle.closeOnLoop() }
+        // Closed, not cleared: execute() and shutdown() read it from other threads.
         wakeup?.closeOnLoop()
-        wakeup = nil
     }
 
     func register(_ handle: any LoopOwnedHandle) {
