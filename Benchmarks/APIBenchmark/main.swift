@@ -158,8 +158,7 @@ var curl: [Double] = []
 var oursSystem: [Double] = []
 var curlSystem: [Double] = []
 for _ in 0..<(burstOnly ? 0 : queryRounds) {
-    let start = cpuSeconds(RUSAGE_SELF.rawValue)
-    let startSystem = cpuSplit(RUSAGE_SELF.rawValue).system
+    let start = cpuSplit(RUSAGE_SELF.rawValue)
     // From a task on the global executor, as a server's request handler calls (top-level code
     // is on the main actor, where every call would pay two more thread hand-offs).
     let seededID = seeded.id
@@ -175,15 +174,15 @@ for _ in 0..<(burstOnly ? 0 : queryRounds) {
     } else {
         try await Task.detached { try await run() }.value
     }
-    ours.append(cpuSeconds(RUSAGE_SELF.rawValue) - start)
-    oursSystem.append(cpuSplit(RUSAGE_SELF.rawValue).system - startSystem)
+    let end = cpuSplit(RUSAGE_SELF.rawValue)
+    ours.append(end.user + end.system - start.user - start.system)
+    oursSystem.append(end.system - start.system)
     // `--ours-only` (with `--queries-only`): no curl tool, for profiling ours alone.
     if CommandLine.arguments.contains("--ours-only") {
         curl.append(0)
         continue
     }
-    let before = cpuSeconds(RUSAGE_CHILDREN.rawValue)
-    let beforeSystem = cpuSplit(RUSAGE_CHILDREN.rawValue).system
+    let before = cpuSplit(RUSAGE_CHILDREN.rawValue)
     let tool = Process()
     tool.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     tool.arguments = ["curl", "-s", "-f", "-H", "Content-Type: application/json", "-H", "Accept: application/json", "-H", "x-api-key: da2-bench",
@@ -193,8 +192,9 @@ for _ in 0..<(burstOnly ? 0 : queryRounds) {
     try tool.run()
     let toolStatus = await exited(tool)
     guard toolStatus == 0 else { throw BenchmarkError("curl exited \(toolStatus)") }
-    curl.append(cpuSeconds(RUSAGE_CHILDREN.rawValue) - before)
-    curlSystem.append(cpuSplit(RUSAGE_CHILDREN.rawValue).system - beforeSystem)
+    let after = cpuSplit(RUSAGE_CHILDREN.rawValue)
+    curl.append(after.user + after.system - before.user - before.system)
+    curlSystem.append(after.system - before.system)
 }
 /// The median of the rounds' ours ÷ curl.
 let queryRatio = median(zip(ours, curl).map { $0 / max($1, 1e-9) })

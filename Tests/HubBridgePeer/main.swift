@@ -12,8 +12,16 @@ import Glibc
 // It prints "READY" once its bridge is connected, then:
 // - reads commands on standard input: "publish N" dispatches N events `Peer.event` on channel
 //   "peer" (data: {"seq": n, "sentNanos": t}, seq counting from 1 across commands); "wait" prints
-//   "PUBLISHED n" once Redis accepted n events in all; "quit" exits;
+//   "PUBLISHED n" once Redis accepted n events in all; "waitskipped N" prints "SKIPPED n" once
+//   N of its own events came back from Redis and were skipped; "stats" prints the statistics;
+//   "quit" exits;
 // - prints each event it receives from other processes as "EVENT <seq> <latency ns> <id>".
+
+/// Polls `condition` every 2 ms for at most 60 s.
+func waitUntil(_ condition: () -> Bool) {
+    let deadline = Date().addingTimeInterval(60)
+    while !condition(), Date() < deadline { usleep(2_000) }
+}
 
 func argument(_ name: String) -> String? {
     CommandLine.arguments.firstIndex(of: name).flatMap { $0 + 1 < CommandLine.arguments.count ? CommandLine.arguments[$0 + 1] : nil }
@@ -67,14 +75,12 @@ while let line = readLine() {
             next += 1
         }
     case "wait":
-        let deadline = Date().addingTimeInterval(60)
-        while bridge.statistics.published < next - 1, Date() < deadline { usleep(2_000) }
+        waitUntil { bridge.statistics.published >= next - 1 }
         say("PUBLISHED \(bridge.statistics.published)")
     case "waitskipped":
         // Its own events come back from Redis after the listeners may have had theirs.
         let count = words.count > 1 ? Int(words[1]) ?? 0 : 0
-        let deadline = Date().addingTimeInterval(60)
-        while bridge.statistics.ownSkipped < count, Date() < deadline { usleep(2_000) }
+        waitUntil { bridge.statistics.ownSkipped >= count }
         say("SKIPPED \(bridge.statistics.ownSkipped)")
     case "stats":
         let stats = bridge.statistics
