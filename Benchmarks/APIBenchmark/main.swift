@@ -21,7 +21,9 @@ import Glibc
 //   swift run -c release APIBenchmark --quick    (a smoke run)
 //   swift run -c release APIBenchmark --queries-only   (part 1 alone, for profiling; add
 //                                                      --ours-only to leave the curl tool out,
-//                                                      --on-loop to call from the loop's executor)
+//                                                      --on-loop to call from the loop's task
+//                                                      executor, --raw-http to send the same POST
+//                                                      through the HTTP client alone)
 //   swift run -c release APIBenchmark --burst-only     (part 2b alone, for profiling)
 //   swift run -c release APIBenchmark --decode-only    (a query's response decoded in-process,
 //                                                      with warm caches and with cold ones)
@@ -152,6 +154,7 @@ defer { try? FileManager.default.removeItem(at: bodyFile) }
 
 // `--burst-only`: part 2b alone, for profiling the real-time reader.
 let burstOnly = CommandLine.arguments.contains("--burst-only")
+let rawClient = CommandLine.arguments.contains("--raw-http") ? try HTTPClient(loop: loop) : nil
 var ours: [Double] = []
 var curl: [Double] = []
 /// The system (kernel) part of each round's CPU, for `--queries-only`'s line.
@@ -163,6 +166,17 @@ for _ in 0..<(burstOnly ? 0 : queryRounds) {
     // is on the main actor, where every call would pay two more thread hand-offs).
     let seededID = seeded.id
     @Sendable func run() async throws {
+        // `--raw-http`: the same POST through the HTTP client alone (no API layer), to see what
+        // the layer above it costs.
+        if let rawClient {
+            let request = HTTPRequest(method: "POST", url: server.graphQLEndpoint, headers: [
+                ("Content-Type", "application/json"), ("Accept", "application/json"), ("x-api-key", "da2-bench")], body: .bytes(Array(body.utf8)))
+            for _ in 0..<queries {
+                let response = try await rawClient.send(request)
+                guard response.status == 200 else { throw BenchmarkError("status \(response.status)") }
+            }
+            return
+        }
         for _ in 0..<queries {
             let todo = try await plugin.query(request: GraphQLRequest(document: document, variables: ["id": seededID], responseType: Todo.self, decodePath: "getTodo")).get()
             guard todo.id == seededID else { throw BenchmarkError("wrong todo") }
@@ -170,7 +184,7 @@ for _ in 0..<(burstOnly ? 0 : queryRounds) {
     }
     // `--on-loop`: the caller on the loop's executor (no thread hand-off), to see what they cost.
     if CommandLine.arguments.contains("--on-loop") {
-        try await Task.detached { try await withTaskExecutorPreference(loop.executor) { try await run() } }.value
+        try await Task.detached { try await withTaskExecutorPreference(loop.taskExecutor) { try await run() } }.value
     } else {
         try await Task.detached { try await run() }.value
     }

@@ -78,7 +78,7 @@ func inServerTask<T: Sendable>(_ body: @escaping @Sendable () async throws -> T)
 /// Runs `body` in a task whose executor preference is the client's loop: the client's calls
 /// start and resume on the loop thread, without waking another thread.
 func onLoopExecutor<T: Sendable>(_ loop: EventLoop, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await Task.detached { try await withTaskExecutorPreference(loop.executor, operation: body) }.value
+    try await Task.detached { try await withTaskExecutorPreference(loop.taskExecutor, operation: body) }.value
 }
 
 // The test kit's local server (it reads and hashes uploads, streams `/bytes?n=`).

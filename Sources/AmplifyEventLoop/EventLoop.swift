@@ -10,19 +10,20 @@ import Glibc
 ///
 /// Work enters the loop from any thread through ``execute(_:)`` (a locked queue plus one
 /// `uv_async_send`; the loop drains the whole queue on every wake-up because libuv coalesces
-/// sends). Timers (``scheduleTimer(after:repeating:_:)``), wake-ups for an application's own queues
+/// sends; work queued on the loop thread itself wakes nothing: an idle handle drains it on the
+/// next turn). Timers (``scheduleTimer(after:repeating:_:)``), wake-ups for an application's own queues
 /// (``LoopWakeup/make(on:_:)``), asynchronous file-system calls (``fileSystem``), socket polls
-/// (``LoopPoll``), TCP (``LoopTCPListener``, ``LoopTCPConnection``) and an actor executor
-/// (``executor``) all run on the same thread. ``shutdown()`` runs what was queued, closes every
+/// (``LoopPoll``), TCP (``LoopTCPListener``, ``LoopTCPConnection``), an actor executor
+/// (``executor``) and a task executor (``taskExecutor``) all run on the same thread. ``shutdown()`` runs what was queued, closes every
 /// handle in its close callback, and closes the loop.
 ///
 /// Thread safety: every public member may be called from any thread unless its documentation
 /// says otherwise. Callbacks always run on the loop thread.
 public final class EventLoop: @unchecked Sendable {
-    // @unchecked Sendable: `uvLoop`, `handles` and `spareBatch` are touched only on the loop
-    // thread (or before it starts and after it is joined); `wakeup` is set before the thread
-    // starts and only read afterwards; everything else shared across threads sits in `queue`
-    // (a Locked) or in atomics.
+    // @unchecked Sendable: `uvLoop`, `handles`, `spareBatch`, `idle` and `idleStarted` are
+    // touched only on the loop thread (or before it starts and after it is joined); `wakeup` is
+    // set before the thread starts and only read afterwards; everything else shared across
+    // threads sits in `queue` (a Locked) or in atomics.
 
     private struct Queue {
         var work: [@Sendable () -> Void] = []
@@ -35,11 +36,20 @@ public final class EventLoop: @unchecked Sendable {
     /// A serial executor running on this loop, so an actor can be isolated to it; see
     /// ``EventLoopExecutor``. Every call returns the same executor.
     public let executor = EventLoopExecutor()
+    /// A task executor running on this loop, so a task can prefer it
+    /// (`withTaskExecutorPreference(loop.taskExecutor) { … }`); see ``EventLoopTaskExecutor``.
+    public let taskExecutor = EventLoopTaskExecutor()
     let uvLoop: UnsafeMutablePointer<uv_loop_t>
     private let queue = Locked(Queue())
     /// Set once in `init`, before the loop thread exists, and never changed: any thread signals
     /// it (after shutdown closed it, a signal does nothing).
     private var wakeup: LoopWakeup?
+    /// Drains work queued on the loop thread itself, on the next turn (an active idle handle
+    /// also keeps that turn's poll from blocking). `nil` once closed at shutdown.
+    private var idle: UnsafeMutablePointer<uv_idle_t>?
+    private var idleStarted = false
+    /// How many times work queued from another thread signalled the wake-up (for tests).
+    private let signals = Atomic<Int>(0)
     private var handles: [ObjectIdentifier: any LoopOwnedHandle] = [:]
     private var shutdownHooks: [() -> Void] = []
     private var spareBatch: [@Sendable () -> Void] = []
@@ -65,10 +75,18 @@ public final class EventLoop: @unchecked Sendable {
             throw EventLoopError.libuv(operation: "uv_loop_init", code: rc, message: uvErrorMessage(rc))
         }
         executor.bind(to: self)
-        // The loop is not running yet, so its first handle may be set up from this thread.
+        taskExecutor.bind(to: self)
+        // The loop is not running yet, so its first handles may be set up from this thread.
         do {
+            let idle: UnsafeMutablePointer<uv_idle_t> = try openHandle("uv_idle_init") { uv_idle_init(uvLoop, $0) }
+            // Unretained: the loop thread holds the loop while it runs, and shutdown closes the handle.
+            idle.pointee.data = Unmanaged.passUnretained(self).toOpaque()
+            self.idle = idle
             wakeup = try LoopWakeup(unstartedLoop: self) { [unowned self] in self.drainWork() }
         } catch {
+            if let idle { uv_close(baseHandle(idle), nil) }
+            uv_run(uvLoop, UV_RUN_NOWAIT)
+            idle?.deallocate()
             uv_loop_close(uvLoop)
             uvLoop.deallocate()
             throw error
@@ -98,7 +116,8 @@ public final class EventLoop: @unchecked Sendable {
     }
 
     /// Runs `work` on the loop thread, after all work submitted before it. May be called from any
-    /// thread, including the loop thread (the work then runs on a later turn, never inline).
+    /// thread, including the loop thread (the work then runs on a later turn, never inline, and
+    /// queuing it costs no system call).
     ///
     /// - Throws: ``EventLoopError/shutDown`` once ``shutdown()`` has begun; the work does not run.
     public func execute(_ work: @escaping @Sendable () -> Void) throws(EventLoopError) {
@@ -109,8 +128,18 @@ public final class EventLoop: @unchecked Sendable {
             state.wakeupPending = true
             return true
         }
-        if mustWake { wakeup?.signal() }
+        guard mustWake else { return }
+        if inEventLoop {
+            startIdleDrain()
+        } else {
+            signals.add(1, ordering: .relaxed)
+            wakeup?.signal()
+        }
     }
+
+    /// How many times work queued from another thread had to signal the loop's wake-up (for
+    /// tests: work queued on the loop thread signals nothing).
+    package var wakeupSignalCount: Int { signals.load(ordering: .relaxed) }
 
     /// What `read` gives on the loop thread, after all work submitted before it, without holding
     /// a thread while waiting; `fallback` when the loop no longer takes work. For reading state
@@ -214,6 +243,22 @@ public final class EventLoop: @unchecked Sendable {
         loopCloseResult.store(result, ordering: .releasing)
     }
 
+    /// Drains the queue on the next turn (loop thread only).
+    private func startIdleDrain() {
+        guard !idleStarted, let idle else { return }
+        idleStarted = true
+        uv_idle_start(idle) { idle in
+            guard let data = idle?.pointee.data else { return }
+            Unmanaged<EventLoop>.fromOpaque(data).takeUnretainedValue().idleFired()
+        }
+    }
+
+    private func idleFired() {
+        if let idle { uv_idle_stop(idle) }
+        idleStarted = false
+        drainWork()
+    }
+
     private func drainWork() {
         var batch = spareBatch
         queue.withLock { state in
@@ -235,6 +280,14 @@ public final class EventLoop: @unchecked Sendable {
         for handle in open.values { handle.closeOnLoop() }
         // Closed, not cleared: execute() and shutdown() read it from other threads.
         wakeup?.closeOnLoop()
+        // (Read only on the loop thread: cleared.) The work queued before shutdown began has run,
+        // in this batch or an earlier one.
+        if let idle {
+            self.idle = nil
+            idleStarted = false
+            uv_idle_stop(idle)
+            uv_close(baseHandle(idle)) { handle in UnsafeMutableRawPointer(handle)?.deallocate() }
+        }
     }
 
     func register(_ handle: any LoopOwnedHandle) {

@@ -139,7 +139,7 @@ struct HTTPClientTests {
     func sendFromLoopExecutor() async throws {
         try await withClient { client, server in
             let loop = client.loop
-            let outcomes = try await withTaskExecutorPreference(loop.executor) { () async throws -> [String] in
+            let outcomes = try await withTaskExecutorPreference(loop.taskExecutor) { () async throws -> [String] in
                 var outcomes: [String] = []
                 for index in 0..<5 {
                     let response = try await client.send(HTTPRequest(url: server.url("/bytes?n=\(index + 1)")))

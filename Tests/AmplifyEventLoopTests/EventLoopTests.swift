@@ -136,4 +136,40 @@ struct EventLoopTests {
         #expect(seen)
         try loop.shutdown()
     }
+
+    @Test("work queued on the loop thread runs in order on later turns without signalling the wake-up")
+    func workQueuedOnTheLoopSignalsNothing() async throws {
+        let loop = try EventLoop()
+        let order = Locked<[Int]>([])
+        let signalsBefore = loop.wakeupSignalCount
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            @Sendable func step(_ index: Int) {
+                order.withLock { $0.append(index) }
+                if index == 100 { return done.resume() }
+                // Queued from inside queued work: never run inline.
+                let before = order.withLock { $0.count }
+                do { try loop.execute { step(index + 1) } } catch { return done.resume() }
+                #expect(order.withLock { $0.count } == before)
+            }
+            do { try loop.execute { step(0) } } catch { done.resume() }
+        }
+        #expect(order.withLock { $0 } == Array(0...100))
+        // The one execute from this thread signalled; the 100 from the loop thread did not.
+        #expect(loop.wakeupSignalCount - signalsBefore == 1)
+        try loop.shutdown()
+        #expect(loop.loopClosedCleanly)
+    }
+
+    @Test("work queued from a timer callback, before the turn's poll, runs without waiting for other events")
+    func workQueuedFromATimerRunsPromptly() async throws {
+        let loop = try EventLoop()
+        let ran = Locked(false)
+        try loop.scheduleTimer(after: .milliseconds(1)) {
+            try? loop.execute { ran.withLock { $0 = true } }
+        }
+        // Nothing else happens on the loop: if that turn's poll blocked, the work would wait forever.
+        #expect(await eventually(within: .seconds(30)) { ran.withLock { $0 } })
+        try loop.shutdown()
+        #expect(loop.loopClosedCleanly)
+    }
 }
