@@ -34,10 +34,10 @@ let queries = quick ? 200 : 2_000
 let events = quick ? 300 : 3_000
 let inFlight = 8
 let rounds = quick ? 1 : 3
-/// Rounds of part 1, ours and the curl tool one after the other in each: the goal reads the
-/// median of the rounds' ratios, so that a change in the shared VM's speed between rounds
-/// (single runs here swing by ±15 %) moves both sides of a ratio alike.
-let queryRounds = quick ? 1 : 5
+/// Rounds of part 1, ours and the curl tool one after the other in each (taking turns to go
+/// first): the goal reads the median of the rounds' ratios, so that a change in the shared VM's
+/// speed between rounds (single rounds here swing by ±20 %) moves both sides of a ratio alike.
+let queryRounds = quick ? 1 : 9
 
 struct BenchmarkError: Error, CustomStringConvertible {
     let description: String
@@ -160,11 +160,12 @@ var curl: [Double] = []
 /// The system (kernel) part of each round's CPU, for `--queries-only`'s line.
 var oursSystem: [Double] = []
 var curlSystem: [Double] = []
-for _ in 0..<(burstOnly ? 0 : queryRounds) {
+let seededID = seeded.id
+/// One round of ours: the queries from a task on the global executor, as a server's request
+/// handler calls (top-level code is on the main actor, where every call would pay two more
+/// thread hand-offs). Appends the round's CPU (total and kernel part).
+@MainActor func measureOurs() async throws {
     let start = cpuSplit(RUSAGE_SELF.rawValue)
-    // From a task on the global executor, as a server's request handler calls (top-level code
-    // is on the main actor, where every call would pay two more thread hand-offs).
-    let seededID = seeded.id
     @Sendable func run() async throws {
         // `--raw-http`: the same POST through the HTTP client alone (no API layer), to see what
         // the layer above it costs.
@@ -182,7 +183,7 @@ for _ in 0..<(burstOnly ? 0 : queryRounds) {
             guard todo.id == seededID else { throw BenchmarkError("wrong todo") }
         }
     }
-    // `--on-loop`: the caller on the loop's executor (no thread hand-off), to see what they cost.
+    // `--on-loop`: the caller on the loop's task executor (no thread hand-off), to see what they cost.
     if CommandLine.arguments.contains("--on-loop") {
         try await Task.detached { try await withTaskExecutorPreference(loop.taskExecutor) { try await run() } }.value
     } else {
@@ -191,10 +192,14 @@ for _ in 0..<(burstOnly ? 0 : queryRounds) {
     let end = cpuSplit(RUSAGE_SELF.rawValue)
     ours.append(end.user + end.system - start.user - start.system)
     oursSystem.append(end.system - start.system)
+}
+/// One round of the curl tool: one process for all the queries, on one connection.
+@MainActor func measureCurl() async throws {
     // `--ours-only` (with `--queries-only`): no curl tool, for profiling ours alone.
     if CommandLine.arguments.contains("--ours-only") {
         curl.append(0)
-        continue
+        curlSystem.append(0)
+        return
     }
     let before = cpuSplit(RUSAGE_CHILDREN.rawValue)
     let tool = Process()
@@ -210,12 +215,24 @@ for _ in 0..<(burstOnly ? 0 : queryRounds) {
     curl.append(after.user + after.system - before.user - before.system)
     curlSystem.append(after.system - before.system)
 }
+// The two sides take turns going first, so that a drift in the VM's speed within a round
+// favours neither.
+for round in 0..<(burstOnly ? 0 : queryRounds) {
+    if round.isMultiple(of: 2) {
+        try await measureOurs()
+        try await measureCurl()
+    } else {
+        try await measureCurl()
+        try await measureOurs()
+    }
+}
 /// The median of the rounds' ours ÷ curl.
 let queryRatio = median(zip(ours, curl).map { $0 / max($1, 1e-9) })
 if CommandLine.arguments.contains("--queries-only") {
     print(String(
-        format: "ours %.1f µs (%.1f in the kernel), curl %.1f µs (%.1f) per query, paired ratio %.3f", median(ours) * 1e6 / Double(queries),
-        median(oursSystem) * 1e6 / Double(queries), median(curl) * 1e6 / Double(queries), median(curlSystem) * 1e6 / Double(queries), queryRatio))
+        format: "ours %.1f µs (%.1f in the kernel), curl %.1f µs (%.1f) per query, paired ratio %.3f (rounds: %@)", median(ours) * 1e6 / Double(queries),
+        median(oursSystem) * 1e6 / Double(queries), median(curl) * 1e6 / Double(queries), median(curlSystem) * 1e6 / Double(queries), queryRatio,
+        zip(ours, curl).map { String(format: "%.2f", $0 / max($1, 1e-9)) }.joined(separator: " ")))
     server.stop()
     exit(0)
 }
