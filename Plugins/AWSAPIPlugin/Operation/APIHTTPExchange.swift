@@ -72,17 +72,28 @@ struct APIHTTPExchange: Sendable {
         _ authorization: PreparedAuthorization, endpoint: APIEndpointConfiguration, method: String, url finalURL: URL, target: RequestTarget,
         headers: [(name: String, value: String)], body finalBody: [UInt8]
     ) async throws -> HTTPResponse {
-        var signedHeaders = [(name: String, value: String)]()
-        signedHeaders.reserveCapacity(headers.count + 5)
-        signedHeaders.append(("host", target.host))
-        signedHeaders.append(contentsOf: headers)
-        var signable = SignableRequest(method: method, path: target.path, query: target.query, headers: signedHeaders)
-        authorization.authorize(&signable, body: finalBody)
-        // curl writes the Host header itself unless given one: the signed value goes out, once, as `Host`.
-        var sent = signable.headers
-        sent.removeAll { $0.name.equalsIgnoringASCIICase("host") }
+        // curl writes the Host header itself unless given one: the (signed) value goes out, once, as `Host`.
+        var sent: [(name: String, value: String)]
+        if let plain = authorization.plainHeader {
+            // No signature: the mode's header (if any) replaces any of that name, as setHeader does.
+            sent = []
+            sent.reserveCapacity(headers.count + 2)
+            for header in headers where !header.name.equalsIgnoringASCIICase("host") && !(plain.map { header.name.equalsIgnoringASCIICase($0.name) } ?? false) {
+                sent.append(header)
+            }
+            if let plain { sent.append(plain) }
+        } else {
+            var signedHeaders = [(name: String, value: String)]()
+            signedHeaders.reserveCapacity(headers.count + 5)
+            signedHeaders.append(("host", target.host))
+            signedHeaders.append(contentsOf: headers)
+            var signable = SignableRequest(method: method, path: target.path, query: target.query, headers: signedHeaders)
+            authorization.authorize(&signable, body: finalBody)
+            sent = signable.headers
+            sent.removeAll { $0.name.equalsIgnoringASCIICase("host") }
+        }
         sent.append(("Host", target.host))
-        var request = HTTPRequest(method: signable.method, url: finalURL, headers: sent, body: finalBody.isEmpty ? .empty : .bytes(finalBody), timeout: timeout)
+        var request = HTTPRequest(method: method, url: finalURL, headers: sent, body: finalBody.isEmpty ? .empty : .bytes(finalBody), timeout: timeout)
         request.trustedCertificatesFile = trustedCertificatesFile
         request.urlText = target.urlText
         do {

@@ -10,7 +10,7 @@ package enum GraphQLResponseDecoder {
     package static func decode<R: Decodable & Sendable>(_ body: [UInt8], as type: R.Type, decodePath: String?) throws -> GraphQLResponse<R> {
         let spans = JSONSpans(body)
         // (The object's members are checked as they are listed: no pass over the whole text first.)
-        if let root = spans.trimmed(), let fast = fastDecode(spans, body, responseAt: root, as: type, decodePath: decodePath) { return fast }
+        if let root = spans.trimmed(), let fast = fastDecode(spans, body, responseAt: root, as: type, decodePath: decodePath) { return .success(fast) }
         return try carefulDecode(body, as: type, decodePath: decodePath)
     }
 
@@ -62,7 +62,7 @@ package enum GraphQLResponseDecoder {
         let spans = JSONSpans(message)
         if let payload = payload ?? spans.trimmed().flatMap({ spans.value(ofKey: "payload".utf8, in: $0) }),
            let fast = fastDecode(spans, message, responseAt: payload, as: type, decodePath: decodePath) {
-            return fast
+            return .success(fast)
         }
         guard let json = try? JSONDecoder().decode(JSONValue.self, from: Data(message)), let payload = json["payload"] else {
             throw APIError.operationError("A data message is not JSON with a payload: \(snippet(message)).", "Check the real-time endpoint.")
@@ -71,12 +71,13 @@ package enum GraphQLResponseDecoder {
     }
 
     /// The common case: a response with `data` and no `errors`, whose part at the decode path
-    /// decodes to `R` — found by its bytes (``JSONSpans``) and decoded alone. `nil` when anything
+    /// decodes to `R` — found by its bytes (``JSONSpans``) and decoded alone: the value (no
+    /// `GraphQLResponse` yet, whose generic types cost a look-up each). `nil` when anything
     /// is unusual (errors, no data, null data, a path that is not there, `R` does not decode,
     /// `String`, text that is not plainly JSON): the careful path then says what.
     private static func fastDecode<R: Decodable & Sendable>(
         _ spans: JSONSpans, _ body: [UInt8], responseAt response: Range<Int>, as type: R.Type, decodePath: String?
-    ) -> GraphQLResponse<R>? {
+    ) -> R? {
         guard R.self != String.self, let members = spans.values(of: responseKeys, in: response), members[1] == nil,
               var span = members[0], !spans.isNull(span) else { return nil }
         // The path's parts, split at dots without making strings: a part of digits is an array
@@ -95,10 +96,7 @@ package enum GraphQLResponseDecoder {
                 span = next
             }
         }
-        guard let value = JSONSpanDecoder.decode(R.self, from: spans, at: span) ?? (try? JSONDecoder().decode(R.self, from: Data(body[span]))) else {
-            return nil
-        }
-        return .success(value)
+        return JSONSpanDecoder.decode(R.self, from: spans, at: span) ?? (try? JSONDecoder().decode(R.self, from: Data(body[span])))
     }
 
     /// The members a response is read by.

@@ -100,6 +100,17 @@ struct PreparedAuthorization: Sendable {
         }
     }
 
+    /// For the modes that sign nothing, the one header they add (`nil` inside for `NONE`);
+    /// `nil` for IAM, whose headers come from signing the whole request (``authorize(_:body:date:)``).
+    var plainHeader: (name: String, value: String)?? {
+        switch material {
+        case .none: return .some(nil)
+        case .apiKey(let key): return ("x-api-key", key)
+        case .token(let token): return ("Authorization", token)
+        case .iam: return nil
+        }
+    }
+
     /// Adds the mode's headers to `request` (for IAM: signs it, `body` included).
     func authorize(_ request: inout SignableRequest, body: [UInt8], date: Date? = nil) {
         switch material {
