@@ -232,7 +232,7 @@ if CommandLine.arguments.contains("--queries-only") {
     print(String(
         format: "ours %.1f µs (%.1f in the kernel), curl %.1f µs (%.1f) per query, paired ratio %.3f (rounds: %@)", median(ours) * 1e6 / Double(queries),
         median(oursSystem) * 1e6 / Double(queries), median(curl) * 1e6 / Double(queries), median(curlSystem) * 1e6 / Double(queries), queryRatio,
-        zip(ours, curl).map { String(format: "%.2f", $0 / max($1, 1e-9)) }.joined(separator: " ")))
+        zip(ours, curl).map { String(format: "%.0f/%.0f=%.2f", $0 * 1e6 / Double(queries), $1 * 1e6 / Double(queries), $0 / max($1, 1e-9)) }.joined(separator: " ")))
     server.stop()
     exit(0)
 }
