@@ -20,8 +20,8 @@ import Glibc
 /// Thread safety: every public member may be called from any thread unless its documentation
 /// says otherwise. Callbacks always run on the loop thread.
 public final class EventLoop: @unchecked Sendable {
-    // @unchecked Sendable: `uvLoop`, `handles`, `spareBatch`, `idle` and `idleStarted` are
-    // touched only on the loop thread (or before it starts and after it is joined); `wakeup` is
+    // @unchecked Sendable: `uvLoop`, `handles`, `spareBatch` and `idle` are touched only on the
+    // loop thread (or before it starts and after it is joined); `wakeup` is
     // set before the thread starts and only read afterwards; everything else shared across
     // threads sits in `queue` (a Locked) or in atomics.
 
@@ -47,7 +47,6 @@ public final class EventLoop: @unchecked Sendable {
     /// Drains work queued on the loop thread itself, on the next turn (an active idle handle
     /// also keeps that turn's poll from blocking). `nil` once closed at shutdown.
     private var idle: UnsafeMutablePointer<uv_idle_t>?
-    private var idleStarted = false
     /// How many times work queued from another thread signalled the wake-up (for tests).
     private let signals = Atomic<Int>(0)
     private var handles: [ObjectIdentifier: any LoopOwnedHandle] = [:]
@@ -84,9 +83,9 @@ public final class EventLoop: @unchecked Sendable {
             self.idle = idle
             wakeup = try LoopWakeup(unstartedLoop: self) { [unowned self] in self.drainWork() }
         } catch {
-            if let idle { uv_close(baseHandle(idle), nil) }
+            if let idle { closeIdle(idle) }
+            // (Runs the idle handle's close callback, which frees it.)
             uv_run(uvLoop, UV_RUN_NOWAIT)
-            idle?.deallocate()
             uv_loop_close(uvLoop)
             uvLoop.deallocate()
             throw error
@@ -243,20 +242,23 @@ public final class EventLoop: @unchecked Sendable {
         loopCloseResult.store(result, ordering: .releasing)
     }
 
-    /// Drains the queue on the next turn (loop thread only).
+    /// Drains the queue on the next turn (loop thread only; starting a started idle handle does
+    /// nothing).
     private func startIdleDrain() {
-        guard !idleStarted, let idle else { return }
-        idleStarted = true
+        guard let idle else { return }
         uv_idle_start(idle) { idle in
-            guard let data = idle?.pointee.data else { return }
-            Unmanaged<EventLoop>.fromOpaque(data).takeUnretainedValue().idleFired()
+            guard let idle, let data = idle.pointee.data else { return }
+            uv_idle_stop(idle)
+            Unmanaged<EventLoop>.fromOpaque(data).takeUnretainedValue().drainWork()
         }
     }
 
-    private func idleFired() {
-        if let idle { uv_idle_stop(idle) }
-        idleStarted = false
-        drainWork()
+    /// Stops and closes the idle handle; its memory is freed in the close callback. (Its data is
+    /// the loop unretained: cleared first, so that closeAndFree releases nothing.)
+    private func closeIdle(_ idle: UnsafeMutablePointer<uv_idle_t>) {
+        uv_idle_stop(idle)
+        idle.pointee.data = nil
+        closeAndFree(idle)
     }
 
     private func drainWork() {
@@ -284,9 +286,7 @@ public final class EventLoop: @unchecked Sendable {
         // in this batch or an earlier one.
         if let idle {
             self.idle = nil
-            idleStarted = false
-            uv_idle_stop(idle)
-            uv_close(baseHandle(idle)) { handle in UnsafeMutableRawPointer(handle)?.deallocate() }
+            closeIdle(idle)
         }
     }
 

@@ -74,8 +74,9 @@ struct APIHTTPExchange: Sendable {
     ) async throws -> HTTPResponse {
         // curl writes the Host header itself unless given one: the (signed) value goes out, once, as `Host`.
         var sent: [(name: String, value: String)]
-        if let plain = authorization.plainHeader {
+        if !authorization.signs {
             // No signature: the mode's header (if any) replaces any of that name, as setHeader does.
+            let plain = authorization.plainHeader
             sent = []
             sent.reserveCapacity(headers.count + 2)
             for header in headers where !header.name.equalsIgnoringASCIICase("host") && !(plain.map { header.name.equalsIgnoringASCIICase($0.name) } ?? false) {

@@ -100,28 +100,28 @@ struct PreparedAuthorization: Sendable {
         }
     }
 
-    /// For the modes that sign nothing, the one header they add (`nil` inside for `NONE`);
-    /// `nil` for IAM, whose headers come from signing the whole request (``authorize(_:body:date:)``).
-    var plainHeader: (name: String, value: String)?? {
+    /// Whether the mode signs the whole request (IAM); the others add at most ``plainHeader``.
+    var signs: Bool {
+        if case .iam = material { return true }
+        return false
+    }
+
+    /// The one header a mode that signs nothing adds (`x-api-key` or `Authorization`); `nil` for
+    /// `NONE` and for IAM.
+    var plainHeader: (name: String, value: String)? {
         switch material {
-        case .none: return .some(nil)
         case .apiKey(let key): return ("x-api-key", key)
         case .token(let token): return ("Authorization", token)
-        case .iam: return nil
+        case .none, .iam: return nil
         }
     }
 
     /// Adds the mode's headers to `request` (for IAM: signs it, `body` included).
     func authorize(_ request: inout SignableRequest, body: [UInt8], date: Date? = nil) {
-        switch material {
-        case .none:
-            break
-        case .apiKey(let key):
-            request.setHeader("x-api-key", key)
-        case .token(let token):
-            request.setHeader("Authorization", token)
-        case .iam(let credentials, let region):
+        if case .iam(let credentials, let region) = material {
             SigV4Signer(credentials: credentials, region: region, service: service).sign(&request, payload: .bytes(body), date: date ?? Date())
+        } else if let header = plainHeader {
+            request.setHeader(header.name, header.value)
         }
     }
 
