@@ -77,16 +77,24 @@ struct APICommandTests {
             process.executableURL = ProductRunner.url(of: "amplify")
             process.arguments = ["api", "subscribe", "subscription { onCreateTodo { name } }"]
             process.currentDirectoryURL = folder
-            let output = Pipe()
+            // Standard output goes to a file the test reads as it grows: the server counts the
+            // subscription when `start` arrives, before the tool has read `start_ack` and printed
+            // "connected", so Ctrl-C is sent only once that line is out.
+            let outputURL = folder.appendingPathComponent("subscribe.out")
+            try #require(FileManager.default.createFile(atPath: outputURL.path, contents: nil))
+            let output = try FileHandle(forWritingTo: outputURL)
+            defer { try? output.close() }
             process.standardOutput = output
             process.standardError = FileHandle.nullDevice
             process.standardInput = FileHandle.nullDevice
             try process.runSerialized()
-            try #require(await eventually { try server.state()["subscriptions"] == 1 }, "the subscription did not start")
+            let connected = #"{"connection":"connected"}"# + "\n"
+            try #require(await eventually { try String(contentsOf: outputURL, encoding: .utf8).contains(connected) }, "the subscription did not connect")
+            #expect(try server.state()["subscriptions"] == 1)
             kill(process.processIdentifier, SIGINT)
             #expect(await eventually { !process.isRunning })
             #expect(process.terminationStatus == 0)
-            #expect(String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self).hasSuffix(#"{"connection":"connected"}"# + "\n"))
+            #expect(try String(contentsOf: outputURL, encoding: .utf8) == #"{"connection":"connecting"}"# + "\n" + connected)
             #expect(await eventually { try server.state()["connections"] == 0 })
         }
     }
