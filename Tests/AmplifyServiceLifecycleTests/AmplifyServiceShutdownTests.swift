@@ -17,10 +17,10 @@ struct AmplifyServiceShutdownTests {
         /// The pipe reached its end (the process and any child holding it have exited).
         private let outputEnded = Locked(false)
 
-        init(folder: URL, policy: String, preconfigured: Bool) throws {
+        init(folder: URL, policy: String, preconfigured: Bool, maxQueued: Int?) throws {
             process = Process()
             process.executableURL = ProductRunner.url(of: "AmplifyServicePeer")
-            process.arguments = [folder.path, policy] + (preconfigured ? ["--preconfigured"] : [])
+            process.arguments = [folder.path, policy] + (preconfigured ? ["--preconfigured"] : []) + (maxQueued.map { ["--max-queued=\($0)"] } ?? [])
             let pipe = Pipe()
             process.standardOutput = pipe
             process.standardError = FileHandle.standardError
@@ -95,10 +95,10 @@ struct AmplifyServiceShutdownTests {
         return found
     }
 
-    private func run(policy: String, preconfigured: Bool = false) async throws -> (lines: [String], folder: URL, status: Int32, reason: Process.TerminationReason) {
+    private func run(policy: String, preconfigured: Bool = false, maxQueued: Int? = nil) async throws -> (lines: [String], folder: URL, status: Int32, reason: Process.TerminationReason) {
         let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("amplify-service-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let peer = try Peer(folder: folder, policy: policy, preconfigured: preconfigured)
+        let peer = try Peer(folder: folder, policy: policy, preconfigured: preconfigured, maxQueued: maxQueued)
         let busy = try await peer.wait(seconds: 60) { lines in
             lines.filter { $0.hasPrefix("ack ") }.count >= 50 && lines.contains { $0.hasPrefix("uploading ") }
         }
@@ -108,15 +108,21 @@ struct AmplifyServiceShutdownTests {
         return (peer.lines, folder, status, reason)
     }
 
-    @Test("SIGTERM mid-work with transfers allowed to finish: exit 0, every acknowledged event in the events file, uploads complete, no temporary file", .timeLimit(.minutes(10)))
-    func finishPolicy() async throws {
-        let (lines, folder, status, reason) = try await run(policy: "finish")
+    /// `maxQueued` 55: the queue fills before the signal (as when a loaded test process sends it
+    /// late); the peer's worker used to throw then, and the group's error ended the peer with a trap.
+    @Test("SIGTERM mid-work with transfers allowed to finish: exit 0, every acknowledged event in the events file, uploads complete, no temporary file; also when the queue filled first", .timeLimit(.minutes(10)), arguments: [nil, 55] as [Int?])
+    func finishPolicy(maxQueued: Int?) async throws {
+        let (lines, folder, status, reason) = try await run(policy: "finish", maxQueued: maxQueued)
         defer { try? FileManager.default.removeItem(at: folder) }
         #expect(reason == .exit)
         #expect(status == 0)
         #expect(lines.last == "exited")
         let (acked, written) = acknowledgedAndWritten(lines, folder: folder)
         #expect(acked.count >= 50)
+        if let maxQueued {
+            #expect(acked.count == maxQueued)
+            #expect(lines.contains("queue full at \(maxQueued + 1) (limit \(maxQueued))"))
+        }
         #expect(Set(acked).isSubset(of: Set(written)), "lost: \(Set(acked).subtracting(written).sorted().prefix(10))")
         #expect(written == written.sorted(), "the events file holds the events in recording order")
         let report = try #require(lines.first { $0.hasPrefix("shutdown ") })

@@ -10,11 +10,14 @@ import ServiceLifecycle
 // The process AmplifyServiceLifecycleTests drive: Amplify under a ServiceGroup with a worker that
 // records analytics events durably and keeps two uploads in flight, until SIGTERM.
 //
-//     AmplifyServicePeer FOLDER finish|cancel [--preconfigured]
+//     AmplifyServicePeer FOLDER finish|cancel [--preconfigured] [--max-queued=N]
 //
 // With --preconfigured, Amplify is configured first and handed over with AmplifyService.configured().
+// With --max-queued=N, the analytics queue holds at most N events (the worker then stops recording
+// and waits for the signal).
 // Prints `ack N` once event N is stored, `uploading K` / `uploaded K` / `upload K failed: ...`,
-// `shutdown {...}` with the AmplifyService's report, and `exited` just before exit(0).
+// `queue full at N (limit L)`, `shutdown {...}` with the AmplifyService's report, and `exited` just
+// before exit(0) (`group failed: ...` and exit 1 if the group throws).
 
 /// Writes `line` at once (print would hold it in a buffer while output is a pipe).
 func say(_ line: String) {
@@ -50,20 +53,32 @@ struct Worker: Service {
         guard let engine = (try? Amplify.Analytics.getPlugin(for: "localAnalyticsPlugin") as? any AnalyticsEngineProviding)?.engine else {
             throw CancellationError()
         }
+        // However the worker ends, the lanes start no more uploads.
+        defer { stopping.withLock { $0 = true } }
         var seq = 0
         while !Task.isShuttingDownGracefully {
             seq += 1
-            try await engine.recordDurably(BasicAnalyticsEvent(name: "work", properties: ["seq": seq]))
+            do {
+                try await engine.recordDurably(BasicAnalyticsEvent(name: "work", properties: ["seq": seq]))
+            } catch AnalyticsQueueError.full(let limit) {
+                // A test process slow to send SIGTERM lets the queue fill (nothing flushes it):
+                // stop recording and wait for the signal, as a server shedding load would.
+                say("queue full at \(seq) (limit \(limit))")
+                try? await gracefulShutdown()
+                return
+            }
             say("ack \(seq)")
         }
-        stopping.withLock { $0 = true }
     }
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let preconfigured = arguments.count == 3 && arguments[2] == "--preconfigured"
-guard arguments.count == 2 || preconfigured, ["finish", "cancel"].contains(arguments[1]) else {
-    say("usage: AmplifyServicePeer FOLDER finish|cancel [--preconfigured]")
+let flags = arguments.dropFirst(2)
+let preconfigured = flags.contains("--preconfigured")
+let maxQueued = flags.first { $0.hasPrefix("--max-queued=") }.flatMap { Int($0.dropFirst("--max-queued=".count)) }
+guard arguments.count >= 2, ["finish", "cancel"].contains(arguments[1]),
+      flags.allSatisfy({ $0 == "--preconfigured" || $0.hasPrefix("--max-queued=") }), flags.allSatisfy({ !$0.hasPrefix("--max-queued=") }) || maxQueued != nil else {
+    say("usage: AmplifyServicePeer FOLDER finish|cancel [--preconfigured] [--max-queued=N]")
     exit(2)
 }
 let folder = arguments[0]
@@ -75,7 +90,8 @@ guard FileManager.default.createFile(atPath: source.path, contents: Data(repeati
     exit(1)
 }
 let configuration = AmplifyConfiguration(
-    analytics: CategoryConfiguration(plugins: ["localAnalyticsPlugin": ["directory": .string(folder + "/analytics"), "autoFlushEventsInterval": 0]]),
+    analytics: CategoryConfiguration(plugins: ["localAnalyticsPlugin": .object(
+        ["directory": .string(folder + "/analytics"), "autoFlushEventsInterval": 0].merging(maxQueued.map { ["maxQueuedEvents": .number(Double($0))] } ?? [:]) { $1 })]),
     storage: CategoryConfiguration(plugins: ["localStoragePlugin": ["directory": .string(folder + "/storage")]]))
 Amplify.registerBuiltInPlugins()
 let policy = AmplifyService.ShutdownPolicy(transfers: policyName == "finish" ? .finish(within: .seconds(60)) : .cancel)
@@ -92,6 +108,12 @@ if preconfigured {
 var logger = Logger(label: "amplify-service-peer")
 logger.logLevel = .warning
 let group = ServiceGroup(services: [amplify, Worker(source: source)], gracefulShutdownSignals: [.sigterm], logger: logger)
-try await group.run()
+do {
+    try await group.run()
+} catch {
+    // An error at top level would end the process with a trap; the test reads this line instead.
+    say("group failed: \(error)")
+    exit(1)
+}
 say("exited")
 exit(0)
