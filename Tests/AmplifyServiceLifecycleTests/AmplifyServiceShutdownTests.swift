@@ -99,8 +99,10 @@ struct AmplifyServiceShutdownTests {
         let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("amplify-service-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let peer = try Peer(folder: folder, policy: policy, preconfigured: preconfigured, maxQueued: maxQueued)
+        // With a queue limit, the signal waits for the queue to fill (the worker's `queue full` line).
         let busy = try await peer.wait(seconds: 60) { lines in
             lines.filter { $0.hasPrefix("ack ") }.count >= 50 && lines.contains { $0.hasPrefix("uploading ") }
+                && (maxQueued == nil || lines.contains { $0.hasPrefix("queue full at ") })
         }
         #expect(busy, "the peer never got busy: \(peer.lines.suffix(5))")
         kill(peer.process.processIdentifier, SIGTERM)
