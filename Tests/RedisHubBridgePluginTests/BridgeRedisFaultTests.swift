@@ -50,11 +50,13 @@ struct BridgeRedisFaultTests {
         }
     }
 
-    static func waitFor(_ what: String, seconds: Double = 20, _ condition: () -> Bool) async throws {
+    /// Waits until `condition` holds; after `seconds`, records an issue naming `what` (evaluated
+    /// then, so it can describe the state at the time-out).
+    static func waitFor(_ what: @autoclosure () -> String, seconds: Double = 20, _ condition: () -> Bool) async throws {
         let deadline = Date().addingTimeInterval(seconds)
         while !condition() {
             guard Date() < deadline else {
-                Issue.record("timed out waiting for \(what)")
+                Issue.record("timed out waiting for \(what())")
                 return
             }
             try await Task.sleep(for: .milliseconds(5))
@@ -125,7 +127,9 @@ struct BridgeRedisFaultTests {
                 sawDisconnectedWhileLoading += 1
                 try await Task.sleep(for: .milliseconds(50))
             }
-            try await Self.waitFor("both to reconnect after restart \(restart)") { a.bridge.statistics.connected && b.bridge.statistics.connected }
+            try await Self.waitFor("both to reconnect after restart \(restart) (a: \(a.statuses.value) \(a.bridge.statistics); b: \(b.statuses.value) \(b.bridge.statistics); Redis: \((try? redis.command(["PING"])) ?? "no answer"))") {
+                a.bridge.statistics.connected && b.bridge.statistics.connected
+            }
         }
         try await producer.value
         try await Self.waitFor("b to receive every event", seconds: 60) { Set(b.received.value).count == total }
