@@ -72,14 +72,22 @@ struct Worker: Service {
     }
 }
 
-let arguments = Array(CommandLine.arguments.dropFirst())
-let flags = arguments.dropFirst(2)
-let preconfigured = flags.contains("--preconfigured")
-let maxQueued = flags.first { $0.hasPrefix("--max-queued=") }.flatMap { Int($0.dropFirst("--max-queued=".count)) }
-guard arguments.count >= 2, ["finish", "cancel"].contains(arguments[1]),
-      flags.allSatisfy({ $0 == "--preconfigured" || $0.hasPrefix("--max-queued=") }), flags.allSatisfy({ !$0.hasPrefix("--max-queued=") }) || maxQueued != nil else {
+func usage() -> Never {
     say("usage: AmplifyServicePeer FOLDER finish|cancel [--preconfigured] [--max-queued=N]")
     exit(2)
+}
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard arguments.count >= 2, ["finish", "cancel"].contains(arguments[1]) else { usage() }
+var preconfigured = false
+var maxQueued: Int?
+for flag in arguments.dropFirst(2) {
+    if flag == "--preconfigured" {
+        preconfigured = true
+    } else if flag.hasPrefix("--max-queued="), let limit = Int(flag.dropFirst("--max-queued=".count)) {
+        maxQueued = limit
+    } else {
+        usage()
+    }
 }
 let folder = arguments[0]
 let policyName = arguments[1]
@@ -89,9 +97,10 @@ guard FileManager.default.createFile(atPath: source.path, contents: Data(repeati
     say("cannot write \(source.path)")
     exit(1)
 }
+var analytics: [String: JSONValue] = ["directory": .string(folder + "/analytics"), "autoFlushEventsInterval": 0]
+if let maxQueued { analytics["maxQueuedEvents"] = .number(Double(maxQueued)) }
 let configuration = AmplifyConfiguration(
-    analytics: CategoryConfiguration(plugins: ["localAnalyticsPlugin": .object(
-        ["directory": .string(folder + "/analytics"), "autoFlushEventsInterval": 0].merging(maxQueued.map { ["maxQueuedEvents": .number(Double($0))] } ?? [:]) { $1 })]),
+    analytics: CategoryConfiguration(plugins: ["localAnalyticsPlugin": .object(analytics)]),
     storage: CategoryConfiguration(plugins: ["localStoragePlugin": ["directory": .string(folder + "/storage")]]))
 Amplify.registerBuiltInPlugins()
 let policy = AmplifyService.ShutdownPolicy(transfers: policyName == "finish" ? .finish(within: .seconds(60)) : .cancel)
