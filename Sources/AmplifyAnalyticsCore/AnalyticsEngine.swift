@@ -85,13 +85,16 @@ public final class AnalyticsEngine: Sendable {
     // MARK: Recording
 
     /// Records `event` (dropped while disabled). Returns at once; events are stored in call
-    /// order, and `Analytics.record` reports each outcome.
+    /// order, and `Analytics.record` reports each outcome. While the queue's `maxQueuedEvents`
+    /// records already wait in memory to be stored (recording outruns the disk), the event is
+    /// refused with ``AnalyticsQueueError/full(limit:)`` at once, so memory stays bounded.
     public func record(_ event: any AnalyticsEvent) {
         enqueue(event, continuation: nil)
     }
 
     /// Records `event` and returns once it is stored durably (it survives a crash from then on).
-    /// - Throws: ``AnalyticsQueueError/full(limit:)``, a storage error, or
+    /// - Throws: ``AnalyticsQueueError/full(limit:)`` (the queue, or the records waiting in memory
+    ///   to be stored, are at `maxQueuedEvents`), a storage error, or
     ///   `AnalyticsError/configuration(_:_:_:)` when recording is disabled.
     public func recordDurably(_ event: any AnalyticsEvent) async throws {
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
@@ -99,27 +102,53 @@ public final class AnalyticsEngine: Sendable {
         }
     }
 
+    /// What `enqueue` did with an event.
+    private enum Admission {
+        case disabled, full, queued, queuedStartingDrain
+    }
+
     private func enqueue(_ event: any AnalyticsEvent, continuation: CheckedContinuation<Void, any Error>?) {
-        let startDrain = state.withLock { state -> Bool? in
-            guard state.enabled, !state.closed else { return nil }
+        let admission = state.withLock { state -> Admission in
+            guard state.enabled, !state.closed else { return .disabled }
+            // Records not yet stored are held in memory: at most the queue's own limit of them,
+            // so recording faster than the disk stores cannot grow memory without bound (each
+            // one beyond it would be refused by the queue anyway, unless a flush made room).
+            guard state.accepted - state.settled < inboxLimit else { return .full }
             state.inbox.append(AnalyticsRecord(event: event, globalProperties: state.globalProperties, userId: state.userId))
             state.waiting.append(continuation)
             state.accepted += 1
-            guard !state.draining else { return false }
+            guard !state.draining else { return .queued }
             state.draining = true
-            return true
+            return .queuedStartingDrain
         }
-        switch startDrain {
-        case nil:
+        switch admission {
+        case .disabled:
             metrics?.recordFailed.increment()
             continuation?.resume(throwing: AnalyticsError.configuration(
                 "Analytics is disabled (or reset); the event '\(event.name)' was not recorded.", "Call Amplify.Analytics.enable() first."))
-        case true?:
+        case .full:
+            metrics?.recordFailed.increment()
+            refuse(.full(limit: queue.maxQueuedEvents), continuation)
+        case .queuedStartingDrain:
             Task { await drain() }
-        case false?:
+        case .queued:
             break
         }
     }
+
+    /// Answers a refused record's caller and reports the refusal on the Hub.
+    private func refuse(_ refusal: AnalyticsQueueError, _ continuation: CheckedContinuation<Void, any Error>?) {
+        continuation?.resume(throwing: refusal)
+        dispatch(HubPayload.EventName.Analytics.record, AnalyticsError.unknown("\(refusal)", refusal))
+    }
+
+    /// Records held in memory, taken but not yet stored or refused: never more than the queue's
+    /// `maxQueuedEvents` (package: tests read it).
+    package var heldRecords: Int {
+        state.withLock { Int($0.accepted - $0.settled) }
+    }
+
+    private var inboxLimit: UInt64 { UInt64(max(1, queue.maxQueuedEvents)) }
 
     /// The most records one transaction stores: a backlog is stored in transactions of this
     /// size, so each stays short and a flush's reads of the queue wait for at most one of them
@@ -157,8 +186,7 @@ public final class AnalyticsEngine: Sendable {
             }
             for ((record, continuation), refusal) in zip(zip(round, continuations), refusals) {
                 if let refusal {
-                    continuation?.resume(throwing: refusal)
-                    dispatch(HubPayload.EventName.Analytics.record, AnalyticsError.unknown("\(refusal)", refusal))
+                    refuse(refusal, continuation)
                 } else {
                     continuation?.resume()
                     dispatch(HubPayload.EventName.Analytics.record, record)

@@ -13,14 +13,26 @@ struct AnalyticsEngineTests {
         let sender: ScriptedSender
         let engine: AnalyticsEngine
         let hub = Locked<[(String, any Sendable)]>([])
+        /// How many refusals (`Analytics.record` with an error) the Hub was sent.
+        let hubRefusals = Locked(0)
 
-        init(autoFlush: Duration? = nil, batchSize: Int = 100, maxAttempts: Int = 5, answer: @escaping @Sendable (QueuedRecord) -> RecordOutcome = { _ in .accepted }) throws {
+        /// With `keepsHubEvents` false only refusals are counted, so a test recording millions
+        /// of events does not keep millions of Hub events.
+        init(
+            autoFlush: Duration? = nil, batchSize: Int = 100, maxAttempts: Int = 5, maxQueuedEvents: Int = 100_000, keepsHubEvents: Bool = true,
+            answer: @escaping @Sendable (QueuedRecord) -> RecordOutcome = { _ in .accepted }
+        ) throws {
             loop = try EventLoop(name: "analytics-test")
             sender = ScriptedSender(answer)
             let hub = hub
+            let hubRefusals = hubRefusals
             engine = try AnalyticsEngine(
-                queue: DurableEventQueue(path: temporaryQueuePath(), maxAttempts: maxAttempts), sender: sender, batchSize: batchSize,
-                autoFlushInterval: autoFlush, loop: loop, dispatch: { name, data in hub.withLock { $0.append((name, data)) } })
+                queue: DurableEventQueue(path: temporaryQueuePath(), maxAttempts: maxAttempts, maxQueuedEvents: maxQueuedEvents),
+                sender: sender, batchSize: batchSize, autoFlushInterval: autoFlush, loop: loop,
+                dispatch: { name, data in
+                    if data is AnalyticsError { hubRefusals.withLock { $0 += 1 } }
+                    if keepsHubEvents { hub.withLock { $0.append((name, data)) } }
+                })
         }
 
         func close() async throws {
