@@ -4,8 +4,11 @@ import Foundation
 /// (amplify-backend's `client-config-schema`), with amplify-swift's type and property names.
 ///
 /// Configure from it with `Amplify.configure(_:)`, or build one in code. Optional fields are
-/// `nil` when the file leaves them out. Unlike amplify-swift (where it is SPI), the type is public:
-/// a server may assemble its configuration in code.
+/// `nil` when the file leaves them out. Every section has a public initializer, so a server may
+/// assemble its configuration in code. It decodes from the file's snake_case keys with a plain
+/// `JSONDecoder`, and equally with `keyDecodingStrategy = .convertFromSnakeCase` (amplify-swift's
+/// way); note that this strategy renames the keys inside dictionaries too (storage `paths`, auth
+/// `groups`, `custom`), which the plain decoder keeps as written.
 public struct AmplifyOutputsData: Codable, Sendable, Equatable {
     /// The schema version ("1" to "1.5").
     public let version: String
@@ -93,9 +96,32 @@ public struct AmplifyOutputsData: Codable, Sendable, Equatable {
             /// `app_id`.
             public let appId: String
 
+            /// An `analytics.amazon_pinpoint` section built in code.
+            public init(awsRegion: AWSRegion, appId: String) {
+                self.awsRegion = awsRegion
+                self.appId = appId
+            }
+
+            /// Decodes the section by the file's snake_case keys or their camelCase spelling.
+            public init(from decoder: any Decoder) throws {
+                let fields = try AmplifyOutputsFields(decoder, CodingKeys.self)
+                awsRegion = try fields.required(.awsRegion)
+                appId = try fields.required(.appId)
+            }
+
             enum CodingKeys: String, CodingKey {
                 case awsRegion = "aws_region", appId = "app_id"
             }
+        }
+
+        /// An `analytics` section built in code.
+        public init(amazonPinpoint: AmazonPinpoint? = nil) {
+            self.amazonPinpoint = amazonPinpoint
+        }
+
+        /// Decodes the section by the file's snake_case keys or their camelCase spelling.
+        public init(from decoder: any Decoder) throws {
+            amazonPinpoint = try AmplifyOutputsFields(decoder, CodingKeys.self).optional(.amazonPinpoint)
         }
 
         enum CodingKeys: String, CodingKey {
@@ -162,6 +188,26 @@ public struct AmplifyOutputsData: Codable, Sendable, Equatable {
             self.passwordless = passwordless
         }
 
+        /// Decodes the section by the file's snake_case keys or their camelCase spelling.
+        public init(from decoder: any Decoder) throws {
+            let fields = try AmplifyOutputsFields(decoder, CodingKeys.self)
+            awsRegion = try fields.required(.awsRegion)
+            userPoolId = try fields.optional(.userPoolId)
+            userPoolClientId = try fields.optional(.userPoolClientId)
+            identityPoolId = try fields.optional(.identityPoolId)
+            authenticationFlowType = try fields.optional(.authenticationFlowType)
+            passwordPolicy = try fields.optional(.passwordPolicy)
+            oauth = try fields.optional(.oauth)
+            standardRequiredAttributes = try fields.optional(.standardRequiredAttributes)
+            usernameAttributes = try fields.optional(.usernameAttributes)
+            userVerificationTypes = try fields.optional(.userVerificationTypes)
+            groups = try fields.optional(.groups)
+            unauthenticatedIdentitiesEnabled = try fields.optional(.unauthenticatedIdentitiesEnabled)
+            mfaConfiguration = try fields.optional(.mfaConfiguration)
+            mfaMethods = try fields.optional(.mfaMethods)
+            passwordless = try fields.optional(.passwordless)
+        }
+
         enum CodingKeys: String, CodingKey {
             case awsRegion = "aws_region", userPoolId = "user_pool_id", userPoolClientId = "user_pool_client_id"
             case identityPoolId = "identity_pool_id", authenticationFlowType = "authentication_flow_type"
@@ -185,6 +231,28 @@ public struct AmplifyOutputsData: Codable, Sendable, Equatable {
             /// `require_symbols`.
             public let requireSymbols: Bool?
 
+            /// A `password_policy` built in code.
+            public init(
+                minLength: UInt? = nil, requireNumbers: Bool? = nil, requireLowercase: Bool? = nil, requireUppercase: Bool? = nil,
+                requireSymbols: Bool? = nil
+            ) {
+                self.minLength = minLength
+                self.requireNumbers = requireNumbers
+                self.requireLowercase = requireLowercase
+                self.requireUppercase = requireUppercase
+                self.requireSymbols = requireSymbols
+            }
+
+            /// Decodes the policy by the file's snake_case keys or their camelCase spelling.
+            public init(from decoder: any Decoder) throws {
+                let fields = try AmplifyOutputsFields(decoder, CodingKeys.self)
+                minLength = try fields.optional(.minLength)
+                requireNumbers = try fields.optional(.requireNumbers)
+                requireLowercase = try fields.optional(.requireLowercase)
+                requireUppercase = try fields.optional(.requireUppercase)
+                requireSymbols = try fields.optional(.requireSymbols)
+            }
+
             enum CodingKeys: String, CodingKey {
                 case minLength = "min_length", requireNumbers = "require_numbers", requireLowercase = "require_lowercase"
                 case requireUppercase = "require_uppercase", requireSymbols = "require_symbols"
@@ -206,6 +274,30 @@ public struct AmplifyOutputsData: Codable, Sendable, Equatable {
             /// `response_type` (`code` or `token`).
             public let responseType: String
 
+            /// An `oauth` section built in code.
+            public init(
+                identityProviders: [String] = [], domain: String, scopes: [String], redirectSignInUri: [String],
+                redirectSignOutUri: [String], responseType: String = "code"
+            ) {
+                self.identityProviders = identityProviders
+                self.domain = domain
+                self.scopes = scopes
+                self.redirectSignInUri = redirectSignInUri
+                self.redirectSignOutUri = redirectSignOutUri
+                self.responseType = responseType
+            }
+
+            /// Decodes the section by the file's snake_case keys or their camelCase spelling.
+            public init(from decoder: any Decoder) throws {
+                let fields = try AmplifyOutputsFields(decoder, CodingKeys.self)
+                identityProviders = try fields.required(.identityProviders)
+                domain = try fields.required(.domain)
+                scopes = try fields.required(.scopes)
+                redirectSignInUri = try fields.required(.redirectSignInUri)
+                redirectSignOutUri = try fields.required(.redirectSignOutUri)
+                responseType = try fields.required(.responseType)
+            }
+
             enum CodingKeys: String, CodingKey {
                 case identityProviders = "identity_providers", domain, scopes, redirectSignInUri = "redirect_sign_in_uri"
                 case redirectSignOutUri = "redirect_sign_out_uri", responseType = "response_type"
@@ -216,6 +308,11 @@ public struct AmplifyOutputsData: Codable, Sendable, Equatable {
         public struct GroupPrecedence: Codable, Sendable, Equatable {
             /// `precedence`.
             public let precedence: Int?
+
+            /// A group's precedence built in code.
+            public init(precedence: Int? = nil) {
+                self.precedence = precedence
+            }
         }
 
         /// `passwordless` (1.4).
@@ -236,9 +333,39 @@ public struct AmplifyOutputsData: Codable, Sendable, Equatable {
                 /// `user_verification`.
                 public let userVerification: String?
 
+                /// A `web_authn` section built in code.
+                public init(relyingPartyId: String? = nil, userVerification: String? = nil) {
+                    self.relyingPartyId = relyingPartyId
+                    self.userVerification = userVerification
+                }
+
+                /// Decodes the section by the file's snake_case keys or their camelCase spelling.
+                public init(from decoder: any Decoder) throws {
+                    let fields = try AmplifyOutputsFields(decoder, CodingKeys.self)
+                    relyingPartyId = try fields.optional(.relyingPartyId)
+                    userVerification = try fields.optional(.userVerification)
+                }
+
                 enum CodingKeys: String, CodingKey {
                     case relyingPartyId = "relying_party_id", userVerification = "user_verification"
                 }
+            }
+
+            /// A `passwordless` section built in code.
+            public init(emailOtpEnabled: Bool? = nil, smsOtpEnabled: Bool? = nil, webAuthn: WebAuthn? = nil, preferredChallenge: String? = nil) {
+                self.emailOtpEnabled = emailOtpEnabled
+                self.smsOtpEnabled = smsOtpEnabled
+                self.webAuthn = webAuthn
+                self.preferredChallenge = preferredChallenge
+            }
+
+            /// Decodes the section by the file's snake_case keys or their camelCase spelling.
+            public init(from decoder: any Decoder) throws {
+                let fields = try AmplifyOutputsFields(decoder, CodingKeys.self)
+                emailOtpEnabled = try fields.optional(.emailOtpEnabled)
+                smsOtpEnabled = try fields.optional(.smsOtpEnabled)
+                webAuthn = try fields.optional(.webAuthn)
+                preferredChallenge = try fields.optional(.preferredChallenge)
             }
 
             enum CodingKeys: String, CodingKey {
@@ -296,6 +423,18 @@ public struct AmplifyOutputsData: Codable, Sendable, Equatable {
             self.conflictResolutionMode = conflictResolutionMode
         }
 
+        /// Decodes the section by the file's snake_case keys or their camelCase spelling.
+        public init(from decoder: any Decoder) throws {
+            let fields = try AmplifyOutputsFields(decoder, CodingKeys.self)
+            awsRegion = try fields.required(.awsRegion)
+            url = try fields.required(.url)
+            modelIntrospection = try fields.optional(.modelIntrospection)
+            apiKey = try fields.optional(.apiKey)
+            defaultAuthorizationType = try fields.required(.defaultAuthorizationType)
+            authorizationTypes = try fields.required(.authorizationTypes)
+            conflictResolutionMode = try fields.optional(.conflictResolutionMode)
+        }
+
         enum CodingKeys: String, CodingKey {
             case awsRegion = "aws_region", url, modelIntrospection = "model_introspection", apiKey = "api_key"
             case defaultAuthorizationType = "default_authorization_type", authorizationTypes = "authorization_types"
@@ -314,6 +453,23 @@ public struct AmplifyOutputsData: Codable, Sendable, Equatable {
         /// `geofence_collections`.
         public let geofenceCollections: GeofenceCollections?
 
+        /// A `geo` section built in code.
+        public init(awsRegion: AWSRegion, maps: Maps? = nil, searchIndices: SearchIndices? = nil, geofenceCollections: GeofenceCollections? = nil) {
+            self.awsRegion = awsRegion
+            self.maps = maps
+            self.searchIndices = searchIndices
+            self.geofenceCollections = geofenceCollections
+        }
+
+        /// Decodes the section by the file's snake_case keys or their camelCase spelling.
+        public init(from decoder: any Decoder) throws {
+            let fields = try AmplifyOutputsFields(decoder, CodingKeys.self)
+            awsRegion = try fields.required(.awsRegion)
+            maps = try fields.optional(.maps)
+            searchIndices = try fields.optional(.searchIndices)
+            geofenceCollections = try fields.optional(.geofenceCollections)
+        }
+
         enum CodingKeys: String, CodingKey {
             case awsRegion = "aws_region", maps, searchIndices = "search_indices", geofenceCollections = "geofence_collections"
         }
@@ -325,10 +481,21 @@ public struct AmplifyOutputsData: Codable, Sendable, Equatable {
             /// `default`.
             public let `default`: String
 
+            /// A `maps` section built in code.
+            public init(items: [String: AmazonLocationServiceConfig], default: String) {
+                self.items = items
+                self.default = `default`
+            }
+
             /// A map.
             public struct AmazonLocationServiceConfig: Codable, Sendable, Equatable {
                 /// `style`.
                 public let style: String?
+
+                /// A map built in code.
+                public init(style: String? = nil) {
+                    self.style = style
+                }
             }
         }
 
@@ -338,6 +505,12 @@ public struct AmplifyOutputsData: Codable, Sendable, Equatable {
             public let items: [String]
             /// `default`.
             public let `default`: String
+
+            /// A `search_indices` section built in code.
+            public init(items: [String], default: String) {
+                self.items = items
+                self.default = `default`
+            }
         }
 
         /// `geo.geofence_collections`.
@@ -346,6 +519,12 @@ public struct AmplifyOutputsData: Codable, Sendable, Equatable {
             public let items: [String]
             /// `default`.
             public let `default`: String
+
+            /// A `geofence_collections` section built in code.
+            public init(items: [String], default: String) {
+                self.items = items
+                self.default = `default`
+            }
         }
     }
 
@@ -367,9 +546,42 @@ public struct AmplifyOutputsData: Codable, Sendable, Equatable {
             /// `endpoint`.
             public let endpoint: String?
 
+            /// An `amazon_connect` section built in code.
+            public init(awsRegion: String? = nil, endpoint: String? = nil) {
+                self.awsRegion = awsRegion
+                self.endpoint = endpoint
+            }
+
+            /// Decodes the section by the file's snake_case keys or their camelCase spelling.
+            public init(from decoder: any Decoder) throws {
+                let fields = try AmplifyOutputsFields(decoder, CodingKeys.self)
+                awsRegion = try fields.optional(.awsRegion)
+                endpoint = try fields.optional(.endpoint)
+            }
+
             enum CodingKeys: String, CodingKey {
                 case awsRegion = "aws_region", endpoint
             }
+        }
+
+        /// A `notifications` section built in code.
+        public init(
+            awsRegion: String? = nil, amazonPinpointAppId: String? = nil, channels: [AmazonPinpointChannelType]? = nil,
+            amazonConnect: AmazonConnect? = nil
+        ) {
+            self.awsRegion = awsRegion
+            self.amazonPinpointAppId = amazonPinpointAppId
+            self.channels = channels
+            self.amazonConnect = amazonConnect
+        }
+
+        /// Decodes the section by the file's snake_case keys or their camelCase spelling.
+        public init(from decoder: any Decoder) throws {
+            let fields = try AmplifyOutputsFields(decoder, CodingKeys.self)
+            awsRegion = try fields.optional(.awsRegion)
+            amazonPinpointAppId = try fields.optional(.amazonPinpointAppId)
+            channels = try fields.optional(.channels)
+            amazonConnect = try fields.optional(.amazonConnect)
         }
 
         enum CodingKeys: String, CodingKey {
@@ -391,6 +603,14 @@ public struct AmplifyOutputsData: Codable, Sendable, Equatable {
             self.awsRegion = awsRegion
             self.bucketName = bucketName
             self.buckets = buckets
+        }
+
+        /// Decodes the section by the file's snake_case keys or their camelCase spelling.
+        public init(from decoder: any Decoder) throws {
+            let fields = try AmplifyOutputsFields(decoder, CodingKeys.self)
+            awsRegion = try fields.required(.awsRegion)
+            bucketName = try fields.required(.bucketName)
+            buckets = try fields.optional(.buckets)
         }
 
         enum CodingKeys: String, CodingKey {
@@ -415,6 +635,15 @@ public struct AmplifyOutputsData: Codable, Sendable, Equatable {
                 self.bucketName = bucketName
                 self.awsRegion = awsRegion
                 self.paths = paths
+            }
+
+            /// Decodes the bucket by the file's snake_case keys or their camelCase spelling.
+            public init(from decoder: any Decoder) throws {
+                let fields = try AmplifyOutputsFields(decoder, CodingKeys.self)
+                name = try fields.required(.name)
+                bucketName = try fields.required(.bucketName)
+                awsRegion = try fields.required(.awsRegion)
+                paths = try fields.optional(.paths)
             }
 
             enum CodingKeys: String, CodingKey {

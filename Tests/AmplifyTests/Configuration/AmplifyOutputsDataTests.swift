@@ -77,4 +77,53 @@ struct AmplifyOutputsDataTests {
         #expect(configuration.auth?.plugins["awsCognitoAuthPlugin"]?.value(at: "CognitoUserPool.Default.PoolId") == "us-east-1_abc")
         #expect(configuration.storage?.plugins["awsS3StoragePlugin"]?["bucket"] == "b")
     }
+
+    @Test("every section and nested value has a public initializer with amplify-swift's labels, and what it builds round-trips through the file shape")
+    func everySectionBuiltInCode() throws {
+        let outputs = AmplifyOutputsData(
+            analytics: .init(amazonPinpoint: .init(awsRegion: "us-east-1", appId: "app")),
+            auth: .init(
+                awsRegion: "us-west-2", userPoolId: "us-west-2_xyz", userPoolClientId: "client", identityPoolId: "us-west-2:pool",
+                passwordPolicy: .init(minLength: 8, requireNumbers: true, requireLowercase: true, requireUppercase: true, requireSymbols: false),
+                oauth: .init(
+                    identityProviders: ["GOOGLE"], domain: "app.auth.us-west-2.amazoncognito.com", scopes: ["openid"],
+                    redirectSignInUri: ["app://in"], redirectSignOutUri: ["app://out"], responseType: "code"),
+                standardRequiredAttributes: [.email, .familyName], usernameAttributes: [.email], userVerificationTypes: [.phoneNumber],
+                groups: [["ADMINS": .init(precedence: 1)]], unauthenticatedIdentitiesEnabled: true, mfaConfiguration: "OPTIONAL",
+                mfaMethods: ["SMS", "TOTP"],
+                passwordless: .init(emailOtpEnabled: true, smsOtpEnabled: false, webAuthn: .init(relyingPartyId: "example.com"), preferredChallenge: "EMAIL_OTP")),
+            data: .init(
+                awsRegion: "us-east-1", url: "https://x.appsync-api.us-east-1.amazonaws.com/graphql", apiKey: "da2-key",
+                defaultAuthorizationType: .apiKey, authorizationTypes: [.apiKey, .amazonCognitoUserPools]),
+            geo: .init(
+                awsRegion: "us-east-1", maps: .init(items: ["map": .init(style: "VectorEsriStreets")], default: "map"),
+                searchIndices: .init(items: ["index"], default: "index"), geofenceCollections: .init(items: ["fences"], default: "fences")),
+            notifications: .init(awsRegion: "us-east-1", amazonPinpointAppId: "pinpoint", channels: [.apns, .fcm], amazonConnect: .init(endpoint: "https://c")),
+            storage: .init(awsRegion: "us-east-1", bucketName: "b"))
+        #expect(outputs.geo?.maps?.items["map"]?.style == "VectorEsriStreets")
+        #expect(outputs.auth?.passwordPolicy?.requireSymbols == false)
+        #expect(try JSONDecoder().decode(AmplifyOutputsData.self, from: outputs.encodedJSON()) == outputs)
+    }
+
+    @Test("decoding with JSONDecoder's convertFromSnakeCase (amplify-swift's way) gives what the plain decoder gives; a missing key is named as the file spells it")
+    func decodesWithConvertFromSnakeCase() throws {
+        let snakeCase = JSONDecoder()
+        snakeCase.keyDecodingStrategy = .convertFromSnakeCase
+        for name in ["amplify_outputs-v1.json", "amplify_outputs-v1.5.json", "amplify_outputs-v2.json"] {
+            let bytes = try Data(contentsOf: fixture(name))
+            let plain = try JSONDecoder().decode(AmplifyOutputsData.self, from: bytes)
+            #expect(try snakeCase.decode(AmplifyOutputsData.self, from: bytes) == plain, "\(name)")
+        }
+        let file = Data(#"{"version": "1", "auth": {"aws_region": "us-east-1", "user_pool_id": "us-east-1_abc", "user_pool_client_id": "c", "password_policy": {"min_length": 8}}, "storage": {"aws_region": "us-east-1", "bucket_name": "b"}}"#.utf8)
+        let decoded = try snakeCase.decode(AmplifyOutputsData.self, from: file)
+        #expect(decoded.auth?.userPoolId == "us-east-1_abc" && decoded.auth?.passwordPolicy?.minLength == 8 && decoded.storage?.bucketName == "b")
+        for decoder in [JSONDecoder(), snakeCase] {
+            do {
+                _ = try decoder.decode(AmplifyOutputsData.self, from: Data(#"{"version": "1", "storage": {"aws_region": "us-east-1"}}"#.utf8))
+                Issue.record("a storage section without bucket_name decoded")
+            } catch DecodingError.keyNotFound(let key, _) {
+                #expect(key.stringValue == "bucket_name")
+            }
+        }
+    }
 }
