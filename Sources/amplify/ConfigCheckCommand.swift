@@ -22,6 +22,14 @@ struct ConfigCheckCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
     @Flag(help: "Fail (exit 1) on any warning.") var strict = false
+    @Argument(help: ArgumentHelp("The configuration file, as an argument (the same as --config).", valueName: "file"))
+    var file: String?
+
+    func validate() throws {
+        if let file, let configPath = global.configPath, file != configPath {
+            throw ValidationError("Two files given: '\(file)' and --config '\(configPath)'; check one at a time.")
+        }
+    }
 
     func run() async throws {
         let code = await CommandRunner.withAmplify { await check() }
@@ -29,7 +37,8 @@ struct ConfigCheckCommand: AsyncParsableCommand {
     }
 
     private func check() async -> Int32 {
-        let options = global
+        var options = global
+        if let file { options.configPath = file }
         if options.verbose { Amplify.Logging.logLevel = .debug }
         let configuration: AmplifyConfiguration
         do {

@@ -57,6 +57,17 @@ struct ConfigCheckCommandTests {
         #expect(strict.stderr.contains("error: --strict: 1 warning in \(sample("amplifyconfiguration.json"))."))
     }
 
+    @Test("the file may be given as an argument instead of --config; two different files are a usage error")
+    func fileAsArgument() async throws {
+        let byOption = try await Tool.run(["config", "check", "--config", sample("embedded.json")])
+        let byArgument = try await Tool.run(["config", "check", sample("embedded.json")])
+        #expect(byArgument.exitCode == 0)
+        #expect(byArgument.stdout == byOption.stdout)
+        let both = try await Tool.run(["config", "check", "--config", sample("embedded.json"), sample("amplifyconfiguration.json")])
+        #expect(both.exitCode == 2)
+        #expect(both.stderr.contains("Two files given"))
+    }
+
     @Test("secrets in a plugin block are reported as set, never printed")
     func secretsHidden() async throws {
         let run = try await Tool.run(["config", "check", "--config", sample("amplifyconfiguration-oauth-secret.json")])

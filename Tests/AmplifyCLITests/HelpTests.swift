@@ -34,7 +34,7 @@ struct HelpTests {
         let run = try await Tool.run(["config", "check", "--help"])
         #expect(run.exitCode == 0)
         #expect(run.stdout.hasPrefix("OVERVIEW: Check a configuration file; summarise it.\n"))
-        #expect(run.stdout.contains("USAGE: amplify config check [--config <path>] [--json] [--verbose] [--strict]"))
+        #expect(run.stdout.contains("USAGE: amplify config check [--config <path>] [--json] [--verbose] [--strict] [<file>]"))
         #expect(run.stdout.contains("  --strict                Fail (exit 1) on any warning.\n"))
         let group = try await Tool.run(["config", "--help"])
         #expect(group.exitCode == 0)
