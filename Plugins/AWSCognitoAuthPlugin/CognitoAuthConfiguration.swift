@@ -110,6 +110,17 @@ public struct CognitoAuthConfiguration: Sendable, Equatable {
     /// JS `allowGuestAccess`); `nil` when the file does not say.
     public var allowsGuestAccess: Bool?
 
+    /// Whether `block` names a user pool or an identity pool. The Amplify CLI writes an
+    /// `awsCognitoAuthPlugin` block for projects without Cognito too (an API-key-only project
+    /// gets `UserAgent`, `Version`, an empty `IdentityManager` and `AppSync`), which names neither.
+    public static func namesResources(_ block: JSONValue) -> Bool {
+        func holdsSomething(_ value: JSONValue?) -> Bool {
+            guard let value, !value.isNull else { return false }
+            return value.asObject.map { !$0.isEmpty } ?? true
+        }
+        return holdsSomething(block.value(at: "CognitoUserPool.Default")) || holdsSomething(block.value(at: "CredentialsProvider.CognitoIdentity.Default"))
+    }
+
     /// Reads the block.
     /// - Throws: `ConfigurationValueError` naming the missing or wrong key, or
     ///   `AWSPluginsError` (`InvalidEndpoint`) for an endpoint that is not an http(s) URL.

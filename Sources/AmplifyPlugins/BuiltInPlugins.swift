@@ -20,7 +20,9 @@ extension Amplify {
         registry.register(key: ConsoleLoggingPlugin.pluginKey, category: .logging) { ConsoleLoggingPlugin() }
         registry.register(key: DefaultHubPlugin.pluginKey, category: .hub) { DefaultHubPlugin() }
         registry.register(key: LocalAuthPlugin.pluginKey, category: .auth) { LocalAuthPlugin() }
-        registry.register(key: AWSCognitoAuthPlugin.pluginKey, category: .auth) { AWSCognitoAuthPlugin() }
+        registry.register(key: AWSCognitoAuthPlugin.pluginKey, category: .auth, namesResources: CognitoAuthConfiguration.namesResources) {
+            AWSCognitoAuthPlugin()
+        }
         registry.register(key: LocalAnalyticsPlugin.pluginKey, category: .analytics) { LocalAnalyticsPlugin() }
         registry.register(key: AWSKinesisAnalyticsPlugin.pluginKey, category: .analytics) { AWSKinesisAnalyticsPlugin() }
         registry.register(key: LocalStoragePlugin.pluginKey, category: .storage) { LocalStoragePlugin() }

@@ -67,7 +67,10 @@ struct ConfigCheckCommand: AsyncParsableCommand {
         } else {
             Output.line(summary.text)
             if failure == nil {
-                let applied = summary.pluginCount - findings.filter { $0.kind == .unusedPlugin || $0.kind == .retiredService }.count
+                let skippedPlugins = findings.filter { finding in
+                    finding.kind == .unusedPlugin || finding.kind == .retiredService || (finding.kind == .placeholder && finding.path.contains(".plugins."))
+                }
+                let applied = summary.pluginCount - skippedPlugins.count
                 let warned = warnings.isEmpty ? "" : "; \(warnings.count) warning\(warnings.count == 1 ? "" : "s")"
                 Output.line("\nOK: Amplify.configure() accepted the configuration (\(applied) plugin\(applied == 1 ? "" : "s") configured\(warned)).")
             }

@@ -20,15 +20,15 @@ struct ConfigurationResource: Equatable {
         for (key, block) in sortedPlugins(configuration.auth) {
             switch key {
             case "awsCognitoAuthPlugin":
-                if let pool = block.value(at: "CognitoUserPool.Default.PoolId")?.stringValue {
+                if let pool = nonEmpty(block.value(at: "CognitoUserPool.Default.PoolId")) {
                     var details = region(block.value(at: "CognitoUserPool.Default.Region"))
-                    if let client = block.value(at: "CognitoUserPool.Default.AppClientId")?.stringValue { details.append(("app client", client)) }
+                    if let client = nonEmpty(block.value(at: "CognitoUserPool.Default.AppClientId")) { details.append(("app client", client)) }
                     resources.append(.init(kind: "user pool", name: pool, details: details))
                 }
-                if let pool = block.value(at: "CredentialsProvider.CognitoIdentity.Default.PoolId")?.stringValue {
+                if let pool = nonEmpty(block.value(at: "CredentialsProvider.CognitoIdentity.Default.PoolId")) {
                     resources.append(.init(kind: "identity pool", name: pool, details: region(block.value(at: "CredentialsProvider.CognitoIdentity.Default.Region"))))
                 }
-                if let domain = block.value(at: "Auth.Default.OAuth.WebDomain")?.stringValue ?? block.value(at: "AmplifyOutputs.oauth.domain")?.stringValue {
+                if let domain = nonEmpty(block.value(at: "Auth.Default.OAuth.WebDomain")) ?? nonEmpty(block.value(at: "AmplifyOutputs.oauth.domain")) {
                     resources.append(.init(kind: "hosted UI", name: domain, details: []))
                 }
             case "localAuthPlugin":
@@ -43,7 +43,7 @@ struct ConfigurationResource: Equatable {
                 resources.append(.init(kind: kind, name: block["streamName"]?.stringValue ?? "?", details: region(block["region"])))
             case "awsPinpointAnalyticsPlugin":
                 resources.append(.init(
-                    kind: "Pinpoint app (retired, not used)", name: block.value(at: "pinpointAnalytics.appId")?.stringValue ?? "?",
+                    kind: "Pinpoint app (retired, not used)", name: nonEmpty(block.value(at: "pinpointAnalytics.appId")) ?? "(no app id)",
                     details: region(block.value(at: "pinpointAnalytics.region"))))
             case "localAnalyticsPlugin":
                 resources.append(.init(kind: "local analytics folder", name: block["directory"]?.stringValue ?? ".amplify/analytics", details: []))
@@ -87,7 +87,13 @@ struct ConfigurationResource: Equatable {
     }
 
     private static func region(_ value: JSONValue?) -> [(String, String)] {
-        value?.stringValue.map { [("region", $0)] } ?? []
+        nonEmpty(value).map { [("region", $0)] } ?? []
+    }
+
+    /// The string `value` holds, unless it is empty (an empty id names no resource).
+    private static func nonEmpty(_ value: JSONValue?) -> String? {
+        guard let text = value?.stringValue, !text.isEmpty else { return nil }
+        return text
     }
 
     /// "user pool us-east-1_AbC (region: us-east-1, app client: abc)".

@@ -13,6 +13,10 @@ struct ConfigurationSummary {
     let format: String
     let categories: [(CategoryType, [PluginFacts])]
     let skipped: [String]
+    /// Paths in the file no category reads (a JS file's `aws_content_delivery`, `API.Events`, ...).
+    let notRead: [String]
+    /// The top-level keys of a Gen 2 file's `custom` section, kept for the application.
+    let customKeys: [String]?
     let resources: [ConfigurationResource]
 
     /// Known facts: a path inside a plugin block and the label it is shown with.
@@ -25,6 +29,7 @@ struct ConfigurationSummary {
         ("CredentialsProvider.CognitoIdentity.Default.PoolId", "identity pool"),
         ("Auth.Default.authenticationFlowType", "sign-in flow"),
         ("Auth.Default.OAuth.WebDomain", "hosted UI"),
+        ("AmplifyOutputs.oauth.domain", "hosted UI"),
         ("bucket", "bucket"),
         ("region", "region"),
         ("defaultAccessLevel", "default access level"),
@@ -44,6 +49,8 @@ struct ConfigurationSummary {
             return (category, plugins)
         }
         skipped = configuration.otherCategories.keys.sorted()
+        notRead = configuration.findings.filter { $0.kind == .notHandled && configuration.otherCategories[$0.path] == nil }.map(\.path).sorted()
+        customKeys = configuration.custom.map { ($0.asObject ?? [:]).keys.sorted() }
     }
 
     var pluginCount: Int { categories.reduce(0) { $0 + $1.1.count } }
@@ -59,7 +66,8 @@ struct ConfigurationSummary {
         var facts: [(String, String)] = []
         var used = Set<String>()
         for (path, label) in knownFacts {
-            guard let value = block.value(at: path), let text = scalarText(value) else { continue }
+            // An empty string configures nothing (an empty client secret is no secret).
+            guard let value = block.value(at: path), let text = scalarText(value), !text.isEmpty else { continue }
             used.insert(path)
             facts.append((label, isSecret(path) ? "set" : text))
         }
@@ -97,6 +105,8 @@ struct ConfigurationSummary {
             }
         }
         for key in skipped { lines.append("\(key): not handled (this package has no \(key) category)") }
+        if !notRead.isEmpty { lines.append("Not read (no category of this package uses them): \(notRead.joined(separator: ", "))") }
+        if let customKeys { lines.append("custom: kept for the application (AmplifyConfiguration.custom)" + (customKeys.isEmpty ? "" : ": \(customKeys.joined(separator: ", "))")) }
         if !resources.isEmpty {
             lines.append("Resources:")
             for resource in resources { lines.append("  \(resource.text)") }
@@ -121,6 +131,8 @@ struct ConfigurationSummary {
                 ])
             }),
             "skipped": .array(skipped.map { .string($0) }),
+            "notRead": .array(notRead.map { .string($0) }),
+            "custom": customKeys.map { .array($0.map(JSONValue.string)) } ?? .null,
         ])
     }
 }

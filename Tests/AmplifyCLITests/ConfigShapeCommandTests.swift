@@ -32,6 +32,27 @@ struct ConfigShapeCommandTests {
         return Check(exitCode: run.exitCode, document: document, stderr: run.stderr)
     }
 
+    @Test("a Gen 1 API-key project whose Cognito block is the CLI's stub configures its API and exits 0; the stub is one warning, not an error")
+    func gen1APIKeyOnly() async throws {
+        let result = try await check("gen1-api-key-only.json")
+        #expect(result.exitCode == 0, "\(result.error ?? result.stderr)")
+        #expect(result.warnings == ["auth.plugins.awsCognitoAuthPlugin"])
+        #expect(result.resources == ["GraphQL API https://keyonlyapi0123456789abcd.appsync-api.eu-west-2.amazonaws.com/graphql"])
+        let text = try await Tool.run(["config", "check", Self.fixtures.appendingPathComponent("gen1-api-key-only.json").path])
+        #expect(text.stdout.contains("OK: Amplify.configure() accepted the configuration (1 plugin configured; 1 warning)."))
+    }
+
+    @Test("an AppSync-only awsconfiguration.json and a v5 aws-exports object configure; keys nothing reads are listed under notRead")
+    func appSyncOnlyAndV5() async throws {
+        let appSync = try await check("awsconfiguration-appsync-only.json")
+        #expect(appSync.exitCode == 0)
+        #expect(appSync.plugins == ["api.awsAPIPlugin"])
+        #expect(appSync.document["notRead"] as? [String] == ["DynamoDBObjectMapper"])
+        let v5 = try await check("aws-exports-v5-objects.json")
+        #expect(v5.exitCode == 0)
+        #expect(v5.plugins == ["auth.awsCognitoAuthPlugin", "storage.awsS3StoragePlugin", "api.awsAPIPlugin"])
+    }
+
     @Test("a full Gen 1 iOS file: Cognito, S3 and both APIs configure, Pinpoint warns, geo/predictions are not handled, every resource is named")
     func gen1Full() async throws {
         let result = try await check("gen1-ios-full.json")

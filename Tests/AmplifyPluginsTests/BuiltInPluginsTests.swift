@@ -11,7 +11,8 @@ struct BuiltInPluginsTests {
         #expect(Amplify.registry.keys(for: .auth).contains("localAuthPlugin"))
         #expect(Amplify.registry.keys(for: .api) == ["awsAPIPlugin"])
         let logging = try #require(Amplify.registry.factory(for: "consoleLoggingPlugin"))
-        #expect(try logging.make() is ConsoleLoggingPlugin)
+        let made = try logging.make()
+        #expect(made is ConsoleLoggingPlugin)
         Amplify.registerBuiltInPlugins()
         #expect(Amplify.registry.keys(for: .logging).filter { $0 == "consoleLoggingPlugin" }.count == 1)
     }

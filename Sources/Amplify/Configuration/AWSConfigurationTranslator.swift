@@ -1,10 +1,12 @@
 /// Turns the `awsconfiguration.json` the Amplify CLI also writes (auth blocks at top level) into
 /// the category shape of `amplifyconfiguration.json`:
-/// - `IdentityManager`, `CredentialsProvider`, `CognitoUserPool`, `Auth` → `auth.plugins.awsCognitoAuthPlugin`;
+/// - `IdentityManager`, `CredentialsProvider`, `CognitoUserPool`, `Auth` → `auth.plugins.awsCognitoAuthPlugin`
+///   (only when one of the last three holds something: the CLI writes an empty
+///   `"IdentityManager": {"Default": {}}` into every file, an AppSync-only one included);
 /// - `S3TransferUtility.Default` → `storage.plugins.awsS3StoragePlugin` (`bucket`, `region`);
 /// - `PinpointAnalytics.Default` → `analytics.plugins.awsPinpointAnalyticsPlugin` (retired, so a warning);
 /// - `AppSync.<name>` → `api.plugins.awsAPIPlugin.<name>` (`endpointType` GraphQL);
-/// - anything else is kept as a block of its own (listed as not handled).
+/// - anything else (Mobile Hub's `UserFileManager`, `DynamoDBObjectMapper`, ...) is listed as not read.
 enum AWSConfigurationTranslator {
     private static let authKeys = ["IdentityManager", "CredentialsProvider", "CognitoUserPool", "Auth"]
     private static let serviceKeys = ["S3TransferUtility", "PinpointAnalytics", "PinpointTargeting", "AppSync"]
@@ -14,12 +16,12 @@ enum AWSConfigurationTranslator {
         return !hasCategory && (authKeys + serviceKeys).contains { top[$0] != nil }
     }
 
-    static func translate(_ json: JSONValue) -> ConfigurationDocument.Translation {
+    static func translate(_ json: JSONValue, name: String) -> ConfigurationDocument.Translation {
         var result = ConfigurationDocument.Translation()
         guard let top = json.asObject else { return result }
         var auth: [String: JSONValue] = [:]
-        for key in authKeys { if let value = top[key], !value.isNull { auth[key] = value } }
-        if !auth.isEmpty {
+        for key in authKeys { if let value = top[key], !isEmpty(value) { auth[key] = value } }
+        if auth.keys.contains(where: { $0 != "IdentityManager" }) {
             result.categories["auth"] = ["plugins": ["awsCognitoAuthPlugin": .object(auth)]]
         }
         if let transfer = top["S3TransferUtility"]?["Default"] {
@@ -45,10 +47,21 @@ enum AWSConfigurationTranslator {
             }
             result.categories["api"] = ["plugins": ["awsAPIPlugin": .object(apis)]]
         }
+        // SDK blocks no category here reads (Mobile Hub's `UserFileManager`, `DynamoDBObjectMapper`,
+        // `LexInteractions`, ...) are listed as not read.
         let consumed = Set(authKeys + serviceKeys + ["UserAgent", "Version"])
-        for (key, value) in top where !consumed.contains(key) {
-            result.categories[key] = value
+        for key in top.keys.sorted() where !consumed.contains(key) {
+            result.findings.append(ConfigurationFinding(
+                kind: .notHandled, path: key, message: "The `\(key)` block of \(name) is not read: no category of this package uses it.",
+                suggestion: "Nothing to do: it configures a service this package has no client for."))
         }
         return result
+    }
+
+    /// `null`, `{}`, or an object of nothing but such values (`{"Default": {}}`).
+    private static func isEmpty(_ value: JSONValue) -> Bool {
+        if value.isNull { return true }
+        guard let object = value.asObject else { return false }
+        return object.values.allSatisfy(isEmpty)
     }
 }

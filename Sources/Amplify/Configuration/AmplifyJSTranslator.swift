@@ -4,15 +4,20 @@ import Foundation
 /// Gen 1 category shape:
 /// - the flat shape of `aws-exports.js` and the JS `amplifyconfiguration.json`
 ///   (`aws_user_pools_id`, `aws_user_files_s3_bucket`, `aws_appsync_graphqlEndpoint`,
-///   `aws_cloud_logic_custom`, `oauth`, ...);
+///   `aws_cloud_logic_custom`, `oauth`, ...), and Amplify JS v5's category objects passed to
+///   `Amplify.configure` alone or beside those keys (`Auth: {region, userPoolId,
+///   userPoolWebClientId, identityPoolId, oauth}`, `Storage: {AWSS3: {bucket, region}}`,
+///   `API: {endpoints, graphql_endpoint}`, `Analytics: {AWSPinpoint: {appId, region}}`; as in
+///   Amplify JS, an object's value wins over the flat key it stands for);
 /// - Amplify JS v6's resources object (`{"Auth": {"Cognito": {...}}, "Storage": {"S3": {...}},
 ///   "API": {"GraphQL": {...}, "REST": {...}}}`).
 ///
 /// Auth becomes an `awsCognitoAuthPlugin` block, storage an `awsS3StoragePlugin` block, each API
 /// an `api.plugins.awsAPIPlugin.<name>` block (the GraphQL API is named `data`, REST APIs keep
 /// their names), Pinpoint analytics an `awsPinpointAnalyticsPlugin` block. The keys each block
-/// came from are kept under `AmplifyJS` in it. Keys this package does not read are kept as blocks
-/// of their own and listed as not handled.
+/// came from are kept under `AmplifyJS` in it. Blocks of categories this package does not have
+/// (`geo`, `predictions`, ...) are kept as blocks of their own and listed as not handled; other
+/// keys it does not read are listed as not read.
 enum AmplifyJSTranslator {
     /// The name the one GraphQL API of a JS or Gen 2 file gets.
     static let graphQLAPIName = "data"
@@ -22,6 +27,7 @@ enum AmplifyJSTranslator {
         "aws_mandatory_sign_in", "authenticationFlowType", "allowUnauthenticatedIdentities", "aws_cognito_username_attributes",
         "aws_cognito_social_providers", "aws_cognito_signup_attributes", "aws_cognito_mfa_configuration", "aws_cognito_mfa_types",
         "aws_cognito_password_protection_settings", "aws_cognito_verification_mechanisms", "aws_user_pools_endpoint",
+        "federationTarget",
     ]
     private static let flatStorageKeys: Set<String> = [
         "aws_user_files_s3_bucket", "aws_user_files_s3_bucket_region", "aws_user_files_s3_dangerously_connect_to_http_endpoint_for_testing",
@@ -40,6 +46,22 @@ enum AmplifyJSTranslator {
         return !hasCategory && top.keys.contains { $0.hasPrefix("aws_") }
     }
 
+    /// Amplify JS categories this package does not have, in any case: a top-level block of one
+    /// of them is kept as a category block and listed as not handled.
+    private static let otherCategoryNames: Set<String> = [
+        "geo", "predictions", "interactions", "notifications", "pushnotification", "xr", "datastore",
+    ]
+
+    /// Whether the top level holds Amplify JS v5's category objects (`Auth.userPoolId`,
+    /// `Storage.AWSS3`, `API.endpoints`, `Analytics.AWSPinpoint`, ...).
+    static func looksLikeV5(_ top: [String: JSONValue]) -> Bool {
+        let auth = top["Auth"]?.asObject ?? [:]
+        let api = top["API"]?.asObject ?? [:]
+        return ["userPoolId", "identityPoolId", "userPoolWebClientId"].contains { auth[$0] != nil }
+            || top["Storage"]?["AWSS3"] != nil || top["Analytics"]?["AWSPinpoint"] != nil
+            || api["endpoints"] != nil || api["graphql_endpoint"] != nil || api.keys.contains { $0.hasPrefix("aws_appsync_") }
+    }
+
     /// Whether the top level is Amplify JS v6's resources object.
     static func looksLikeResources(_ top: [String: JSONValue]) -> Bool {
         top["Auth"]?["Cognito"] != nil || top["Storage"]?["S3"] != nil || top["API"]?["GraphQL"] != nil || top["API"]?["REST"] != nil
@@ -49,9 +71,9 @@ enum AmplifyJSTranslator {
     // MARK: Flat shape
 
     static func translateFlat(_ json: JSONValue, name: String) throws -> ConfigurationDocument.Translation {
-        let top = json.asObject ?? [:]
+        let (top, aliases, v5Keys) = try mergingV5(json.asObject ?? [:], name: name)
         var result = ConfigurationDocument.Translation()
-        let reader = FlatReader(top: top, name: name)
+        let reader = FlatReader(top: top, name: name, aliases: aliases)
         let projectRegion = try reader.optionalString("aws_project_region")
 
         let poolId = try reader.optionalString("aws_user_pools_id")
@@ -62,12 +84,12 @@ enum AmplifyJSTranslator {
             if let poolId {
                 var pool: [String: JSONValue] = [
                     "PoolId": .string(poolId),
-                    "AppClientId": .string(try reader.requiredString("aws_user_pools_web_client_id", because: "aws_user_pools_id is set")),
+                    "AppClientId": .string(try reader.requiredString("aws_user_pools_web_client_id", because: "\(reader.path("aws_user_pools_id")) is set")),
                 ]
                 pool["Region"] = (region ?? regionPrefix(poolId, separator: "_")).map(JSONValue.string)
                 pool["Endpoint"] = try reader.optionalString("aws_user_pools_endpoint").map(JSONValue.string)
                 block["CognitoUserPool"] = ["Default": .object(pool)]
-                block["Auth"] = ["Default": .object(try flatAuthDefaults(reader))]
+                block["Auth"] = ["Default": .object(try flatAuthDefaults(reader, findings: &result.findings))]
             }
             if let identityPoolId {
                 var identity: [String: JSONValue] = ["PoolId": .string(identityPoolId)]
@@ -97,11 +119,12 @@ enum AmplifyJSTranslator {
             apis[graphQLAPIName] = .object(block)
         }
         if let rest = top["aws_cloud_logic_custom"], !rest.isNull {
+            let restPath = aliases["aws_cloud_logic_custom"] ?? "aws_cloud_logic_custom"
             guard let list = rest.asArray else {
-                throw invalid("`aws_cloud_logic_custom` in \(name) is \(rest.typeDescription); an array of {name, endpoint, region} is required.")
+                throw invalid("`\(restPath)` in \(name) is \(rest.typeDescription); an array of {name, endpoint, region} is required.")
             }
             for (index, item) in list.enumerated() {
-                let path = "aws_cloud_logic_custom[\(index)]"
+                let path = "\(restPath)[\(index)]"
                 guard let api = item.asObject else { throw invalid("`\(path)` in \(name) is \(item.typeDescription); an object is required.") }
                 let apiName = try FlatReader(top: api, name: name, prefix: path).requiredString("name", because: "every REST API has one")
                 var block: [String: JSONValue] = ["endpointType": "REST"]
@@ -120,19 +143,87 @@ enum AmplifyJSTranslator {
             ]]]
         }
 
-        let read = flatAuthKeys.union(flatStorageKeys).union(flatAPIKeys).union(flatAnalyticsKeys).union(flatGeneralKeys)
-        for (key, value) in top where !read.contains(key) {
-            result.categories[key] = value
+        let read = flatAuthKeys.union(flatStorageKeys).union(flatAPIKeys).union(flatAnalyticsKeys).union(flatGeneralKeys).union(v5Keys)
+        for key in top.keys.sorted() where !read.contains(key) {
+            if otherCategoryNames.contains(key.lowercased()) {
+                result.categories[key] = top[key]
+            } else {
+                result.findings.append(notRead(key, in: name))
+            }
         }
         return result
     }
 
-    private static func flatAuthDefaults(_ reader: FlatReader) throws -> [String: JSONValue] {
+    /// A key of a JS file that no category of this package reads (`aws_content_delivery`,
+    /// `aws_user_pools_mfa_type`, ...): listed, not a warning.
+    private static func notRead(_ path: String, in name: String) -> ConfigurationFinding {
+        ConfigurationFinding(
+            kind: .notHandled, path: path, message: "`\(path)` in \(name) is not read: no category of this package uses it.",
+            suggestion: "Nothing to do: it configures a service or a JS library feature this package has no client for.")
+    }
+
+    /// The top level with Amplify JS v5's category objects folded into the flat keys they stand
+    /// for (the object's value wins, as in Amplify JS), where each such key came from (for errors
+    /// that name the file's own path), and the category objects folded in.
+    private static func mergingV5(
+        _ top: [String: JSONValue], name: String
+    ) throws -> (top: [String: JSONValue], aliases: [String: String], consumed: Set<String>) {
+        var merged = top
+        var aliases: [String: String] = [:]
+        var consumed = Set<String>()
+        // A key the object leaves out is named by its place in the object too, unless the flat
+        // key stands beside it (then a missing value is the flat key's).
+        func take(_ object: [String: JSONValue], _ key: String, as flat: String, path: String) {
+            guard let value = object[key], !value.isNull else {
+                if top[flat] == nil { aliases[flat] = "\(path).\(key)" }
+                return
+            }
+            merged[flat] = value
+            aliases[flat] = "\(path).\(key)"
+        }
+        if let auth = top["Auth"]?.asObject, looksLikeV5(["Auth": .object(auth)]) {
+            consumed.insert("Auth")
+            take(auth, "region", as: "aws_cognito_region", path: "Auth")
+            take(auth, "userPoolId", as: "aws_user_pools_id", path: "Auth")
+            take(auth, "userPoolWebClientId", as: "aws_user_pools_web_client_id", path: "Auth")
+            take(auth, "identityPoolId", as: "aws_cognito_identity_pool_id", path: "Auth")
+            take(auth, "endpoint", as: "aws_user_pools_endpoint", path: "Auth")
+            take(auth, "authenticationFlowType", as: "authenticationFlowType", path: "Auth")
+            take(auth, "oauth", as: "oauth", path: "Auth")
+        }
+        if let s3 = top["Storage"]?["AWSS3"] {
+            consumed.insert("Storage")
+            let object = try object(s3, "Storage.AWSS3", name)
+            take(object, "bucket", as: "aws_user_files_s3_bucket", path: "Storage.AWSS3")
+            take(object, "region", as: "aws_user_files_s3_bucket_region", path: "Storage.AWSS3")
+        }
+        if let api = top["API"]?.asObject, looksLikeV5(["API": .object(api)]) {
+            consumed.insert("API")
+            take(api, "endpoints", as: "aws_cloud_logic_custom", path: "API")
+            take(api, "graphql_endpoint", as: "aws_appsync_graphqlEndpoint", path: "API")
+            take(api, "graphql_endpoint_iam_region", as: "aws_appsync_region", path: "API")
+            for key in api.keys where key.hasPrefix("aws_appsync_") { take(api, key, as: key, path: "API") }
+        }
+        if let pinpoint = top["Analytics"]?["AWSPinpoint"] {
+            consumed.insert("Analytics")
+            let object = try object(pinpoint, "Analytics.AWSPinpoint", name)
+            take(object, "appId", as: "aws_mobile_analytics_app_id", path: "Analytics.AWSPinpoint")
+            take(object, "region", as: "aws_mobile_analytics_app_region", path: "Analytics.AWSPinpoint")
+        }
+        return (merged, aliases, consumed)
+    }
+
+    private static func flatAuthDefaults(_ reader: FlatReader, findings: inout [ConfigurationFinding]) throws -> [String: JSONValue] {
         var defaults: [String: JSONValue] = ["authenticationFlowType": .string(try reader.optionalString("authenticationFlowType") ?? "USER_SRP_AUTH")]
         guard let oauth = reader.top["oauth"], !oauth.isNull, oauth.asObject?.isEmpty == false else { return defaults }
-        guard oauth.asObject != nil else { throw invalid("`oauth` in \(reader.name) is \(oauth.typeDescription); an object is required.") }
-        let nested = FlatReader(top: oauth.asObject ?? [:], name: reader.name, prefix: "oauth")
-        var cli: [String: JSONValue] = ["WebDomain": .string(try nested.requiredString("domain", because: "the hosted UI needs it"))]
+        let oauthPath = reader.aliases["oauth"] ?? "oauth"
+        guard oauth.asObject != nil else { throw invalid("`\(oauthPath)` in \(reader.name) is \(oauth.typeDescription); an object is required.") }
+        let nested = FlatReader(top: oauth.asObject ?? [:], name: reader.name, prefix: oauthPath)
+        guard let domain = try nested.optionalString("domain") else {
+            findings.append(noHostedUI("\(oauthPath).domain", in: reader.name))
+            return defaults
+        }
+        var cli: [String: JSONValue] = ["WebDomain": .string(domain)]
         cli["SignInRedirectURI"] = try nested.uriList("redirectSignIn")
         cli["SignOutRedirectURI"] = try nested.uriList("redirectSignOut")
         cli["AppClientId"] = try nested.optionalString("clientId").map(JSONValue.string)
@@ -164,11 +255,15 @@ enum AmplifyJSTranslator {
                 var defaults: [String: JSONValue] = ["authenticationFlowType": "USER_SRP_AUTH"]
                 if let oauthValue = cognitoValue["loginWith"]?["oauth"], !oauthValue.isNull {
                     let oauth = FlatReader(top: try object(oauthValue, "Auth.Cognito.loginWith.oauth", name), name: name, prefix: "Auth.Cognito.loginWith.oauth")
-                    var cli: [String: JSONValue] = ["WebDomain": .string(try oauth.requiredString("domain", because: "the hosted UI needs it"))]
-                    cli["SignInRedirectURI"] = try oauth.uriList("redirectSignIn")
-                    cli["SignOutRedirectURI"] = try oauth.uriList("redirectSignOut")
-                    cli["Scopes"] = oauthValue["scopes"]
-                    defaults["OAuth"] = .object(cli)
+                    if let domain = try oauth.optionalString("domain") {
+                        var cli: [String: JSONValue] = ["WebDomain": .string(domain)]
+                        cli["SignInRedirectURI"] = try oauth.uriList("redirectSignIn")
+                        cli["SignOutRedirectURI"] = try oauth.uriList("redirectSignOut")
+                        cli["Scopes"] = oauthValue["scopes"]
+                        defaults["OAuth"] = .object(cli)
+                    } else {
+                        result.findings.append(noHostedUI("Auth.Cognito.loginWith.oauth.domain", in: name))
+                    }
                 }
                 block["Auth"] = ["Default": .object(defaults)]
             }
@@ -225,7 +320,27 @@ enum AmplifyJSTranslator {
         for (key, value) in top where !["Auth", "Storage", "API", "Analytics"].contains(key) {
             result.categories[key.lowercased()] = value
         }
+        // What this package has no client for inside the categories it has (`API.Events`,
+        // `Analytics.Kinesis`, ...) is listed, not dropped without a word.
+        let read = ["Auth": ["Cognito"], "Storage": ["S3"], "API": ["GraphQL", "REST"], "Analytics": ["Pinpoint"]]
+        for (category, known) in read.sorted(by: { $0.key < $1.key }) {
+            for key in (top[category]?.asObject ?? [:]).keys.sorted() where !known.contains(key) {
+                result.findings.append(ConfigurationFinding(
+                    kind: .notHandled, path: "\(category).\(key)",
+                    message: "The `\(category).\(key)` block of \(name) is not handled: this package has no client for it.",
+                    suggestion: "Nothing to do: the rest of the file configures."))
+            }
+        }
         return result
+    }
+
+    /// An OAuth block whose domain is empty or missing: Amplify JS accepts it and fails only at
+    /// a hosted-UI sign-in, so the rest configures, without the hosted UI.
+    private static func noHostedUI(_ path: String, in name: String) -> ConfigurationFinding {
+        ConfigurationFinding(
+            kind: .placeholder, path: path,
+            message: "`\(path)` in \(name) is empty or missing, so no hosted UI is configured (signInWithWebUI will say so); the rest of Auth configures.",
+            suggestion: "Set the Cognito domain (`<prefix>.auth.<region>.amazoncognito.com`) if the hosted UI is used, or remove the OAuth block.")
     }
 
     /// amplify-swift's name of a JS auth mode (`apiKey` → `API_KEY`, ...); unknown ones pass as they are.
@@ -263,8 +378,18 @@ enum AmplifyJSTranslator {
         let top: [String: JSONValue]
         let name: String
         var prefix = ""
+        /// For a key that came from a v5 category object, the path it has in the file.
+        var aliases: [String: String] = [:]
 
-        private func path(_ key: String) -> String { prefix.isEmpty ? key : "\(prefix).\(key)" }
+        init(top: [String: JSONValue], name: String, prefix: String = "", aliases: [String: String] = [:]) {
+            self.top = top
+            self.name = name
+            self.prefix = prefix
+            self.aliases = aliases
+        }
+
+        /// Where `key` is in the file.
+        func path(_ key: String) -> String { aliases[key] ?? (prefix.isEmpty ? key : "\(prefix).\(key)") }
 
         /// A string, or `nil` when absent, `null` or empty (hand-edited files leave those).
         func optionalString(_ key: String) throws -> String? {

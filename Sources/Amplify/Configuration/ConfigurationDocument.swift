@@ -34,7 +34,7 @@ package enum ConfigurationDocument {
         let translation: Translation
         switch format.shape {
         case .gen1: translation = Translation(categories: json.asObject ?? [:])
-        case .awsConfiguration: translation = AWSConfigurationTranslator.translate(json)
+        case .awsConfiguration: translation = AWSConfigurationTranslator.translate(json, name: name)
         case .gen2: translation = try AmplifyOutputsTranslator.translate(json, name: name)
         case .amplifyJSFlat: translation = try AmplifyJSTranslator.translateFlat(json, name: name)
         case .amplifyJSResources: translation = try AmplifyJSTranslator.translateResources(json, name: name)

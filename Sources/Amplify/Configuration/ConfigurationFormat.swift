@@ -11,7 +11,8 @@ public struct ConfigurationFormat: Sendable, Equatable, CustomStringConvertible 
         /// A Gen 2 `amplify_outputs.json`.
         case gen2
         /// Amplify JS's flat file (`aws-exports.js`'s object, or the JS `amplifyconfiguration.json`):
-        /// `aws_user_pools_id`, `aws_user_files_s3_bucket`, `aws_appsync_graphqlEndpoint`, ...
+        /// `aws_user_pools_id`, `aws_user_files_s3_bucket`, `aws_appsync_graphqlEndpoint`, ...; also
+        /// Amplify JS v5's category objects (`Auth: {userPoolId, ...}`), alone or beside those keys.
         case amplifyJSFlat
         /// Amplify JS v6's resources object: `{"Auth": {"Cognito": {...}}, "Storage": {"S3": {...}}, "API": {...}}`.
         case amplifyJSResources
@@ -53,7 +54,7 @@ public struct ConfigurationFormat: Sendable, Equatable, CustomStringConvertible 
         if let version = top["version"]?.stringValue { return .gen2(version: version) }
         if name == "amplify_outputs.json" { return .gen2(version: "") }
         if AmplifyJSTranslator.looksLikeResources(top) { return .amplifyJSResources }
-        if AmplifyJSTranslator.looksLikeFlat(top) { return .amplifyJSFlat }
+        if AmplifyJSTranslator.looksLikeFlat(top) || AmplifyJSTranslator.looksLikeV5(top) { return .amplifyJSFlat }
         if AWSConfigurationTranslator.looksLikeAWSConfiguration(top) { return .awsConfiguration }
         return .gen1
     }

@@ -19,9 +19,10 @@ public struct ConfigurationValueError: Error, Sendable, Equatable {
         self.found = found
     }
 
-    /// "is missing" or "is a number".
+    /// "is missing", "is an empty string" or "is a number".
     var problem: String {
         guard let found else { return "is missing" }
+        if found.stringValue?.isEmpty == true { return "is an empty string" }
         return "is \(found.typeDescription)"
     }
 }

@@ -24,6 +24,11 @@ struct CategoryConfigurator {
                 let present = category.configurablePlugins
                 let answered = Set(present.values.flatMap { category.configurationKeys(of: $0) })
                 for key in block.plugins.keys.sorted() where !answered.contains(key) {
+                    if let factory = Amplify.registry.factory(for: key), factory.category == category.categoryType,
+                       !factory.namesResources(block.plugins[key] ?? .null) {
+                        skipped.append(stubBlock(key, category: category.categoryType))
+                        continue
+                    }
                     guard let plugin = try makePlugin(key, for: category.categoryType) else {
                         skipped.append(unusedKey(key, category: category))
                         continue
@@ -68,6 +73,15 @@ struct CategoryConfigurator {
         return plugin
     }
 
+    /// A block its plugin's factory finds nothing to use in (an empty stub).
+    private func stubBlock(_ key: PluginKey, category: CategoryType) -> ConfigurationFinding {
+        let path = "\(category.rawValue).plugins.\(key)"
+        return ConfigurationFinding(
+            kind: .placeholder, path: path,
+            message: "`\(path)` in \(fileName) names nothing the \(key) plugin can use (the Amplify CLI writes such a stub for a project without that resource); no plugin is made for it, and the rest configures.",
+            suggestion: "Nothing to do, unless the project should have \(category.displayName): then add the resource with the Amplify tooling and pull the file again.")
+    }
+
     private func unusedKey(_ key: PluginKey, category: any ConfigurableCategory) -> ConfigurationFinding {
         let type = category.categoryType
         let path = "\(type.rawValue).plugins.\(key)"
@@ -82,7 +96,7 @@ struct CategoryConfigurator {
         return ConfigurationFinding(
             kind: .unusedPlugin, path: path,
             message: "No plugin found for configuration key '\(key)' (`\(path)` in \(fileName)): no \(type.displayName) plugin with that key was added or registered (\(knownText)); the block is skipped.",
-            suggestion: "Add the plugin with Amplify.add(plugin:) or call Amplify.registerBuiltInPlugins() before Amplify.configure() if the block should be used; otherwise nothing to do.")
+            suggestion: "If the block should be used, add a plugin with that key (Amplify.add(plugin:)) or register its factory (Amplify.registerBuiltInPlugins() does for this package's plugins) before Amplify.configure(); otherwise nothing to do.")
     }
 
     private func configure(_ category: any ConfigurableCategory) throws {

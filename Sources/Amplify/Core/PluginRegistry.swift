@@ -8,11 +8,21 @@ public struct PluginFactory: Sendable {
     public let category: CategoryType
     /// Creates a fresh, unconfigured plugin.
     public let make: @Sendable () throws -> any Plugin
+    /// Whether a configuration block under `key` names anything the plugin can use. For a block
+    /// it answers `false` to (the empty stub the Amplify CLI writes for a resource the project
+    /// does not have) no plugin is made: `Amplify.configure()` reports a
+    /// ``ConfigurationFinding/Kind/placeholder`` finding and configures the rest. Called on the
+    /// thread that calls `configure`.
+    public let namesResources: @Sendable (JSONValue) -> Bool
 
-    /// Describes a factory for `key` in `category`.
-    public init(key: PluginKey, category: CategoryType, make: @escaping @Sendable () throws -> any Plugin) {
+    /// Describes a factory for `key` in `category`; with no `namesResources`, every block is used.
+    public init(
+        key: PluginKey, category: CategoryType, namesResources: @escaping @Sendable (JSONValue) -> Bool = { _ in true },
+        make: @escaping @Sendable () throws -> any Plugin
+    ) {
         self.key = key
         self.category = category
+        self.namesResources = namesResources
         self.make = make
     }
 }
@@ -36,9 +46,13 @@ public final class PluginRegistry: Sendable {
         factories.withLock { $0[factory.key] = factory }
     }
 
-    /// Registers a factory that calls `make` for `key` in `category`.
-    public func register(key: PluginKey, category: CategoryType, make: @escaping @Sendable () throws -> any Plugin) {
-        register(PluginFactory(key: key, category: category, make: make))
+    /// Registers a factory that calls `make` for `key` in `category`, for the blocks that
+    /// `namesResources` accepts (all of them by default; see ``PluginFactory/namesResources``).
+    public func register(
+        key: PluginKey, category: CategoryType, namesResources: @escaping @Sendable (JSONValue) -> Bool = { _ in true },
+        make: @escaping @Sendable () throws -> any Plugin
+    ) {
+        register(PluginFactory(key: key, category: category, namesResources: namesResources, make: make))
     }
 
     /// The factory registered for `key`, if any.

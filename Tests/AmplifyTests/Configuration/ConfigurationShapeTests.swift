@@ -83,7 +83,67 @@ struct ConfigurationShapeTests {
             "endpointType": "REST", "endpoint": "https://orders1234.execute-api.us-west-2.amazonaws.com/dev", "region": "us-west-2",
             "authorizationType": "AWS_IAM",
         ])
-        #expect(configuration.otherCategories.keys.sorted() == ["federationTarget", "geo"])
+        #expect(configuration.otherCategories.keys.sorted() == ["geo"])
+        #expect(cognito.value(at: "AmplifyJS.federationTarget") == "COGNITO_USER_POOLS")
+    }
+
+    @Test("an awsconfiguration.json with only AppSync and the CLI's empty IdentityManager configures the API and no Auth; an SDK block no category reads is listed as not read")
+    func awsConfigurationAppSyncOnly() throws {
+        let configuration = try load("awsconfiguration-appsync-only.json")
+        #expect(configuration.format == .awsConfiguration)
+        #expect(configuration.auth == nil)
+        #expect(configuration.api?.plugins["awsAPIPlugin"]?.value(at: "Default.authorizationType") == "API_KEY")
+        #expect(configuration.otherCategories.isEmpty)
+        #expect(configuration.findings == [ConfigurationFinding(
+            kind: .notHandled, path: "DynamoDBObjectMapper",
+            message: "The `DynamoDBObjectMapper` block of \(path("awsconfiguration-appsync-only.json")) is not read: no category of this package uses it.",
+            suggestion: "Nothing to do: it configures a service this package has no client for.")])
+    }
+
+    @Test("Amplify JS v5's category objects (Auth, Storage.AWSS3, API.endpoints) are read as the keys they stand for")
+    func amplifyJSV5Objects() throws {
+        let configuration = try load("aws-exports-v5-objects.json")
+        #expect(configuration.format == .amplifyJSFlat)
+        let cognito = try #require(configuration.auth?.plugins["awsCognitoAuthPlugin"])
+        #expect(cognito.value(at: "CognitoUserPool.Default") == ["PoolId": "ca-central-1_VFiveAuth", "AppClientId": "vfivewebclient0123456789ab", "Region": "ca-central-1"])
+        #expect(cognito.value(at: "CredentialsProvider.CognitoIdentity.Default.PoolId") == "ca-central-1:5e5e5e5e-1111-2222-3333-444455556666")
+        #expect(cognito.value(at: "Auth.Default.authenticationFlowType") == "USER_PASSWORD_AUTH")
+        #expect(cognito.value(at: "Auth.Default.OAuth.WebDomain") == "vfive-app.auth.ca-central-1.amazoncognito.com")
+        #expect(configuration.storage?.plugins["awsS3StoragePlugin"]?["bucket"] == "vfive-uploads")
+        #expect(configuration.api?.plugins["awsAPIPlugin"]?.value(at: "billing.endpoint") == "https://vfive12345.execute-api.ca-central-1.amazonaws.com/prod")
+        #expect(configuration.otherCategories.isEmpty && configuration.findings.isEmpty)
+    }
+
+    @Test("beside the flat keys a v5 Auth object wins; an empty OAuth domain leaves out the hosted UI with a warning; keys nothing reads are listed, not called categories")
+    func amplifyJSMixed() throws {
+        let configuration = try load("aws-exports-mixed.json")
+        let cognito = try #require(configuration.auth?.plugins["awsCognitoAuthPlugin"])
+        #expect(cognito.value(at: "CognitoUserPool.Default.PoolId") == "us-west-1_MixedNew")
+        #expect(cognito.value(at: "CognitoUserPool.Default.AppClientId") == "mixednewclient0123456789ab")
+        #expect(cognito.value(at: "Auth.Default.OAuth") == nil)
+        #expect(configuration.otherCategories.isEmpty)
+        let file = path("aws-exports-mixed.json")
+        #expect(configuration.findings.map(\.path) == ["oauth.domain", "aws_content_delivery", "aws_content_delivery_bucket", "aws_user_pools_mfa_type"])
+        #expect(configuration.findings.first?.kind == .placeholder)
+        #expect(configuration.findings.first?.message == "`oauth.domain` in \(file) is empty or missing, so no hosted UI is configured (signInWithWebUI will say so); the rest of Auth configures.")
+        #expect(configuration.findings.last?.message == "`aws_user_pools_mfa_type` in \(file) is not read: no category of this package uses it.")
+        #expect(configuration.findings.dropFirst().allSatisfy { $0.kind == .notHandled })
+    }
+
+    @Test("a v6 object's blocks this package has no client for (API.Events, Analytics.Kinesis) are listed, and an empty loginWith.oauth.domain warns")
+    func amplifyJSResourcesUnreadBlocks() throws {
+        let configuration = try load("js-v6-unread-blocks.json")
+        #expect(configuration.api == nil && configuration.analytics == nil)
+        #expect(configuration.auth?.plugins["awsCognitoAuthPlugin"]?.value(at: "Auth.Default.OAuth") == nil)
+        #expect(configuration.findings.map(\.path) == ["Auth.Cognito.loginWith.oauth.domain", "API.Events", "Analytics.Kinesis"])
+        #expect(configuration.findings.map(\.kind) == [.placeholder, .notHandled, .notHandled])
+        #expect(configuration.findings[1].message == "The `API.Events` block of \(path("js-v6-unread-blocks.json")) is not handled: this package has no client for it.")
+    }
+
+    @Test("a v5 Auth object with a user pool and no web client names the key as the file has it")
+    func amplifyJSV5MissingClient() throws {
+        let (error, path) = try failure(#"{"Auth": {"region": "us-east-1", "userPoolId": "us-east-1_NoClient"}}"#)
+        #expect(error.errorDescription == "`Auth.userPoolWebClientId` in \(path) is missing; a non-empty string is required (Auth.userPoolId is set).")
     }
 
     @Test("Amplify JS v6's resources object becomes Cognito, S3 with its buckets, and the APIs")

@@ -204,6 +204,24 @@ struct AmplifyLifecycleTests {
         #expect(throws: AuthError.self) { try Amplify.Auth.getPlugin(for: "testAuthPlugin") }
     }
 
+    @Test("a block its factory says names nothing (the CLI's stub) makes no plugin: a placeholder finding, and the rest configures; an added plugin still gets its block")
+    func stubBlockMakesNoPlugin() async throws {
+        await fresh()
+        Amplify.registry.register(key: "stubbedAuthPlugin", category: .auth, namesResources: { $0["PoolId"] != nil }) { TestAuthPlugin(key: "stubbedAuthPlugin") }
+        defer { Amplify.registry.unregister("stubbedAuthPlugin") }
+        try Amplify.configure(AmplifyConfiguration(auth: CategoryConfiguration(plugins: ["stubbedAuthPlugin": ["UserAgent": "cli", "IdentityManager": ["Default": [:]]]])))
+        #expect(throws: AuthError.self) { try Amplify.Auth.getPlugin(for: "stubbedAuthPlugin") }
+        let finding = try #require(Amplify.configurationFindings.first)
+        #expect(finding.kind == .placeholder && finding.path == "auth.plugins.stubbedAuthPlugin")
+        #expect(finding.message.contains("names nothing the stubbedAuthPlugin plugin can use"))
+        await Amplify.reset()
+        // A block that names a resource makes the plugin as before.
+        try Amplify.configure(AmplifyConfiguration(auth: CategoryConfiguration(plugins: ["stubbedAuthPlugin": ["PoolId": "p"]])))
+        #expect(try Amplify.Auth.getPlugin(for: "stubbedAuthPlugin").key == "stubbedAuthPlugin")
+        #expect(Amplify.configurationFindings.isEmpty)
+        await Amplify.reset()
+    }
+
     @Test("a key with no plugin and no factory is a warning naming the known keys, and the rest configures")
     func unknownKeyWarns() async throws {
         await fresh()
