@@ -306,7 +306,16 @@ extension AmplifyLifecycleTests {
         await Amplify.reset()
     }
 
-    @Test("StoragePath has amplify-swift's initialisers: pathResolver, fromIdentityId, IdentityIdStoragePath")
+    @Test("GraphQLTask<R>.Success and RESTTask.Success name what the API calls return, as amplify-swift's plugin signatures spell them")
+    func apiTaskResultNames() throws {
+        func query(_ request: GraphQLRequest<String>) -> GraphQLTask<String>.Success { GraphQLResponse<String>.success(request.document) }
+        let response = query(GraphQLRequest<String>(document: "query { a }", responseType: String.self))
+        #expect(try response.get() == "query { a }")
+        let body: RESTTask.Success = Data("ok".utf8)
+        #expect(body.count == 2)
+    }
+
+    @Test("StoragePath has amplify-swift's initialisers: resolve, pathResolver, fromIdentityId, IdentityIdStoragePath")
     func storagePathInitialisers() async throws {
         let string = StringStoragePath(pathResolver: { _ in "public/x" })
         #expect(try await string.resolve(identityId: { "ignored" }) == "public/x")
@@ -315,5 +324,12 @@ extension AmplifyLifecycleTests {
         #expect(try await identity.resolve(identityId: { "me" }) == "private/me/y")
         let path: any StoragePath = .fromIdentityId { "protected/\($0)/z" }
         #expect(try await path.resolve(identityId: { "me" }) == "protected/me/z")
+        // The released amplify-swift v2 spelling: init(resolve:) and a resolve closure.
+        let released = StringStoragePath(resolve: { _ in "/path" })
+        #expect(released.resolve("input") == "/path")
+        let resolver: IdentityIDPathResolver = { "/path/\($0)" }
+        let byIdentity = IdentityIDStoragePath(resolve: resolver)
+        #expect(byIdentity.resolve("input") == "/path/input")
+        #expect(try await byIdentity.resolve(identityId: { "id" }) == "/path/id")
     }
 }

@@ -8,6 +8,9 @@ public protocol StoragePath: Sendable {
 /// from an empty string for a string path.
 public typealias StoragePathResolver = @Sendable (String) -> String
 
+/// amplify-swift's name of the closure that makes a path from the identity id.
+public typealias IdentityIDPathResolver = @Sendable (String) -> String
+
 /// A path given as a string: `.fromString("public/photo.png")`.
 public struct StringStoragePath: StoragePath {
     /// The path.
@@ -23,8 +26,16 @@ public struct StringStoragePath: StoragePath {
         path = pathResolver("")
     }
 
+    /// amplify-swift's initialiser: the path is what `resolve` returns (for an empty string).
+    public init(resolve: @escaping @Sendable (String) -> String) {
+        path = resolve("")
+    }
+
     /// amplify-swift's resolver: returns ``path`` whatever it is given.
     public var pathResolver: StoragePathResolver { { [path] _ in path } }
+
+    /// amplify-swift's name of the resolver: returns ``path`` whatever it is given.
+    public var resolve: @Sendable (String) -> String { pathResolver }
 
     /// Returns ``path``.
     public func resolve(identityId: @Sendable () async throws -> String) async throws -> String { path }
@@ -45,8 +56,16 @@ public struct IdentityIDStoragePath: StoragePath {
         build = pathResolver
     }
 
+    /// amplify-swift's initialiser.
+    public init(resolve: @escaping IdentityIDPathResolver) {
+        build = resolve
+    }
+
     /// amplify-swift's name for ``build``.
     public var pathResolver: StoragePathResolver { build }
+
+    /// amplify-swift's other name for ``build``.
+    public var resolve: IdentityIDPathResolver { build }
 
     /// Fetches the identity id and builds the path.
     /// - Throws: what fetching the identity id throws.
