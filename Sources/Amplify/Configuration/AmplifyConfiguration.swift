@@ -84,8 +84,10 @@ public struct AmplifyConfiguration: Codable, Sendable, Equatable {
     ///
     /// - Throws: ``ConfigurationError/invalidAmplifyConfigurationFile(_:_:_:)`` (or
     ///   ``ConfigurationError/invalidAmplifyOutputsFile(_:_:_:)`` for a Gen 2 file) naming the
-    ///   file and what is wrong: missing, not a regular file, too large, not JSON (with line and
-    ///   column), or a block of the wrong shape (with its JSON path).
+    ///   file and what is wrong: missing, not a regular file, too large, or a block of the wrong
+    ///   shape (with its JSON path; a Gen 2 file's is ``ConfigurationError/unableToDecode(_:_:_:)``,
+    ///   as amplify-swift); ``ConfigurationError/unableToDecode(_:_:_:)`` for bytes that are not
+    ///   UTF-8 or not JSON (with line and column).
     public init(configurationFile: URL) throws {
         self = try ConfigurationDocument.load(configurationFile)
     }

@@ -45,8 +45,9 @@ public struct AmplifyOutputs: Sendable {
     }
 
     /// Reads the file (or the data) and decodes it: amplify-swift's resolver, as a closure.
-    /// Calling it throws ``ConfigurationError/invalidAmplifyOutputsFile(_:_:_:)`` for a missing,
-    /// unreadable or malformed file.
+    /// Calling it throws ``ConfigurationError/invalidAmplifyOutputsFile(_:_:_:)`` for a missing
+    /// or unreadable file, and ``ConfigurationError/unableToDecode(_:_:_:)`` for contents that
+    /// do not decode (as amplify-swift).
     public var resolveConfiguration: @Sendable () throws -> AmplifyOutputsData {
         { [self] in
             if case .data(let data) = source { return try AmplifyOutputsData(data: data) }
@@ -56,7 +57,9 @@ public struct AmplifyOutputs: Sendable {
     }
 
     /// Reads and translates the file into the category shape plugins receive.
-    /// - Throws: ``ConfigurationError/invalidAmplifyOutputsFile(_:_:_:)``.
+    /// - Throws: ``ConfigurationError/invalidAmplifyOutputsFile(_:_:_:)`` for a missing or
+    ///   unreadable file, ``ConfigurationError/unableToDecode(_:_:_:)`` for contents that do not
+    ///   decode.
     public func resolve() throws -> AmplifyConfiguration {
         if case .data(let data) = source {
             return try ConfigurationDocument.configuration(from: [UInt8](data), file: nil, requireGen2: true)

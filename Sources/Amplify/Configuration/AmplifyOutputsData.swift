@@ -44,14 +44,14 @@ public struct AmplifyOutputsData: Codable, Sendable, Equatable {
 
     /// Decodes the contents of an `amplify_outputs.json`, checked as `Amplify.configure(with:)`
     /// checks it.
-    /// - Throws: ``ConfigurationError/invalidAmplifyOutputsFile(_:_:_:)`` naming the missing or
-    ///   mistyped key.
+    /// - Throws: ``ConfigurationError/unableToDecode(_:_:_:)`` (as amplify-swift) for data that is
+    ///   not JSON, or naming the missing or mistyped key.
     public init(data: Data) throws {
         _ = try ConfigurationDocument.configuration(from: [UInt8](data), file: nil, requireGen2: true)
         do {
             self = try JSONDecoder().decode(AmplifyOutputsData.self, from: data)
         } catch let error as DecodingError {
-            throw ConfigurationError.invalidAmplifyOutputsFile(
+            throw ConfigurationError.unableToDecode(
                 "The amplify_outputs data does not decode: \(Self.describe(error)).",
                 "Regenerate the file with `npx ampx generate outputs`.", error)
         }

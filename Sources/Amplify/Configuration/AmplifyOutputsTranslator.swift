@@ -270,7 +270,8 @@ enum AmplifyOutputsTranslator {
         ]]]
     }
 
+    /// A Gen 2 file that reads but does not decode: amplify-swift's `unableToDecode`.
     private static func invalid(_ description: String, _ suggestion: String) -> ConfigurationError {
-        .invalidAmplifyOutputsFile(description, suggestion)
+        .unableToDecode(description, suggestion)
     }
 }

@@ -44,8 +44,9 @@ package enum ConfigurationDocument {
         do {
             return finish(try AmplifyConfiguration(validating: shaped, file: file), file: file, format: format, translation: translation)
         } catch let error as ConfigurationError where format.isGen2 {
+            // A Gen 2 file that was read but does not decode is amplify-swift's `unableToDecode`.
             guard case .invalidAmplifyConfigurationFile = error else { throw error }
-            throw ConfigurationError.invalidAmplifyOutputsFile(error.errorDescription, error.recoverySuggestion, error)
+            throw ConfigurationError.unableToDecode(error.errorDescription, error.recoverySuggestion, error)
         }
     }
 

@@ -83,10 +83,10 @@ enum ConfigurationFileReader {
         if body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) {
             throw kind.error("\(name) is empty.", "Write a JSON object with one block per category.")
         }
-        // As amplify-swift: a Gen 1 file whose bytes cannot be decoded (not UTF-8, not JSON) is
-        // `unableToDecode`; a Gen 2 file's is `invalidAmplifyOutputsFile`.
+        // As amplify-swift: a file whose bytes cannot be decoded (not UTF-8, not JSON) is
+        // `unableToDecode`, whatever its generation; one that cannot be read is the file error.
         let undecodable = { (description: String, suggestion: String, underlying: (any Error)?) -> ConfigurationError in
-            kind == .gen2 ? kind.error(description, suggestion, underlying) : .unableToDecode(description, suggestion, underlying)
+            .unableToDecode(description, suggestion, underlying)
         }
         if let offset = firstInvalidUTF8(body) {
             let (line, column) = lineAndColumn(of: offset + (bytes.count - body.count), in: bytes)

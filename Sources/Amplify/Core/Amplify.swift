@@ -158,7 +158,8 @@ public enum Amplify {
 
     /// Configures from a Gen 2 `amplify_outputs.json`: `.amplifyOutputs` (the file in the working
     /// directory), `.data(data)` or `.file(url)`.
-    /// - Throws: ``ConfigurationError/invalidAmplifyOutputsFile(_:_:_:)`` naming the missing or
+    /// - Throws: ``ConfigurationError/invalidAmplifyOutputsFile(_:_:_:)`` for a missing or
+    ///   unreadable file, ``ConfigurationError/unableToDecode(_:_:_:)`` naming the missing or
     ///   mistyped key, and everything ``configure(_:)-(AmplifyConfiguration?)`` throws.
     public static func configure(with outputs: AmplifyOutputs) throws {
         try configure(outputs.resolve())
@@ -167,8 +168,8 @@ public enum Amplify {
     /// Configures from a decoded (or built) Gen 2 configuration, as amplify-swift's
     /// `configure(_:)` for `AmplifyOutputsData` does: the same translation, order and events as
     /// ``configure(with:)``.
-    /// - Throws: ``ConfigurationError/invalidAmplifyOutputsFile(_:_:_:)`` naming a missing or bad
-    ///   value, and everything ``configure(_:)-(AmplifyConfiguration?)`` throws.
+    /// - Throws: ``ConfigurationError/unableToDecode(_:_:_:)`` naming a missing or bad value, and
+    ///   everything ``configure(_:)-(AmplifyConfiguration?)`` throws.
     public static func configure(_ outputs: AmplifyOutputsData) throws {
         let json: Data
         do {

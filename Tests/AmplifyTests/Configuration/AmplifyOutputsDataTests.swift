@@ -50,15 +50,25 @@ struct AmplifyOutputsDataTests {
         #expect(fromData.custom == fromFile.custom)
     }
 
-    @Test("malformed data, a missing required key and a bad enum value are ConfigurationError.invalidAmplifyOutputsFile")
+    @Test("malformed data, bytes that are not UTF-8, a missing required key and a bad enum value are ConfigurationError.unableToDecode (amplify-swift's case); a missing file is invalidAmplifyOutputsFile")
     func malformed() throws {
         for bytes in ["{", #"{"version": "1", "storage": {"aws_region": "us-east-1"}}"#, #"{"version": "1", "data": {"aws_region": "r", "url": "https://x", "default_authorization_type": "NOPE", "authorization_types": []}}"#] {
             do {
                 _ = try AmplifyOutputsData(data: Data(bytes.utf8))
                 Issue.record("\(bytes) decoded")
             } catch let error as ConfigurationError {
-                guard case .invalidAmplifyOutputsFile = error else { Issue.record("\(error)"); continue }
+                guard case .unableToDecode = error else { Issue.record("\(error)"); continue }
             }
+        }
+        for bytes in [Data([0xC0, 0x20]), Data(#"{"foo"}"#.utf8)] {
+            #expect { try AmplifyOutputs.data(bytes).resolveConfiguration() } throws: { error in
+                guard case ConfigurationError.unableToDecode = error else { return false }
+                return true
+            }
+        }
+        #expect { try AmplifyOutputs.file(URL(fileURLWithPath: "/nonexistent/amplify_outputs.json")).resolveConfiguration() } throws: { error in
+            guard case ConfigurationError.invalidAmplifyOutputsFile = error else { return false }
+            return true
         }
     }
 

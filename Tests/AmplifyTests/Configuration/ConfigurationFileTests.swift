@@ -130,7 +130,7 @@ struct ConfigurationFileTests {
     func gen2MissingKey() throws {
         let (error, path) = try loadError(
             #"{"version": "1.3", "auth": {"aws_region": "us-east-1", "user_pool_client_id": "c"}}"#, name: "amplify_outputs.json")
-        guard case .invalidAmplifyOutputsFile = error else { Issue.record("wrong case \(error)"); return }
+        guard case .unableToDecode = error else { Issue.record("wrong case \(error)"); return }
         #expect(error.errorDescription == "`auth.user_pool_id` in \(path) is missing; a non-empty string is required.")
     }
 
