@@ -332,7 +332,7 @@ struct AmplifyLifecycleTests {
         Amplify.Hub.dispatch(to: .custom("app"), payload: HubPayload(eventName: "hello"))
         #expect(await recorder.waitForEvents(count: 1))
         #expect(!Amplify.isConfigured)
-        #expect(try Amplify.Hub.getPlugin(for: "defaultHubPlugin").key == "defaultHubPlugin")
+        #expect(try Amplify.Hub.getPlugin(for: "defaultHubPlugin").key == "awsHubPlugin")
         #expect(try Amplify.Hub.getPlugin(for: "awsHubPlugin") === Amplify.Hub.getPlugin(for: "defaultHubPlugin"))
         let other = await error(HubError.self) { _ = try Amplify.Hub.getPlugin(for: "redisHubBridgePlugin") }
         #expect(other?.errorDescription == "No plugin has been added for 'redisHubBridgePlugin'.")

@@ -102,6 +102,9 @@ extension AmplifyLifecycleTests {
         await fresh()
         #expect(AWSHubPlugin.key == "awsHubPlugin")
         let hub = try #require(try Amplify.Hub.getPlugin(for: AWSHubPlugin.key) as? AWSHubPlugin)
+        // amplify-swift's own Hub tests check the plugin's key before using it.
+        #expect(hub.key == "awsHubPlugin")
+        #expect(try Amplify.Hub.getPlugin(for: "defaultHubPlugin") === hub)
         try Amplify.configure(AmplifyConfiguration(hub: CategoryConfiguration(plugins: ["awsHubPlugin": ["slowListenerThresholdMilliseconds": 20]])))
         #expect(hub.slowListenerThreshold == .milliseconds(20))
         #expect(Amplify.configurationFindings.isEmpty)

@@ -28,17 +28,19 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
     // touched only on the loop thread; `inbox` and `registry` are behind their `Locked`s;
     // everything else is immutable or atomic.
 
-    /// The plugin's key in the configuration file.
+    /// The plugin's key in the configuration file (`hub.plugins.defaultHubPlugin`; amplify-swift's
+    /// `awsHubPlugin` is read too).
     public static let pluginKey: PluginKey = "defaultHubPlugin"
     /// The default slow-listener threshold.
     public static let defaultSlowListenerThreshold: Duration = .milliseconds(50)
 
-    /// `"defaultHubPlugin"`.
-    public var key: PluginKey { Self.pluginKey }
+    /// amplify-swift's key for its default Hub plugin, `"awsHubPlugin"` (code written for
+    /// amplify-swift checks `plugin.key == "awsHubPlugin"`). The plugin also answers to
+    /// ``pluginKey`` in `Amplify.Hub.getPlugin(for:)` and in a configuration file.
+    public var key: PluginKey { Self.key }
 
-    /// amplify-swift's key for its default Hub plugin, `"awsHubPlugin"`: this plugin answers to it
-    /// too (in `Amplify.Hub.getPlugin(for:)` and as `hub.plugins.awsHubPlugin` in a configuration
-    /// file), so `AWSHubPlugin.key` finds it.
+    /// amplify-swift's key for its default Hub plugin, `"awsHubPlugin"`, so `AWSHubPlugin.key`
+    /// finds it.
     public static var key: PluginKey { HubCategory.awsHubPluginKey }
 
     /// A queue entry: an event, or (rarely) a change to the listener tables or a barrier, which

@@ -64,8 +64,8 @@ public final class HubCategory: Sendable {
         return winner
     }
 
-    /// The plugin with `key`. The default plugin answers to `"defaultHubPlugin"` and to
-    /// amplify-swift's `"awsHubPlugin"`, and starts if it has not.
+    /// The plugin with `key`. The default plugin (whose `key` is amplify-swift's `"awsHubPlugin"`)
+    /// answers to `"defaultHubPlugin"` too, and starts if it has not.
     /// - Throws: ``HubError/configuration(_:_:_:)`` naming the keys there are, if no plugin has `key`.
     public func getPlugin(for key: PluginKey) throws -> any HubCategoryPlugin {
         let (found, keys, added) = slot.withLock { slot in (slot.plugins[key], slot.plugins.keys.sorted(), slot.added) }
@@ -163,7 +163,7 @@ public final class HubCategory: Sendable {
 
     /// The keys each plugin answers to in a configuration file.
     func configurationKeys(of plugin: any Plugin) -> [PluginKey] {
-        plugin is DefaultHubPlugin ? [plugin.key, Self.awsHubPluginKey] : [plugin.key]
+        plugin is DefaultHubPlugin ? [DefaultHubPlugin.pluginKey, Self.awsHubPluginKey] : [plugin.key]
     }
 
     /// Queues `payload` for `channel`'s listeners. Never waits; safe from any thread; nothing
