@@ -38,3 +38,18 @@ public enum ConfigurationError: AmplifyError {
         }
     }
 }
+
+extension ConfigurationError {
+    /// amplify-swift's wrapping initialiser: a `ConfigurationError` stays as it is; anything else becomes
+    /// ``unknown(_:_:_:)`` with `errorDescription` (and `recoverySuggestion` where the case has one).
+    public init(
+        errorDescription: ErrorDescription = "An unknown error occurred", recoverySuggestion: RecoverySuggestion = "(Ignored)",
+        error: any Error
+    ) {
+        if let error = error as? ConfigurationError {
+            self = error
+        } else {
+            self = .unknown(errorDescription, recoverySuggestion, error)
+        }
+    }
+}

@@ -36,3 +36,18 @@ public enum PluginError: AmplifyError {
         }
     }
 }
+
+extension PluginError {
+    /// amplify-swift's wrapping initialiser: a `PluginError` stays as it is; anything else becomes
+    /// ``unknown(_:_:_:)`` with `errorDescription` (and `recoverySuggestion` where the case has one).
+    public init(
+        errorDescription: ErrorDescription = "An unknown error occurred", recoverySuggestion: RecoverySuggestion = "(Ignored)",
+        error: any Error
+    ) {
+        if let error = error as? PluginError {
+            self = error
+        } else {
+            self = .unknown(errorDescription, recoverySuggestion, error)
+        }
+    }
+}

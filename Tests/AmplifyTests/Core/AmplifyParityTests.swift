@@ -309,6 +309,22 @@ extension AmplifyLifecycleTests {
         await Amplify.reset()
     }
 
+    @Test("every category error has amplify-swift's init(errorDescription:recoverySuggestion:error:): its own kind stays as it is, anything else becomes its unknown case")
+    func errorWrappingInitialisers() {
+        struct Other: Error {}
+        let auth = AuthError(errorDescription: "wrapped", error: Other())
+        guard case .unknown("wrapped", let underlying) = auth, underlying is Other else { Issue.record("\(auth)"); return }
+        let same = AuthError.sessionExpired("gone", "sign in", nil)
+        guard case .sessionExpired = AuthError(error: same) else { Issue.record("an AuthError was rewrapped"); return }
+        #expect(StorageError(error: Other()).errorDescription == "An unknown error occurred")
+        #expect(AnalyticsError(errorDescription: "a", error: Other()).errorDescription == "a")
+        #expect(APIError(errorDescription: "b", recoverySuggestion: "c", error: Other()).recoverySuggestion == "c")
+        #expect(HubError(errorDescription: "d", error: Other()).errorDescription == "d")
+        #expect(PluginError(errorDescription: "e", error: Other()).underlyingError is Other)
+        #expect(ConfigurationError(errorDescription: "f", error: Other()).errorDescription == "f")
+        #expect(LoggingError(error: Other()).underlyingError is Other)
+    }
+
     @Test("GraphQLTask<R>.Success and RESTTask.Success name what the API calls return, as amplify-swift's plugin signatures spell them")
     func apiTaskResultNames() throws {
         func query(_ request: GraphQLRequest<String>) -> GraphQLTask<String>.Success { GraphQLResponse<String>.success(request.document) }

@@ -130,3 +130,18 @@ public final class APIHTTPURLResponse: HTTPURLResponse, @unchecked Sendable {
         return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }
+
+extension APIError {
+    /// amplify-swift's wrapping initialiser: a `APIError` stays as it is; anything else becomes
+    /// ``unknown(_:_:_:)`` with `errorDescription` (and `recoverySuggestion` where the case has one).
+    public init(
+        errorDescription: ErrorDescription = "An unknown error occurred", recoverySuggestion: RecoverySuggestion = "(Ignored)",
+        error: any Error
+    ) {
+        if let error = error as? APIError {
+            self = error
+        } else {
+            self = .unknown(errorDescription, recoverySuggestion, error)
+        }
+    }
+}

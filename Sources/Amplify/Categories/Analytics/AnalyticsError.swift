@@ -28,3 +28,18 @@ public enum AnalyticsError: AmplifyError {
         }
     }
 }
+
+extension AnalyticsError {
+    /// amplify-swift's wrapping initialiser: a `AnalyticsError` stays as it is; anything else becomes
+    /// ``unknown(_:_:)`` with `errorDescription` (and `recoverySuggestion` where the case has one).
+    public init(
+        errorDescription: ErrorDescription = "An unknown error occurred", recoverySuggestion: RecoverySuggestion = "(Ignored)",
+        error: any Error
+    ) {
+        if let error = error as? AnalyticsError {
+            self = error
+        } else {
+            self = .unknown(errorDescription, error)
+        }
+    }
+}

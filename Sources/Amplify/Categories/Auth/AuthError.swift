@@ -46,3 +46,18 @@ public enum AuthError: AmplifyError {
         }
     }
 }
+
+extension AuthError {
+    /// amplify-swift's wrapping initialiser: a `AuthError` stays as it is; anything else becomes
+    /// ``unknown(_:_:)`` with `errorDescription` (and `recoverySuggestion` where the case has one).
+    public init(
+        errorDescription: ErrorDescription = "An unknown error occurred", recoverySuggestion: RecoverySuggestion = "(Ignored)",
+        error: any Error
+    ) {
+        if let error = error as? AuthError {
+            self = error
+        } else {
+            self = .unknown(errorDescription, error)
+        }
+    }
+}

@@ -26,3 +26,18 @@ public enum HubError: AmplifyError {
         }
     }
 }
+
+extension HubError {
+    /// amplify-swift's wrapping initialiser: a `HubError` stays as it is; anything else becomes
+    /// ``unknownError(_:_:_:)`` with `errorDescription` (and `recoverySuggestion` where the case has one).
+    public init(
+        errorDescription: ErrorDescription = "An unknown error occurred", recoverySuggestion: RecoverySuggestion = "(Ignored)",
+        error: any Error
+    ) {
+        if let error = error as? HubError {
+            self = error
+        } else {
+            self = .unknownError(errorDescription, recoverySuggestion, error)
+        }
+    }
+}

@@ -55,3 +55,18 @@ public enum StorageError: AmplifyError {
         }
     }
 }
+
+extension StorageError {
+    /// amplify-swift's wrapping initialiser: a `StorageError` stays as it is; anything else becomes
+    /// ``unknown(_:_:)`` with `errorDescription` (and `recoverySuggestion` where the case has one).
+    public init(
+        errorDescription: ErrorDescription = "An unknown error occurred", recoverySuggestion: RecoverySuggestion = "(Ignored)",
+        error: any Error
+    ) {
+        if let error = error as? StorageError {
+            self = error
+        } else {
+            self = .unknown(errorDescription, error)
+        }
+    }
+}
