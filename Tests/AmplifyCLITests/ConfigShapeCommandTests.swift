@@ -53,6 +53,30 @@ struct ConfigShapeCommandTests {
         #expect(v5.plugins == ["auth.awsCognitoAuthPlugin", "storage.awsS3StoragePlugin", "api.awsAPIPlugin"])
     }
 
+    @Test("a placeholder pool id is named by the key the file has, in every shape, with its value and the path it is read as")
+    func placeholderNamedBySourceKey() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("source-paths-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let cases: [(String, String, String)] = [
+            ("aws-exports.json", #"{"aws_project_region": "us-east-1", "aws_user_pools_id": "your-user-pool-id", "aws_user_pools_web_client_id": "c"}"#, "aws_user_pools_id"),
+            ("amplify_outputs.json", #"{"version": "1", "auth": {"aws_region": "us-east-1", "user_pool_id": "your-user-pool-id", "user_pool_client_id": "c"}}"#, "auth.user_pool_id"),
+            ("resources.json", #"{"Auth": {"Cognito": {"userPoolId": "your-user-pool-id", "userPoolClientId": "c"}}}"#, "Auth.Cognito.userPoolId"),
+            ("awsconfiguration.json", #"{"CognitoUserPool": {"Default": {"PoolId": "your-user-pool-id", "AppClientId": "c", "Region": "us-east-1"}}}"#, "CognitoUserPool.Default.PoolId"),
+            ("v5.json", #"{"Auth": {"region": "us-east-1", "userPoolId": "your-user-pool-id", "userPoolWebClientId": "c"}}"#, "Auth.userPoolId"),
+        ]
+        for (name, text, key) in cases {
+            let file = folder.appendingPathComponent(name)
+            try Data(text.utf8).write(to: file)
+            let run = try await Tool.run(["config", "check", file.path])
+            #expect(run.exitCode == 1, "\(name)")
+            #expect(run.stderr.contains(
+                "error: `\(key)` in \(file.path) is \"your-user-pool-id\"; expected a pool id such as us-east-1_AbCdEfGhI (it is read as `auth.plugins.awsCognitoAuthPlugin.CognitoUserPool.Default.PoolId`)."),
+                "\(name): \(run.stderr)")
+            #expect(run.stderr.contains("how to fix: Set `\(key)` to a pool id such as us-east-1_AbCdEfGhI"), "\(name)")
+        }
+    }
+
     @Test("a full Gen 1 iOS file: Cognito, S3 and both APIs configure, Pinpoint warns, geo/predictions are not handled, every resource is named")
     func gen1Full() async throws {
         let result = try await check("gen1-ios-full.json")

@@ -23,6 +23,10 @@ public struct AmplifyConfiguration: Codable, Sendable, Equatable {
     public var findings: [ConfigurationFinding] = []
     /// The Gen 2 file's `custom` section (the application's own outputs), kept as it is.
     public var custom: JSONValue?
+    /// For a file not in the Gen 1 shape, where translated values came from:
+    /// `auth.plugins.awsCognitoAuthPlugin.CognitoUserPool.Default.PoolId` → `aws_user_pools_id`,
+    /// so an error about a value names the key the file has.
+    package var sourcePaths: [String: String] = [:]
 
     /// The Analytics block.
     public var analytics: AnalyticsCategoryConfiguration? {

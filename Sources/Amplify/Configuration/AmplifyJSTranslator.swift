@@ -74,6 +74,7 @@ enum AmplifyJSTranslator {
         let (top, aliases, v5Keys) = try mergingV5(json.asObject ?? [:], name: name)
         var result = ConfigurationDocument.Translation()
         let reader = FlatReader(top: top, name: name, aliases: aliases)
+        result.sourcePaths = ConfigurationSourcePaths.flat(reader.path)
         let projectRegion = try reader.optionalString("aws_project_region")
 
         let poolId = try reader.optionalString("aws_user_pools_id")
@@ -237,6 +238,7 @@ enum AmplifyJSTranslator {
     static func translateResources(_ json: JSONValue, name: String) throws -> ConfigurationDocument.Translation {
         let top = json.asObject ?? [:]
         var result = ConfigurationDocument.Translation()
+        result.sourcePaths = ConfigurationSourcePaths.resources
         if let cognitoValue = top["Auth"]?["Cognito"] {
             let cognito = FlatReader(top: try object(cognitoValue, "Auth.Cognito", name), name: name, prefix: "Auth.Cognito")
             let poolId = try cognito.optionalString("userPoolId")

@@ -91,6 +91,7 @@ enum AmplifyOutputsTranslator {
                           "Regenerate it with `npx ampx generate outputs`.")
         }
         var result = ConfigurationDocument.Translation()
+        result.sourcePaths = ConfigurationSourcePaths.gen2
         var reader = Reader(name: name)
         if top.isEmpty {
             result.findings.append(placeholder(name))

@@ -8,6 +8,8 @@ package enum ConfigurationDocument {
         var categories: [String: JSONValue] = [:]
         var findings: [ConfigurationFinding] = []
         var custom: JSONValue?
+        /// Where each translated value came from (see `AmplifyConfiguration.sourcePaths`).
+        var sourcePaths: [String: String] = [:]
     }
 
     /// Loads the file at `url`, whatever its shape.
@@ -79,6 +81,7 @@ package enum ConfigurationDocument {
         configuration.format = format
         configuration.findings = translation.findings + notHandled(configuration, name: file?.path ?? "the configuration")
         configuration.custom = translation.custom
+        configuration.sourcePaths = translation.sourcePaths
         return configuration
     }
 

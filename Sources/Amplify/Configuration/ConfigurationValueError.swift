@@ -19,11 +19,17 @@ public struct ConfigurationValueError: Error, Sendable, Equatable {
         self.found = found
     }
 
-    /// "is missing", "is an empty string" or "is a number".
+    /// "is missing", "is an empty string", "is a number", or a string's value (`is "TODO"`) when
+    /// the key does not look like it holds a secret.
     var problem: String {
         guard let found else { return "is missing" }
-        if found.stringValue?.isEmpty == true { return "is an empty string" }
-        return "is \(found.typeDescription)"
+        guard let text = found.stringValue else { return "is \(found.typeDescription)" }
+        if text.isEmpty { return "is an empty string" }
+        let lowered = keyPath.lowercased()
+        let secret = ["secret", "password", "token", "key", "credential"].contains { lowered.contains($0) }
+        guard !secret else { return "is a string" }
+        let shown = text.count > 80 ? String(text.prefix(80)) + "…" : text
+        return "is \"\(shown)\""
     }
 }
 

@@ -108,6 +108,13 @@ struct CategoryConfigurator {
                 try plugin.configure(using: pluginBlock)
             } catch let error as ConfigurationValueError {
                 let path = "\(type.rawValue).plugins.\(key).\(error.keyPath)"
+                // A file in another shape is named by its own key, with the path it was read as.
+                if let source = configuration.sourcePaths[path] {
+                    throw PluginError.pluginConfigurationError(
+                        "`\(source)` in \(fileName) \(error.problem); expected \(error.expected) (it is read as `\(path)`).",
+                        "Set `\(source)` to \(error.expected) (the Amplify tooling writes it when the resource exists).",
+                        error)
+                }
                 throw PluginError.pluginConfigurationError(
                     "`\(path)` in \(fileName) \(error.problem); expected \(error.expected).",
                     "Set `\(path)` to \(error.expected) (the Amplify CLI writes it when the resource exists).",

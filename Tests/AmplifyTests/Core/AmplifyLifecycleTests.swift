@@ -272,6 +272,18 @@ struct AmplifyLifecycleTests {
         await Amplify.reset()
     }
 
+    @Test("a string of the wrong form is quoted in the error, unless its key looks like it holds a secret")
+    func wrongFormQuotedUnlessSecret() async throws {
+        for (key, shown) in [("PoolId", #"is "your-pool-id""#), ("AppClientSecret", "is a string"), ("apiKey", "is a string")] {
+            await fresh()
+            Amplify.registry.register(key: "testAuthPlugin", category: .auth) { TestAuthPlugin(refusedKey: key) }
+            let configuration = AmplifyConfiguration(auth: CategoryConfiguration(plugins: ["testAuthPlugin": [key: "your-pool-id"]]))
+            let thrown = await error(PluginError.self) { try Amplify.configure(configuration) }
+            #expect(thrown?.errorDescription == "`auth.plugins.testAuthPlugin.\(key)` in the configuration \(shown); expected a value of another form.")
+        }
+        await Amplify.reset()
+    }
+
     @Test("a missing required value is named by its full JSON path, and nothing stays half-configured")
     func missingRequiredValue() async throws {
         await fresh()

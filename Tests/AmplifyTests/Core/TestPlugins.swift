@@ -18,15 +18,21 @@ let configureRecords = Locked<[ConfigureRecord]>([])
 final class TestAuthPlugin: AuthCategoryPlugin {
     let key: PluginKey
     let requiresPoolId: Bool
+    /// A key whose string value is refused as being of the wrong form.
+    let refusedKey: String?
 
-    init(key: PluginKey = "testAuthPlugin", requiresPoolId: Bool = false) {
+    init(key: PluginKey = "testAuthPlugin", requiresPoolId: Bool = false, refusedKey: String? = nil) {
         self.key = key
         self.requiresPoolId = requiresPoolId
+        self.refusedKey = refusedKey
     }
 
     func configure(using configuration: Any?) throws {
         let block = configuration as? JSONValue
         if requiresPoolId { _ = try (block ?? [:]).requiredString("CognitoUserPool.Default.PoolId") }
+        if let refusedKey, let value = block?[refusedKey] {
+            throw ConfigurationValueError(keyPath: refusedKey, expected: "a value of another form", found: value)
+        }
         recordConfiguration(key: key, block: block)
     }
 
