@@ -14,6 +14,8 @@ public final class RecordingLoggingPlugin: LoggingCategoryPlugin {
         public let message: String
         /// The metadata it was logged with (`LogMetadataKey`), empty for the level methods.
         public var metadata: [String: String] = [:]
+        /// The namespace of a logger made with `logger(forCategory:forNamespace:)`, else `nil`.
+        public var namespace: String? = nil
     }
 
     private let entries = Locked<[Entry]>([])
@@ -46,19 +48,25 @@ public final class RecordingLoggingPlugin: LoggingCategoryPlugin {
     /// The logger with no category.
     public var `default`: any Logger { logger(forCategory: "Amplify") }
 
-    /// A logger for `category` (keeps messages up to the lower of the two levels).
+    /// A logger for `category` with a level of its own, `logLevel`, which wins over the
+    /// plugin's in either direction.
     public func logger(forCategory category: String, logLevel: Amplify.LogLevel) -> any Logger {
-        RecordingLogger(category: category, fixedLevel: logLevel, plugin: self)
+        RecordingLogger(category: category, namespace: nil, ownLevel: logLevel, plugin: self)
     }
 
-    /// A logger for `category`.
+    /// A logger for `category` at the plugin's level.
     public func logger(forCategory category: String) -> any Logger {
-        RecordingLogger(category: category, fixedLevel: nil, plugin: self)
+        RecordingLogger(category: category, namespace: nil, ownLevel: nil, plugin: self)
     }
 
-    /// A logger for `namespace`.
+    /// A logger for `namespace` (recorded as its category) at the plugin's level.
     public func logger(forNamespace namespace: String) -> any Logger {
-        RecordingLogger(category: namespace, fixedLevel: nil, plugin: self)
+        RecordingLogger(category: namespace, namespace: nil, ownLevel: nil, plugin: self)
+    }
+
+    /// A logger for `category` at the plugin's level whose entries record `namespace`.
+    public func logger(forCategory category: String, forNamespace namespace: String) -> any Logger {
+        RecordingLogger(category: category, namespace: namespace, ownLevel: nil, plugin: self)
     }
 
     /// Turns recording on.
@@ -66,33 +74,40 @@ public final class RecordingLoggingPlugin: LoggingCategoryPlugin {
     /// Turns recording off.
     public func disable() { enabled.withLock { $0 = false } }
 
-    fileprivate func record(
-        _ level: Amplify.LogLevel, fixedLevel: Amplify.LogLevel?, category: String, _ message: () -> String,
-        metadata: () -> [String: String] = { [:] }
-    ) {
-        guard enabled.withLock({ $0 }) else { return }
-        let limit = min(fixedLevel ?? logLevel, logLevel)
-        guard limit != .none, level <= limit else { return }
-        let entry = Entry(level: level, category: category, message: message(), metadata: metadata())
+    /// The level a logger with `ownLevel` keeps messages up to: `.none` while disabled, else its
+    /// own level or the plugin's.
+    fileprivate func effectiveLevel(_ ownLevel: Amplify.LogLevel?) -> Amplify.LogLevel {
+        guard enabled.withLock({ $0 }) else { return .none }
+        return ownLevel ?? logLevel
+    }
+
+    fileprivate func record(_ level: Amplify.LogLevel, from logger: RecordingLogger, _ message: () -> String, metadata: () -> [String: String] = { [:] }) {
+        let limit = effectiveLevel(logger.ownLevel)
+        guard level != .none, limit != .none, level <= limit else { return }
+        let entry = Entry(level: level, category: logger.category, message: message(), metadata: metadata(), namespace: logger.namespace)
         entries.withLock { $0.append(entry) }
     }
 }
 
+/// One category's view of a ``RecordingLoggingPlugin``, with a level of its own once one is set.
 private struct RecordingLogger: Logger {
     let category: String
-    let fixedLevel: Amplify.LogLevel?
+    let namespace: String?
+    var ownLevel: Amplify.LogLevel?
     let plugin: RecordingLoggingPlugin
 
-    var logLevel: Amplify.LogLevel { fixedLevel ?? plugin.logLevel }
+    var logLevel: Amplify.LogLevel {
+        get { plugin.effectiveLevel(ownLevel) }
+        set { ownLevel = newValue }
+    }
 
-    func error(_ message: @autoclosure () -> String) { plugin.record(.error, fixedLevel: fixedLevel, category: category, message) }
-    func error(error: any Error) { plugin.record(.error, fixedLevel: fixedLevel, category: category) { "\(error)" } }
-    func warn(_ message: @autoclosure () -> String) { plugin.record(.warn, fixedLevel: fixedLevel, category: category, message) }
-    func info(_ message: @autoclosure () -> String) { plugin.record(.info, fixedLevel: fixedLevel, category: category, message) }
-    func debug(_ message: @autoclosure () -> String) { plugin.record(.debug, fixedLevel: fixedLevel, category: category, message) }
-    func verbose(_ message: @autoclosure () -> String) { plugin.record(.verbose, fixedLevel: fixedLevel, category: category, message) }
+    func error(_ message: @autoclosure () -> String) { plugin.record(.error, from: self, message) }
+    func error(error: any Error) { plugin.record(.error, from: self) { "\(error)" } }
+    func warn(_ message: @autoclosure () -> String) { plugin.record(.warn, from: self, message) }
+    func info(_ message: @autoclosure () -> String) { plugin.record(.info, from: self, message) }
+    func debug(_ message: @autoclosure () -> String) { plugin.record(.debug, from: self, message) }
+    func verbose(_ message: @autoclosure () -> String) { plugin.record(.verbose, from: self, message) }
     func log(level: Amplify.LogLevel, _ message: @autoclosure () -> String, metadata: @autoclosure () -> [String: String]) {
-        guard level != .none else { return }
-        plugin.record(level, fixedLevel: fixedLevel, category: category, message, metadata: metadata)
+        plugin.record(level, from: self, message, metadata: metadata)
     }
 }

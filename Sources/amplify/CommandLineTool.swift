@@ -12,8 +12,8 @@ enum CommandLineTool {
         static let usage: Int32 = 2
     }
 
-    /// The version `amplify --version` prints.
-    static let version = "0.1.0"
+    /// The version `amplify --version` prints: the package's, `Amplify.version`.
+    static let version = Amplify.version
 
     /// Runs `arguments` (without the program name); returns the exit code.
     static func run(_ arguments: [String]) async -> Int32 {

@@ -49,7 +49,7 @@ struct SwiftLogLoggingPluginTests {
         #expect(logs.records.count == 2)
     }
 
-    @Test("a category's own level wins over the plugin's; a logger's fixed level can only lower it; disable drops everything")
+    @Test("a category's own level wins over the plugin's; a logger made with a level of its own follows that level; disable drops everything")
     func perCategoryLevels() throws {
         let logs = CapturedLogs()
         let plugin = SwiftLogLoggingPlugin(logLevel: .error, makeLogger: logs.makeLogger)
@@ -57,9 +57,9 @@ struct SwiftLogLoggingPluginTests {
         plugin.logger(forCategory: "Auth").debug("auth debug")
         plugin.logger(forCategory: "Hub").error("hub error")
         plugin.logger(forCategory: "Storage").info("storage info")
-        plugin.logger(forCategory: "Auth", logLevel: .info).debug("fixed at info")
-        plugin.logger(forCategory: "Auth", logLevel: .info).info("fixed at info, info")
-        #expect(logs.records.map(\.message) == ["auth debug", "fixed at info, info"])
+        plugin.logger(forCategory: "Auth", logLevel: .info).debug("own level info, debug")
+        plugin.logger(forCategory: "Auth", logLevel: .info).info("own level info, info")
+        #expect(logs.records.map(\.message) == ["auth debug", "own level info, info"])
         #expect(plugin.logLevel(forCategory: "Auth") == .debug)
         plugin.setLogLevel(nil, forCategory: "Auth")
         plugin.logger(forCategory: "Auth").debug("back to the plugin's level")
@@ -67,7 +67,7 @@ struct SwiftLogLoggingPluginTests {
         plugin.logger(forCategory: "Storage").error("while disabled")
         plugin.enable()
         plugin.logger(forCategory: "Storage").error("enabled again")
-        #expect(logs.records.map(\.message) == ["auth debug", "fixed at info, info", "enabled again"])
+        #expect(logs.records.map(\.message) == ["auth debug", "own level info, info", "enabled again"])
     }
 
     @Test("the configuration sets logLevel and categoryLogLevel; a wrong level names its key")

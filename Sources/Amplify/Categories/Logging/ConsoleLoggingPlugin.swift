@@ -56,19 +56,26 @@ public final class ConsoleLoggingPlugin: LoggingCategoryPlugin {
     /// The logger with no category.
     public var `default`: any Logger { logger(forCategory: "Amplify") }
 
-    /// A logger for `category` that writes up to `logLevel` (or the plugin's level, if lower).
+    /// A logger for `category` with a level of its own, `logLevel`, which wins over the plugin's
+    /// in either direction (``disable()`` still silences it).
     public func logger(forCategory category: String, logLevel: Amplify.LogLevel) -> any Logger {
-        ConsoleLogger(name: category, fixedLevel: logLevel, plugin: self)
+        ConsoleLogger(name: category, ownLevel: logLevel, plugin: self)
     }
 
     /// A logger for `category` that follows the plugin's level.
     public func logger(forCategory category: String) -> any Logger {
-        ConsoleLogger(name: category, fixedLevel: nil, plugin: self)
+        ConsoleLogger(name: category, ownLevel: nil, plugin: self)
     }
 
     /// A logger for `namespace` that follows the plugin's level.
     public func logger(forNamespace namespace: String) -> any Logger {
-        ConsoleLogger(name: namespace, fixedLevel: nil, plugin: self)
+        ConsoleLogger(name: namespace, ownLevel: nil, plugin: self)
+    }
+
+    /// A logger for `category` that follows the plugin's level and names `namespace` in each line:
+    /// `[LEVEL] category.namespace: message`.
+    public func logger(forCategory category: String, forNamespace namespace: String) -> any Logger {
+        ConsoleLogger(name: category + "." + namespace, ownLevel: nil, plugin: self)
     }
 
     /// Turns logging on.
@@ -76,11 +83,10 @@ public final class ConsoleLoggingPlugin: LoggingCategoryPlugin {
     /// Turns logging off.
     public func disable() { state.withLock { $0.enabled = false } }
 
-    fileprivate func effectiveLevel(_ fixed: Amplify.LogLevel?) -> Amplify.LogLevel {
+    fileprivate func effectiveLevel(_ own: Amplify.LogLevel?) -> Amplify.LogLevel {
         state.withLock { state in
             guard state.enabled else { return .none }
-            guard let fixed else { return state.level }
-            return min(fixed, state.level)
+            return own ?? state.level
         }
     }
 
@@ -89,13 +95,16 @@ public final class ConsoleLoggingPlugin: LoggingCategoryPlugin {
     }
 }
 
-/// One category's view of a ``ConsoleLoggingPlugin``.
+/// One category's view of a ``ConsoleLoggingPlugin``, with a level of its own once one is set.
 private struct ConsoleLogger: Logger {
     let name: String
-    let fixedLevel: Amplify.LogLevel?
+    var ownLevel: Amplify.LogLevel?
     let plugin: ConsoleLoggingPlugin
 
-    var logLevel: Amplify.LogLevel { plugin.effectiveLevel(fixedLevel) }
+    var logLevel: Amplify.LogLevel {
+        get { plugin.effectiveLevel(ownLevel) }
+        set { ownLevel = newValue }
+    }
 
     private func log(_ level: Amplify.LogLevel, _ message: () -> String) {
         let enabled = logLevel

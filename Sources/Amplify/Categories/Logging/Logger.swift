@@ -1,7 +1,17 @@
-/// Writes log messages for one category or namespace. Safe from any thread.
+/// Writes log messages for one category or namespace: amplify-swift's `Logger`. Safe from any
+/// thread; each call writes before it returns (no callback runs later).
+///
+/// `Amplify.Logging` is a `Logger` too (its messages go to the plugin's default logger), and
+/// ``DefaultLogger`` gives any type a `log` property that is one.
 public protocol Logger: Sendable {
-    /// The most verbose level this logger writes.
-    var logLevel: Amplify.LogLevel { get }
+    /// The most verbose level this logger writes (`.none` while logging is disabled).
+    ///
+    /// Setting it gives this logger a level of its own, which wins over the category's and the
+    /// plugin's level in either direction, as in amplify-swift: a logger set to `.debug` writes
+    /// debug messages while `Amplify.Logging.logLevel` is `.error`, and one set to `.error` stays
+    /// quiet at `.info`. It changes this logger value only (and copies made from it afterwards),
+    /// not other loggers of the same category. `Amplify.Logging.disable()` still silences it.
+    var logLevel: Amplify.LogLevel { get set }
     /// Logs at `.error`. The message is built only if the level is enabled.
     func error(_ message: @autoclosure () -> String)
     /// Logs an error value at `.error`.
@@ -31,6 +41,9 @@ public enum LogMetadataKey {
     public static let requestID = "request-id"
     /// The AWS service's signing name (`cognito-idp`, `s3`).
     public static let service = "service"
+    /// The namespace of a logger made with `logger(forCategory:forNamespace:)` (often a type's
+    /// name, as ``DefaultLogger`` implementations pass it).
+    public static let namespace = "namespace"
 }
 
 extension Logger {

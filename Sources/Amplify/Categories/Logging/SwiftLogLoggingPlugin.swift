@@ -8,8 +8,8 @@ import Logging
 /// request id) as swift-log metadata. Where the messages end up is the application's choice,
 /// made once with `LoggingSystem.bootstrap` (swift-log's default writes to standard error).
 ///
-/// Two levels apply, as with any swift-log library: Amplify's level (``logLevel``, a category's
-/// level from the configuration, or a logger's fixed level) decides which messages Amplify
+/// Two levels apply, as with any swift-log library: Amplify's level (a logger's own level, else
+/// its category's level from the configuration, else ``logLevel``) decides which messages Amplify
 /// produces, as in amplify-swift; the handler's own `logLevel` then decides which of them it
 /// writes. Amplify's level is `$AMPLIFY_LOG_LEVEL`, else the configuration's `logLevel`, else
 /// `.error`. Levels map to swift-log's as error → `.error`, warn → `.warning`, info → `.info`,
@@ -91,19 +91,27 @@ public final class SwiftLogLoggingPlugin: LoggingCategoryPlugin {
     /// The logger with no category (label `amplify`).
     public var `default`: any Logger { logger(forCategory: "Amplify") }
 
-    /// A logger for `category` that writes up to `logLevel` (or the plugin's level, if lower).
+    /// A logger for `category` with a level of its own, `logLevel`, which wins over the
+    /// category's and the plugin's level in either direction (``disable()`` still silences it).
     public func logger(forCategory category: String, logLevel: Amplify.LogLevel) -> any Logger {
-        SwiftLogLogger(category: category, fixedLevel: logLevel, plugin: self)
+        SwiftLogLogger(category: category, namespace: nil, ownLevel: logLevel, plugin: self)
     }
 
-    /// A logger for `category` that follows the plugin's level (or the category's own).
+    /// A logger for `category` that follows the category's own level, else the plugin's.
     public func logger(forCategory category: String) -> any Logger {
-        SwiftLogLogger(category: category, fixedLevel: nil, plugin: self)
+        SwiftLogLogger(category: category, namespace: nil, ownLevel: nil, plugin: self)
     }
 
     /// A logger for `namespace` (label `amplify.<namespace>`) that follows the plugin's level.
     public func logger(forNamespace namespace: String) -> any Logger {
-        SwiftLogLogger(category: namespace, fixedLevel: nil, plugin: self)
+        SwiftLogLogger(category: namespace, namespace: nil, ownLevel: nil, plugin: self)
+    }
+
+    /// A logger for `category` (label `amplify.<category>`, the category's level) whose messages
+    /// carry `namespace` as metadata under ``LogMetadataKey/namespace`` (a message's own
+    /// metadata wins over it).
+    public func logger(forCategory category: String, forNamespace namespace: String) -> any Logger {
+        SwiftLogLogger(category: category, namespace: namespace, ownLevel: nil, plugin: self)
     }
 
     /// Turns logging on.
@@ -129,12 +137,10 @@ public final class SwiftLogLoggingPlugin: LoggingCategoryPlugin {
         }
     }
 
-    fileprivate func effectiveLevel(_ category: String, _ fixed: Amplify.LogLevel?) -> Amplify.LogLevel {
+    fileprivate func effectiveLevel(_ category: String, _ own: Amplify.LogLevel?) -> Amplify.LogLevel {
         state.withLock { state in
             guard state.enabled else { return .none }
-            let level = state.categoryLevels[category] ?? state.level
-            guard let fixed else { return level }
-            return min(fixed, level)
+            return own ?? state.categoryLevels[category] ?? state.level
         }
     }
 
@@ -154,18 +160,24 @@ public final class SwiftLogLoggingPlugin: LoggingCategoryPlugin {
     }
 }
 
-/// One category's view of a ``SwiftLogLoggingPlugin``.
+/// One category's view of a ``SwiftLogLoggingPlugin``, with a level of its own once one is set.
 private struct SwiftLogLogger: Logger {
     let category: String
-    let fixedLevel: Amplify.LogLevel?
+    let namespace: String?
+    var ownLevel: Amplify.LogLevel?
     let plugin: SwiftLogLoggingPlugin
 
-    var logLevel: Amplify.LogLevel { plugin.effectiveLevel(category, fixedLevel) }
+    var logLevel: Amplify.LogLevel {
+        get { plugin.effectiveLevel(category, ownLevel) }
+        set { ownLevel = newValue }
+    }
 
     func log(level: Amplify.LogLevel, _ message: @autoclosure () -> String, metadata: @autoclosure () -> [String: String]) {
         let enabled = logLevel
         guard level != .none, enabled != .none, level <= enabled else { return }
-        plugin.write(level, category: category, message(), metadata: metadata())
+        var pairs = metadata()
+        if let namespace, pairs[LogMetadataKey.namespace] == nil { pairs[LogMetadataKey.namespace] = namespace }
+        plugin.write(level, category: category, message(), metadata: pairs)
     }
 
     func error(_ message: @autoclosure () -> String) { log(level: .error, message(), metadata: [:]) }

@@ -1,0 +1,6 @@
+import Amplify
+
+extension AWSKinesisAnalyticsPlugin: AmplifyVersionable {
+    /// This package's version, `Amplify.version`.
+    public var version: String { Amplify.version }
+}
