@@ -82,7 +82,8 @@ public final class HTTPClient: @unchecked Sendable {
     ///   cancellation (also when the task was cancelled before the call).
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let log = Amplify.Logging.logger(forCategory: "HTTP")
-        guard metrics != nil || log.logLevel >= .verbose else { return try await transfer(request) }
+        // `.none` sorts above `.verbose` (it is the last level), so ask for `.verbose` itself.
+        guard metrics != nil || log.logLevel == .verbose else { return try await transfer(request) }
         let started = ContinuousClock.now
         let status: String
         do {
