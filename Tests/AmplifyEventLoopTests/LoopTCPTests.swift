@@ -224,7 +224,13 @@ struct LoopTCPTests {
             do {
                 let client = try RawClient(port: port)
                 defer { client.close() }
-                let payload = (0..<(256 * 1024)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) }
+                // Filled in place: a `map` over the range made a closure call and a runtime
+                // metadata look-up per byte, which under ThreadSanitizer kept 32 threads busy for
+                // minutes and starved the loops of other tests running beside this one.
+                let payload = [UInt8](unsafeUninitializedCapacity: 256 * 1024) { bytes, count in
+                    for offset in bytes.indices { bytes[offset] = UInt8(truncatingIfNeeded: offset &* 31 &+ index) }
+                    count = bytes.count
+                }
                 // Write and read at once so neither side's buffers fill up.
                 let received = Locked<[UInt8]?>(nil)
                 let done = DispatchSemaphore(value: 0)
