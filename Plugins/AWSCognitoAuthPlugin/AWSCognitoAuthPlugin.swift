@@ -34,6 +34,7 @@ public final class AWSCognitoAuthPlugin: AuthServerContextPlugin, AWSAuthCredent
     private let events: AuthEventReporter
     /// The verifier server contexts check request tokens with (made on first use; its JWKS cached).
     private let contextVerifier = Locked<CognitoTokenVerifier?>(nil)
+    private let lastWarnings = Locked<[ConfigurationWarning]>([])
 
     /// A plugin that dispatches on `hub` (Amplify's by default) and runs its HTTP client and refresh
     /// timer on `loop` (Amplify's by default); `environment` supplies endpoint overrides
@@ -54,6 +55,7 @@ public final class AWSCognitoAuthPlugin: AuthServerContextPlugin, AWSAuthCredent
     ///   `AWSPluginsError` for an endpoint that is not an http(s) URL.
     public func configure(using configuration: Any?) throws {
         let settings = try CognitoAuthConfiguration(json: configuration as? JSONValue, environment: environment)
+        lastWarnings.withLock { $0 = settings.warnings }
         let loop = try loop ?? Amplify.eventLoop()
         let http = try HTTPClient(loop: loop)
         let engine = CognitoAuthEngine(
@@ -212,3 +214,10 @@ public final class AWSCognitoAuthPlugin: AuthServerContextPlugin, AWSAuthCredent
     /// - Throws: `AuthError.configuration(_:_:_:)` before `configure`.
     public func sessionRefresh() throws -> AuthSessionKeeper.Refresh { try engine().exchange }
 }
+
+extension AWSCognitoAuthPlugin: ConfigurationWarningsProviding {
+    /// What the last `configure(using:)` accepted but expects not to work (see
+    /// `CognitoAuthConfiguration.warnings`).
+    public var configurationWarnings: [ConfigurationWarning] { lastWarnings.withLock { $0 } }
+}
+

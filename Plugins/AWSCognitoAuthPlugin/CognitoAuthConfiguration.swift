@@ -75,6 +75,10 @@ public struct CognitoAuthConfiguration: Sendable, Equatable {
     public var appClientSecret: String?
     /// The user pool's region (the identity pool's without a user pool).
     public var region: String
+    /// What the block says that cannot work as written (a user pool id whose region is not the
+    /// block's `Region`: calls go to `Region`, where the pool is not), by its key in the block.
+    /// Nothing is changed; the plugin reports each as a configuration finding.
+    public var warnings: [ConfigurationWarning] = []
     /// The Cognito Identity Provider endpoint (override or AWS's).
     public var userPoolEndpoint: URL
     /// The identity pool id, when the app has one.
@@ -145,7 +149,14 @@ public struct CognitoAuthConfiguration: Sendable, Equatable {
                 throw ConfigurationValueError(keyPath: "CognitoUserPool.Default.PoolId", expected: "a pool id such as us-east-1_AbCdEfGhI", found: .string(userPoolId))
             }
             appClientId = try block.requiredString("CognitoUserPool.Default.AppClientId")
-            region = try pool.optionalString("Region").flatMap { $0.isEmpty ? nil : $0 } ?? String(userPoolId[..<underscore])
+            let poolRegion = String(userPoolId[..<underscore])
+            region = try pool.optionalString("Region").flatMap { $0.isEmpty ? nil : $0 } ?? poolRegion
+            if region != poolRegion {
+                warnings.append(ConfigurationWarning(
+                    path: "CognitoUserPool.Default.Region",
+                    message: "the region is \(region), but the user pool \(userPoolId) is in \(poolRegion); calls go to \(region), where Cognito will not find the pool.",
+                    suggestion: "Set the region to \(poolRegion), or check the pool id."))
+            }
         } else {
             userPoolId = ""
             appClientId = ""

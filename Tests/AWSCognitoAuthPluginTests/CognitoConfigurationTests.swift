@@ -36,6 +36,22 @@ struct CognitoConfigurationTests {
         #expect(settings.oauth?.scopes == ["openid", "email", "profile"])
     }
 
+    @Test("A user pool id whose region is not the block's Region is a warning naming both; matching ones, or no Region, warn of nothing")
+    func regionMismatchWarns() throws {
+        var block = Self.cliBlock.asObject ?? [:]
+        block["CognitoUserPool"] = ["Default": ["PoolId": "us-east-1_pVissLBD7", "AppClientId": "abcdefghij0123456789", "Region": "ap-northeast-1"]]
+        let mismatched = try CognitoAuthConfiguration(json: .object(block), environment: [:])
+        #expect(mismatched.region == "ap-northeast-1")
+        #expect(mismatched.warnings.map(\.path) == ["CognitoUserPool.Default.Region"])
+        #expect(mismatched.warnings.first?.message
+            == "the region is ap-northeast-1, but the user pool us-east-1_pVissLBD7 is in us-east-1; calls go to ap-northeast-1, where Cognito will not find the pool.")
+        #expect(mismatched.warnings.first?.suggestion == "Set the region to us-east-1, or check the pool id.")
+        #expect(try CognitoAuthConfiguration(json: Self.cliBlock, environment: [:]).warnings.isEmpty)
+        block["CognitoUserPool"] = ["Default": ["PoolId": "eu-west-1_NoRegion1", "AppClientId": "abcdefghij0123456789"]]
+        let inferred = try CognitoAuthConfiguration(json: .object(block), environment: [:])
+        #expect(inferred.region == "eu-west-1" && inferred.warnings.isEmpty)
+    }
+
     @Test("An endpoint override (file or AWS_ENDPOINT_URL) moves the calls and the JWKS, not the issuer")
     func endpointOverride() throws {
         let settings = try CognitoAuthConfiguration(json: Self.cliBlock, environment: ["AWS_ENDPOINT_URL": "http://127.0.0.1:5000"])

@@ -77,6 +77,22 @@ struct ConfigShapeCommandTests {
         }
     }
 
+    @Test("a user pool whose id names another region than the file's region is a warning naming the file's own key; --strict fails on it")
+    func regionMismatchWarns() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("region-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("aws-exports.json")
+        try Data(#"{"aws_project_region": "ap-northeast-1", "aws_cognito_region": "ap-northeast-1", "aws_user_pools_id": "us-east-1_pVissLBD7", "aws_user_pools_web_client_id": "c"}"#.utf8).write(to: file)
+        let run = try await Tool.run(["config", "check", file.path])
+        #expect(run.exitCode == 0)
+        #expect(run.stderr.contains(
+            "warning: `aws_cognito_region` (read as `auth.plugins.awsCognitoAuthPlugin.CognitoUserPool.Default.Region`) in \(file.path): the region is ap-northeast-1, but the user pool us-east-1_pVissLBD7 is in us-east-1; calls go to ap-northeast-1, where Cognito will not find the pool."),
+            "\(run.stderr)")
+        let strict = try await Tool.run(["config", "check", "--strict", file.path])
+        #expect(strict.exitCode == 1)
+    }
+
     @Test("a full Gen 1 iOS file: Cognito, S3 and both APIs configure, Pinpoint warns, geo/predictions are not handled, every resource is named")
     func gen1Full() async throws {
         let result = try await check("gen1-ios-full.json")

@@ -23,6 +23,9 @@ public struct ConfigurationFinding: Sendable, Equatable, CustomStringConvertible
         /// A block for a category this package does not have (geo, predictions, ...): listed,
         /// not a warning.
         case notHandled
+        /// A value a plugin accepted but that cannot work as written (a user pool id whose region
+        /// is not the block's `Region`); see ``ConfigurationWarningsProviding``.
+        case suspiciousValue
     }
 
     /// What kind of finding it is.

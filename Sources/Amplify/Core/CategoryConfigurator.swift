@@ -45,7 +45,7 @@ struct CategoryConfigurator {
                 findings += skipped
             }
             for category in categories {
-                try configure(category)
+                findings += try configure(category)
             }
         } catch {
             for (category, key) in created { category.discard(key) }
@@ -99,13 +99,21 @@ struct CategoryConfigurator {
             suggestion: "If the block should be used, add a plugin with that key (Amplify.add(plugin:)) or register its factory (Amplify.registerBuiltInPlugins() does for this package's plugins) before Amplify.configure(); otherwise nothing to do.")
     }
 
-    private func configure(_ category: any ConfigurableCategory) throws {
+    /// Configures every plugin of `category`; returns what the plugins warned about.
+    private func configure(_ category: any ConfigurableCategory) throws -> [ConfigurationFinding] {
         let type = category.categoryType
         let block = configuration[type]
+        var warnings: [ConfigurationFinding] = []
         for (key, plugin) in category.configurablePlugins.sorted(by: { $0.key < $1.key }) {
             let pluginBlock = category.configurationKeys(of: plugin).lazy.compactMap { block?.plugins[$0] }.first
             do {
                 try plugin.configure(using: pluginBlock)
+                for warning in (plugin as? any ConfigurationWarningsProviding)?.configurationWarnings ?? [] {
+                    let path = "\(type.rawValue).plugins.\(key).\(warning.path)"
+                    let named = configuration.sourcePaths[path].map { "`\($0)` (read as `\(path)`)" } ?? "`\(path)`"
+                    warnings.append(ConfigurationFinding(
+                        kind: .suspiciousValue, path: path, message: "\(named) in \(fileName): \(warning.message)", suggestion: warning.suggestion))
+                }
             } catch let error as ConfigurationValueError {
                 let path = "\(type.rawValue).plugins.\(key).\(error.keyPath)"
                 // A file in another shape is named by its own key, with the path it was read as.
@@ -122,5 +130,6 @@ struct CategoryConfigurator {
             }
         }
         category.markConfigured(true)
+        return warnings
     }
 }

@@ -272,6 +272,21 @@ struct AmplifyLifecycleTests {
         await Amplify.reset()
     }
 
+    @Test("a plugin's configuration warnings become suspiciousValue findings naming the full path, and the rest configures")
+    func pluginWarningsBecomeFindings() async throws {
+        await fresh()
+        let warning = ConfigurationWarning(path: "CognitoUserPool.Default.Region", message: "the region is a, but the pool is in b.", suggestion: "Set it to b.")
+        try Amplify.add(plugin: TestAuthPlugin(warnings: [warning]))
+        try Amplify.configure(AmplifyConfiguration(auth: CategoryConfiguration(plugins: ["testAuthPlugin": [:]])))
+        #expect(Amplify.isConfigured)
+        #expect(Amplify.configurationFindings == [ConfigurationFinding(
+            kind: .suspiciousValue, path: "auth.plugins.testAuthPlugin.CognitoUserPool.Default.Region",
+            message: "`auth.plugins.testAuthPlugin.CognitoUserPool.Default.Region` in the configuration: the region is a, but the pool is in b.",
+            suggestion: "Set it to b.")])
+        #expect(Amplify.configurationFindings.allSatisfy { $0.isWarning })
+        await Amplify.reset()
+    }
+
     @Test("a string of the wrong form is quoted in the error, unless its key looks like it holds a secret")
     func wrongFormQuotedUnlessSecret() async throws {
         for (key, shown) in [("PoolId", #"is "your-pool-id""#), ("AppClientSecret", "is a string"), ("apiKey", "is a string")] {

@@ -20,11 +20,14 @@ final class TestAuthPlugin: AuthCategoryPlugin {
     let requiresPoolId: Bool
     /// A key whose string value is refused as being of the wrong form.
     let refusedKey: String?
+    /// What `configurationWarnings` says after `configure`.
+    let warnings: [ConfigurationWarning]
 
-    init(key: PluginKey = "testAuthPlugin", requiresPoolId: Bool = false, refusedKey: String? = nil) {
+    init(key: PluginKey = "testAuthPlugin", requiresPoolId: Bool = false, refusedKey: String? = nil, warnings: [ConfigurationWarning] = []) {
         self.key = key
         self.requiresPoolId = requiresPoolId
         self.refusedKey = refusedKey
+        self.warnings = warnings
     }
 
     func configure(using configuration: Any?) throws {
@@ -161,4 +164,8 @@ final class TestAPIPlugin: APICategoryPlugin {
     func head(request: RESTRequest) async throws -> Data { Data() }
     func patch(request: RESTRequest) async throws -> Data { try await get(request: request) }
     func add(interceptor: any URLRequestInterceptor, for apiName: String) throws {}
+}
+
+extension TestAuthPlugin: ConfigurationWarningsProviding {
+    var configurationWarnings: [ConfigurationWarning] { warnings }
 }
