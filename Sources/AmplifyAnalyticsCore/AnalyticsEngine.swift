@@ -40,6 +40,8 @@ public final class AnalyticsEngine: Sendable {
     private let state = Locked(State())
     private let timer = Locked<LoopTimer?>(nil)
     private let pluginKey: PluginKey
+    /// The most records held in memory before they are stored: the queue's `maxQueuedEvents`.
+    private let inboxLimit: UInt64
     private let metrics: AnalyticsMetrics?
 
     /// An engine storing into `queue` and delivering through `sender`, `batchSize` records per
@@ -62,6 +64,7 @@ public final class AnalyticsEngine: Sendable {
         self.pluginKey = pluginKey
         metrics = AmplifyMetrics.activeFactory(metricsFactory).map { AnalyticsMetrics(pluginKey: pluginKey, factory: $0) }
         self.queue = queue
+        inboxLimit = UInt64(max(1, queue.maxQueuedEvents))
         self.sender = sender
         self.batchSize = max(1, batchSize)
         self.dispatch = dispatch ?? { name, data in Amplify.Hub.dispatch(to: .analytics, payload: HubPayload(eventName: name, data: data)) }
@@ -148,7 +151,6 @@ public final class AnalyticsEngine: Sendable {
         state.withLock { Int($0.accepted - $0.settled) }
     }
 
-    private var inboxLimit: UInt64 { UInt64(max(1, queue.maxQueuedEvents)) }
 
     /// The most records one transaction stores: a backlog is stored in transactions of this
     /// size, so each stays short and a flush's reads of the queue wait for at most one of them

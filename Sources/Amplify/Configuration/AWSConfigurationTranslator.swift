@@ -19,7 +19,7 @@ enum AWSConfigurationTranslator {
     static func translate(_ json: JSONValue, name: String) -> ConfigurationDocument.Translation {
         var result = ConfigurationDocument.Translation()
         guard let top = json.asObject else { return result }
-        result.sourcePaths = ConfigurationSourcePaths.awsConfiguration()
+        result.sourcePaths = ConfigurationSourcePaths.awsConfiguration
         var auth: [String: JSONValue] = [:]
         for key in authKeys { if let value = top[key], !isEmpty(value) { auth[key] = value } }
         if auth.keys.contains(where: { $0 != "IdentityManager" }) {

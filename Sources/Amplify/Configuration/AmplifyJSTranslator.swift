@@ -55,11 +55,20 @@ enum AmplifyJSTranslator {
     /// Whether the top level holds Amplify JS v5's category objects (`Auth.userPoolId`,
     /// `Storage.AWSS3`, `API.endpoints`, `Analytics.AWSPinpoint`, ...).
     static func looksLikeV5(_ top: [String: JSONValue]) -> Bool {
-        let auth = top["Auth"]?.asObject ?? [:]
-        let api = top["API"]?.asObject ?? [:]
-        return ["userPoolId", "identityPoolId", "userPoolWebClientId"].contains { auth[$0] != nil }
+        isV5Auth(top["Auth"]?.asObject) || isV5API(top["API"]?.asObject)
             || top["Storage"]?["AWSS3"] != nil || top["Analytics"]?["AWSPinpoint"] != nil
-            || api["endpoints"] != nil || api["graphql_endpoint"] != nil || api.keys.contains { $0.hasPrefix("aws_appsync_") }
+    }
+
+    /// v5's `Auth` object (an awsconfiguration.json's `Auth` has only `Default`).
+    private static func isV5Auth(_ auth: [String: JSONValue]?) -> Bool {
+        guard let auth else { return false }
+        return ["userPoolId", "identityPoolId", "userPoolWebClientId"].contains { auth[$0] != nil }
+    }
+
+    /// v5's `API` object (v6's has `GraphQL` and `REST` instead).
+    private static func isV5API(_ api: [String: JSONValue]?) -> Bool {
+        guard let api else { return false }
+        return api["endpoints"] != nil || api["graphql_endpoint"] != nil || api.keys.contains { $0.hasPrefix("aws_appsync_") }
     }
 
     /// Whether the top level is Amplify JS v6's resources object.
@@ -182,7 +191,7 @@ enum AmplifyJSTranslator {
             merged[flat] = value
             aliases[flat] = "\(path).\(key)"
         }
-        if let auth = top["Auth"]?.asObject, looksLikeV5(["Auth": .object(auth)]) {
+        if let auth = top["Auth"]?.asObject, isV5Auth(auth) {
             consumed.insert("Auth")
             take(auth, "region", as: "aws_cognito_region", path: "Auth")
             take(auth, "userPoolId", as: "aws_user_pools_id", path: "Auth")
@@ -198,7 +207,7 @@ enum AmplifyJSTranslator {
             take(object, "bucket", as: "aws_user_files_s3_bucket", path: "Storage.AWSS3")
             take(object, "region", as: "aws_user_files_s3_bucket_region", path: "Storage.AWSS3")
         }
-        if let api = top["API"]?.asObject, looksLikeV5(["API": .object(api)]) {
+        if let api = top["API"]?.asObject, isV5API(api) {
             consumed.insert("API")
             take(api, "endpoints", as: "aws_cloud_logic_custom", path: "API")
             take(api, "graphql_endpoint", as: "aws_appsync_graphqlEndpoint", path: "API")

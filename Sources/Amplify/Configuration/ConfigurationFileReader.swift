@@ -85,12 +85,9 @@ enum ConfigurationFileReader {
         }
         // As amplify-swift: a file whose bytes cannot be decoded (not UTF-8, not JSON) is
         // `unableToDecode`, whatever its generation; one that cannot be read is the file error.
-        let undecodable = { (description: String, suggestion: String, underlying: (any Error)?) -> ConfigurationError in
-            .unableToDecode(description, suggestion, underlying)
-        }
         if let offset = firstInvalidUTF8(body) {
             let (line, column) = lineAndColumn(of: offset + (bytes.count - body.count), in: bytes)
-            throw undecodable(
+            throw ConfigurationError.unableToDecode(
                 "\(name) is not UTF-8 text: invalid byte at line \(line), column \(column).",
                 "Save the file as UTF-8 (the Amplify tooling writes UTF-8).", nil)
         }
@@ -99,7 +96,7 @@ enum ConfigurationFileReader {
         } catch {
             let offset = error.offset + (bytes.count - body.count)
             let (line, column) = lineAndColumn(of: offset, in: bytes)
-            throw undecodable(
+            throw ConfigurationError.unableToDecode(
                 "\(name) is not valid JSON: \(error.reason) (line \(line), column \(column)).",
                 "Fix the JSON syntax at that position (a JSON linter such as `python3 -m json.tool` shows it too).",
                 error)

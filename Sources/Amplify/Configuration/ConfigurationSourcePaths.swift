@@ -31,7 +31,7 @@ enum ConfigurationSourcePaths {
     }
 
     /// An `awsconfiguration.json`'s: the Cognito block is its top level, as it is.
-    static func awsConfiguration() -> [String: String] {
+    static let awsConfiguration: [String: String] = {
         var paths: [String: String] = [:]
         for entry in checkedValues where entry.gen1.hasPrefix(cognito) {
             paths[entry.gen1] = String(entry.gen1.dropFirst(cognito.count))
@@ -39,5 +39,5 @@ enum ConfigurationSourcePaths {
         paths[s3 + "bucket"] = "S3TransferUtility.Default.Bucket"
         paths[s3 + "region"] = "S3TransferUtility.Default.Region"
         return paths
-    }
+    }()
 }

@@ -24,15 +24,15 @@ struct CategoryConfigurator {
                 let present = category.configurablePlugins
                 let answered = Set(present.values.flatMap { category.configurationKeys(of: $0) })
                 for key in block.plugins.keys.sorted() where !answered.contains(key) {
-                    if let factory = Amplify.registry.factory(for: key), factory.category == category.categoryType,
-                       !factory.namesResources(block.plugins[key] ?? .null) {
-                        skipped.append(stubBlock(key, category: category.categoryType))
-                        continue
-                    }
-                    guard let plugin = try makePlugin(key, for: category.categoryType) else {
+                    guard let factory = Amplify.registry.factory(for: key) else {
                         skipped.append(unusedKey(key, category: category))
                         continue
                     }
+                    if factory.category == category.categoryType, !factory.namesResources(block.plugins[key] ?? .null) {
+                        skipped.append(stubBlock(key, category: category.categoryType))
+                        continue
+                    }
+                    let plugin = try makePlugin(key, with: factory, for: category.categoryType)
                     guard try category.accept(plugin) else {
                         throw PluginError.mismatchedPlugin(
                             "The factory for '\(key)' made a \(type(of: plugin)), which is not a \(category.categoryType.displayName) plugin.",
@@ -55,10 +55,9 @@ struct CategoryConfigurator {
         return findings
     }
 
-    /// The plugin the registry makes for `key`, or `nil` when no factory answers to it.
-    private func makePlugin(_ key: PluginKey, for category: CategoryType) throws -> (any Plugin)? {
+    /// The plugin `factory` (the registry's for `key`) makes for a block under `category`.
+    private func makePlugin(_ key: PluginKey, with factory: PluginFactory, for category: CategoryType) throws -> any Plugin {
         let path = "\(category.rawValue).plugins.\(key)"
-        guard let factory = Amplify.registry.factory(for: key) else { return nil }
         guard factory.category == category else {
             throw PluginError.mismatchedPlugin(
                 "`\(path)` in \(fileName) names '\(key)', which is a \(factory.category.displayName) plugin, under \(category.displayName).",
