@@ -134,6 +134,16 @@ struct JSONSpanDecoderTests {
         _ = try agree("[\(text)]", as: [Double].self)
     }
 
+    /// (Found by the appsync fuzz target, input `0e4`: Foundation's JSONDecoder refuses `0e1`…`0e9`
+    /// and `0E1`…`0E9`, valid JSON that it reads with a sign, a second exponent digit or a fraction.)
+    @Test("a zero with an exponent is left to JSONDecoder, which refuses some of them", arguments: ["0e4", "0E9", "-0e4", "0e+4", "0e04", "0.0e4"])
+    func zeroWithExponent(text: String) throws {
+        #expect(try !agree(text, as: JSONValue.self))
+        #expect(try !agree("[1,\(text)]", as: [JSONValue].self))
+        #expect(try !agree(#"{"a":\#(text)}"#, as: [String: Double].self))
+        _ = try agree(text, as: Number.self)
+    }
+
     @Test("an element a type fails to read is read again by its next try, as in JSONDecoder")
     func unkeyedRetries() throws {
         #expect(try agree(#"[1,"a",2,"b"]"#, as: Retry.self))

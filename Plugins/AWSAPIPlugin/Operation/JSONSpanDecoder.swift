@@ -182,6 +182,12 @@ private struct SpanValueDecoder: Decoder {
 
     func decodeFloatingPoint<F: BinaryFloatingPoint>(_ type: F.Type, _ parse: (UnsafePointer<CChar>) -> F) throws -> F {
         let (bytes, _) = try number()
+        // Foundation's JSONDecoder refuses `0e1`…`0e9` (valid JSON): a zero with an exponent is
+        // left to it, whatever it makes of it.
+        if bytes.drop(while: { $0 == UInt8(ascii: "-") }).first == UInt8(ascii: "0"),
+            bytes.contains(where: { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) {
+            throw undecided("a zero with an exponent")
+        }
         let value = withUnsafeTemporaryAllocation(of: CChar.self, capacity: bytes.count + 1) { buffer -> F in
             var index = 0
             for byte in bytes {
