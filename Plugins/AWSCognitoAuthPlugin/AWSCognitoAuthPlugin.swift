@@ -35,11 +35,18 @@ public final class AWSCognitoAuthPlugin: AuthServerContextPlugin, AWSAuthCredent
     /// The verifier server contexts check request tokens with (made on first use; its JWKS cached).
     private let contextVerifier = Locked<CognitoTokenVerifier?>(nil)
     private let lastWarnings = Locked<[ConfigurationWarning]>([])
+    private let tokenGraceSeconds: TimeInterval
 
     /// A plugin that dispatches on `hub` (Amplify's by default) and runs its HTTP client and refresh
     /// timer on `loop` (Amplify's by default); `environment` supplies endpoint overrides
-    /// (`AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER`, `AWS_ENDPOINT_URL`).
-    public init(hub: (any HubCategoryBehavior)? = nil, loop: EventLoop? = nil, environment: [String: String] = ProcessInfo.processInfo.environment) {
+    /// (`AWS_ENDPOINT_URL_COGNITO_IDENTITY_PROVIDER`, `AWS_ENDPOINT_URL`). `tokenGraceSeconds` is
+    /// the clock skew server contexts allow on a request's tokens' `exp` and `nbf` (default 0,
+    /// as aws-jwt-verify; a negative or non-finite value is taken as 0).
+    public init(
+        hub: (any HubCategoryBehavior)? = nil, loop: EventLoop? = nil, environment: [String: String] = ProcessInfo.processInfo.environment,
+        tokenGraceSeconds: TimeInterval = 0
+    ) {
+        self.tokenGraceSeconds = tokenGraceSeconds
         self.hub = hub
         self.loop = loop
         self.environment = environment
@@ -203,7 +210,7 @@ public final class AWSCognitoAuthPlugin: AuthServerContextPlugin, AWSAuthCredent
         let engine = try engine()
         let verifier = try contextVerifier.withLock { slot in
             if let slot { return slot }
-            let made = try tokenVerifier()
+            let made = try tokenVerifier(leeway: tokenGraceSeconds)
             slot = made
             return made
         }

@@ -60,6 +60,9 @@ public actor CognitoAuthEngine: AuthAccountEngine {
     nonisolated let tenant: AuthTenant
     /// The refresh-token exchange (the keeper's, and every context's).
     nonisolated let exchange: AuthSessionKeeper.Refresh
+    /// The sessions and users this process signed out: their tokens stay valid by signature
+    /// until `exp`, and server contexts refuse them.
+    nonisolated let revokedSessions = RevokedSessions()
 
     init(
         configuration: CognitoAuthConfiguration, http: HTTPClient, pluginKey: String,
@@ -519,6 +522,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
                 revokeError = AuthError.cognito(error, operation: "RevokeToken")
             }
         }
+        rememberSignOut(current, everywhere: global)
         await holder.end()
         if revokeError == nil && globalError == nil { return (.complete, current.username) }
         return (.partial(revokeTokenError: revokeError, globalSignOutError: globalError), current.username)
@@ -529,9 +533,20 @@ public actor CognitoAuthEngine: AuthAccountEngine {
         let service = service
         try await withAccessToken { try await service.deleteUser(accessToken: $0) }
         let holder = try sessions()
-        let username = await holder.current?.username ?? ""
+        let ending = await holder.current
+        if let ending { rememberSignOut(ending, everywhere: true) }
         await holder.end()
-        return username
+        return ending?.username ?? ""
+    }
+
+    /// Refuses `session`'s tokens (and, `everywhere`, every token of its user issued until now)
+    /// in this process's server contexts: Cognito's revocation does not reach tokens already
+    /// out, which stay valid by their signature until they expire.
+    private nonisolated func rememberSignOut(_ session: StoredSession, everywhere: Bool) {
+        if everywhere, !session.userId.isEmpty { revokedSessions.revokeUser(sub: session.userId) }
+        for token in [session.accessToken, session.idToken] {
+            if let parsed = try? JSONWebToken(parsing: token) { revokedSessions.revokeSession(claims: parsed.claims) }
+        }
     }
 
     // MARK: Session
@@ -634,8 +649,10 @@ public actor CognitoAuthEngine: AuthAccountEngine {
         var subject = ""
         var username = tokens.username ?? ""
         var expiresAt = Date()
+        let signedOut = AuthError.notAuthorized("The access token is refused: its session was signed out.", "Sign in again.")
         do {
             let access = try await verifier.verify(tokens.accessToken, as: .access)
+            guard !revokedSessions.isRevoked(claims: access.claims) else { throw signedOut }
             subject = access.subject
             username = access.username ?? username
             expiresAt = access.expiresAt
@@ -644,6 +661,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
             // token is genuine, and a refresh token may renew it.
             expired = true
             let parsed = try? JSONWebToken(parsing: tokens.accessToken)
+            if let parsed, revokedSessions.isRevoked(claims: parsed.claims) { throw signedOut }
             subject = parsed?.string("sub") ?? ""
             username = parsed?.string("username") ?? username
         } catch let error as CognitoTokenError {
@@ -652,6 +670,9 @@ public actor CognitoAuthEngine: AuthAccountEngine {
         if let idToken = tokens.idToken, !expired {
             do {
                 let id = try await verifier.verify(idToken, as: .id)
+                guard !revokedSessions.isRevoked(claims: id.claims) else {
+                    throw AuthError.notAuthorized("The ID token is refused: its session was signed out.", "Sign in again.")
+                }
                 guard id.subject == subject else {
                     throw AuthError.notAuthorized("The ID token is refused: it belongs to another user than the access token.", "Sign in again.")
                 }

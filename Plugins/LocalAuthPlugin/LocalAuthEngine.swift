@@ -71,7 +71,7 @@ public actor LocalAuthEngine: AuthAccountEngine {
             let opened = try await LocalUserPool(configuration: configuration, delivery: delivery)
             // The local pool's tokens are renewed at expiry (lead 0): they live as long as configured.
             let sessions = AuthSessionKeeper(pluginKey: pluginKey, refreshLead: 0, hub: hub, eventLoop: eventLoop, tenant: tenant.id) { current in
-                let (user, tokens) = try await opened.refresh(current.refreshToken)
+                let (user, tokens) = try await opened.refresh(current.refreshToken, owner: current.userId)
                 return Self.storedSession(user, tokens)
             }
             try await sessions.open(storeAt: configuration.credentialStorePath)
@@ -253,7 +253,7 @@ public actor LocalAuthEngine: AuthAccountEngine {
         { [weak self] current in
             guard let self else { throw AuthError.configuration("The local auth plugin was reset.", "Configure it again.") }
             let pool = try await self.prepare()
-            let (user, tokens) = try await pool.refresh(current.refreshToken)
+            let (user, tokens) = try await pool.refresh(current.refreshToken, owner: current.userId)
             return Self.storedSession(user, tokens)
         }
     }
@@ -270,11 +270,7 @@ public actor LocalAuthEngine: AuthAccountEngine {
         guard let refreshToken = tokens.refreshToken, !refreshToken.isEmpty else {
             throw AuthError.notAuthorized("The access token is refused: the token has expired, and no refresh token came with it.", "Sign in again.")
         }
-        let (renewedUser, issued) = try await pool.refresh(refreshToken)
-        guard renewedUser.sub == user.sub else {
-            try? await pool.revoke(refreshToken: issued.refreshToken)
-            throw AuthError.notAuthorized("The refresh token is refused: it belongs to another user than the access token.", "Sign in again.")
-        }
+        let (renewedUser, issued) = try await pool.refresh(refreshToken, owner: user.sub)
         return Self.storedSession(renewedUser, issued)
     }
 }

@@ -11,7 +11,7 @@ final class AutoSignInTickets: Sendable {
 
     /// Keeps a ticket for `username` for `lifetime` seconds.
     func issue(_ username: String, lifetime: TimeInterval) {
-        signedUp.withLock { $0[LocalUserPool.canonical(username)] = Date().addingTimeInterval(lifetime) }
+        signedUp.withLock { $0[UsernameProfile.key(username)] = Date().addingTimeInterval(lifetime) }
     }
 
     /// Takes `username`'s ticket; `true` if it had a live one.
@@ -19,7 +19,7 @@ final class AutoSignInTickets: Sendable {
         signedUp.withLock { tickets in
             let now = Date()
             tickets = tickets.filter { $0.value > now }
-            return tickets.removeValue(forKey: LocalUserPool.canonical(username)) != nil
+            return tickets.removeValue(forKey: UsernameProfile.key(username)) != nil
         }
     }
 }

@@ -81,28 +81,18 @@ actor LocalUserPool {
 
     // MARK: Users
 
-    /// The form a username is stored and looked up in: Unicode NFC, so "josé" typed precomposed
-    /// or decomposed is one user.
-    static func canonical(_ username: String) -> String {
-        username.precomposedStringWithCanonicalMapping
-    }
-
-    /// The first scalar that has no place in a username: a control, a text-direction override
-    /// (U+202A–U+202E, U+2066–U+2069, U+200E, U+200F, U+061C) or an invisible one (U+200B–U+200D,
-    /// U+2060, U+FEFF), which let two names that look alike be two users.
-    static func forbiddenScalar(in username: String) -> Unicode.Scalar? {
-        username.unicodeScalars.first { scalar in
-            switch scalar.value {
-            case 0x00...0x1F, 0x7F...0x9F, 0x061C, 0x200B...0x200F, 0x202A...0x202E, 0x2060...0x2064, 0x2066...0x2069, 0xFEFF: true
-            default: false
-            }
-        }
-    }
-
+    /// The user named `typed` (compared by ``UsernameProfile/key(_:)``; of two users of an older
+    /// pool whose names compare equal, the one named exactly so).
     func user(named typed: String) async throws -> PoolUser? {
-        let username = Self.canonical(typed)
-        return try await database.run("SELECT sub, username, confirmed, token_version FROM users WHERE username = ?", [.text(username)])
-            .first.map(Self.poolUser)
+        try await userRow(named: typed, columns: "sub, username, confirmed, token_version").map(Self.poolUser)
+    }
+
+    /// The row (`columns`) of the user named `typed`.
+    private func userRow(named typed: String, columns: String) async throws -> SQLiteRow? {
+        try await database.run(
+            "SELECT \(columns) FROM users WHERE username_key = ? ORDER BY username = ? DESC LIMIT 1",
+            [.text(UsernameProfile.key(typed)), .text(UsernameProfile.display(typed))]
+        ).first
     }
 
     func user(sub: String) async throws -> PoolUser? {
@@ -116,14 +106,21 @@ actor LocalUserPool {
     }
 
     func createUser(username typed: String, password: String, attributes: [AuthUserAttribute]) async throws -> (PoolUser, AuthCodeDeliveryDetails?) {
-        let username = Self.canonical(typed)
-        guard !username.isEmpty, !username.contains(where: { $0.isWhitespace || $0.isNewline }) else {
+        let username = UsernameProfile.display(typed)
+        let key = UsernameProfile.key(typed)
+        switch UsernameProfile.refusal(of: typed) {
+        case nil: break
+        case .spaces:
             throw AuthError.validation("username", "The username is empty or contains spaces.", "Choose a username without spaces.")
-        }
-        if let scalar = Self.forbiddenScalar(in: username) {
+        case .invisible(let scalar):
             throw AuthError.validation(
                 "username", "The username contains an invisible or text-direction character (U+\(String(scalar.value, radix: 16, uppercase: true))).",
                 "Choose a username of visible characters.")
+        case .notAllowed(let scalar):
+            throw AuthError.validation(
+                "username",
+                "The username contains a character usernames may not have (U+\(String(scalar.value, radix: 16, uppercase: true))): only letters, digits, marks and ASCII's printable characters are allowed.",
+                "Choose a username of letters, digits and ASCII punctuation (RFC 8265's UsernameCaseMapped profile).")
         }
         try checkPolicy(password)
         let salt = try Digest.randomBytes(16)
@@ -131,19 +128,29 @@ actor LocalUserPool {
         let sub = UUID().uuidString.lowercased()
         let confirmed = !configuration.signUpRequiresConfirmation
         do {
-            try await database.transaction { connection in
-                try connection.run("INSERT INTO users (sub, username, password_hash, password_salt, confirmed, created_at) VALUES (?, ?, ?, ?, ?, ?)",
-                                   [.text(sub), .text(username), .blob(hash), .blob(salt), .integer(confirmed ? 1 : 0), .real(Date().timeIntervalSince1970)])
+            let taken = try await database.transaction { connection -> Bool in
+                // Names that compare equal are one user (the transaction is BEGIN IMMEDIATE:
+                // two sign-ups of look-alike names take turns).
+                guard try connection.run("SELECT 1 FROM users WHERE username_key = ? LIMIT 1", [.text(key)]).isEmpty else { return true }
+                try connection.run(
+                    "INSERT INTO users (sub, username, username_key, password_hash, password_salt, confirmed, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                    [.text(sub), .text(username), .text(key), .blob(hash), .blob(salt), .integer(confirmed ? 1 : 0), .real(Date().timeIntervalSince1970)])
                 for attribute in attributes where attribute.key != .sub {
                     try connection.run("INSERT OR REPLACE INTO attributes VALUES (?, ?, ?)", [.text(sub), .text(attribute.key.rawValue), .text(attribute.value)])
                 }
+                return false
             }
+            if taken { throw Self.usernameTaken(username, nil) }
         } catch let error as SQLiteError where error.isConstraintViolation {
-            throw AuthError.validation("username", "A user named '\(username)' already exists.", "Sign in instead, or choose another username.", error)
+            throw Self.usernameTaken(username, error)
         }
         let user = PoolUser(sub: sub, username: username, confirmed: confirmed, tokenVersion: 0)
         guard !confirmed else { return (user, nil) }
         return (user, try await sendCode(to: user, purpose: .signUp))
+    }
+
+    private static func usernameTaken(_ username: String, _ error: (any Error)?) -> AuthError {
+        AuthError.validation("username", "A user named '\(PrintableText(username))' already exists.", "Sign in instead, or choose another username.", error)
     }
 
     func hashPassword(_ password: String, salt: [UInt8]) throws -> [UInt8] {
@@ -170,12 +177,11 @@ actor LocalUserPool {
     /// one atomic `UPDATE … SET failed_attempts = failed_attempts + 1` that also sets the lock
     /// when the count reaches the limit. A lock that has run out starts a new count.
     func authenticate(username typed: String, password: String) async throws -> PoolUser {
-        let username = Self.canonical(typed)
         let incorrect = AuthError.notAuthorized("Incorrect username or password.", "Check the username and password.")
         // A password changed between the read and the check was hashed with the old salt: hash
         // again with the new one (twice at most; a third change in a row is refused as wrong).
         for _ in 0..<3 {
-            guard let row = try await database.run("SELECT * FROM users WHERE username = ?", [.text(username)]).first,
+            guard let row = try await userRow(named: typed, columns: "*"),
                   let salt = row["password_salt"].blob, let sub = row["sub"].text
             else {
                 // Spend the same time as for a real user, so timing does not reveal who exists.
@@ -352,10 +358,14 @@ actor LocalUserPool {
         try await database.run("DELETE FROM codes WHERE sub = ? AND purpose = ?", [.text(sub), .text(purpose.rawValue)])
     }
 
-    func outbox(username: String? = nil) async throws -> [CodeMessage] {
-        let rows = username == nil
-            ? try await database.run("SELECT * FROM outbox ORDER BY id")
-            : try await database.run("SELECT * FROM outbox WHERE username = ? ORDER BY id", [.text(username.map(Self.canonical) ?? "")])
+    func outbox(username typed: String? = nil) async throws -> [CodeMessage] {
+        let rows: [SQLiteRow]
+        if let typed {
+            let name = try await user(named: typed)?.username ?? UsernameProfile.display(typed)
+            rows = try await database.run("SELECT * FROM outbox WHERE username = ? ORDER BY id", [.text(name)])
+        } else {
+            rows = try await database.run("SELECT * FROM outbox ORDER BY id")
+        }
         return rows.map {
             CodeMessage(username: $0["username"].text ?? "", destination: $0["destination"].text ?? "",
                         purpose: CodePurpose(rawValue: $0["purpose"].text ?? "") ?? .signUp, code: $0["code"].text ?? "",
@@ -377,20 +387,25 @@ actor LocalUserPool {
     /// the refresh-token lifetime from sign-in.
     /// `deviceKey` (the tracked device of the sign-in) goes into the access token's `device_key`
     /// claim and before the refresh token's random part.
-    func issueTokens(for user: PoolUser, refreshExpiry: Date? = nil, deviceKey: String? = nil) async throws -> IssuedTokens {
+    /// `origin` is the session's id (the tokens' `origin_jti`, as Cognito names it): a new one
+    /// for a sign-in, the rotated token's for a refresh, so a sign-out can end every access token
+    /// of the session.
+    func issueTokens(for user: PoolUser, refreshExpiry: Date? = nil, deviceKey: String? = nil, origin: String? = nil) async throws -> IssuedTokens {
         let now = Date()
+        let origin = origin ?? UUID().uuidString.lowercased()
         let accessExpiry = now.addingTimeInterval(configuration.accessTokenLifetime)
         let attributes = try await attributes(sub: user.sub)
         var idClaims: [String: JSONValue] = [
             "iss": .string(configuration.issuer), "sub": .string(user.sub), "aud": .string(configuration.clientId),
             "iat": .number(now.timeIntervalSince1970.rounded(.down)), "exp": .number(accessExpiry.timeIntervalSince1970.rounded(.down)),
-            "jti": .string(UUID().uuidString.lowercased()), "token_use": "id", "cognito:username": .string(user.username),
+            "jti": .string(UUID().uuidString.lowercased()), "origin_jti": .string(origin), "token_use": "id",
+            "cognito:username": .string(user.username),
         ]
         for attribute in attributes where attribute.key != .sub { idClaims[attribute.key.rawValue] = .string(attribute.value) }
         var accessClaims: [String: JSONValue] = [
             "iss": .string(configuration.issuer), "sub": .string(user.sub), "client_id": .string(configuration.clientId),
             "iat": .number(now.timeIntervalSince1970.rounded(.down)), "exp": .number(accessExpiry.timeIntervalSince1970.rounded(.down)),
-            "jti": .string(UUID().uuidString.lowercased()), "token_use": "access", "username": .string(user.username),
+            "jti": .string(UUID().uuidString.lowercased()), "origin_jti": .string(origin), "token_use": "access", "username": .string(user.username),
             "ver": .number(Double(user.tokenVersion)), "scope": "aws.cognito.signin.user.admin",
         ]
         accessClaims["device_key"] = deviceKey.map(JSONValue.string)
@@ -402,9 +417,10 @@ actor LocalUserPool {
             // A revoked or expired token can never be exchanged again (its row or no row, the
             // answer is the same), so it goes: the table holds live sessions only.
             try connection.run("DELETE FROM refresh_tokens WHERE revoked = 1 OR expires_at <= ?", [.real(now.timeIntervalSince1970)])
+            try connection.run("DELETE FROM revoked_sessions WHERE expires_at <= ?", [.real(now.timeIntervalSince1970)])
             try connection.run(
-                "INSERT INTO refresh_tokens (token_mac, sub, expires_at, revoked, token_version) VALUES (?, ?, ?, 0, ?)",
-                [.blob(tokenMac), .text(user.sub), .real(refreshExpiry.timeIntervalSince1970), .integer(user.tokenVersion)])
+                "INSERT INTO refresh_tokens (token_mac, sub, expires_at, revoked, token_version, origin_jti) VALUES (?, ?, ?, 0, ?, ?)",
+                [.blob(tokenMac), .text(user.sub), .real(refreshExpiry.timeIntervalSince1970), .integer(user.tokenVersion), .text(origin)])
         }
         return IssuedTokens(
             idToken: try JSONWebToken.sign(claims: .object(idClaims), key: signingKey, keyId: keyId),
@@ -413,31 +429,74 @@ actor LocalUserPool {
             refreshExpiresAt: refreshExpiry)
     }
 
+    /// What the rotation transaction found.
+    private enum Rotation: Sendable {
+        case rotated(sub: String, expiry: Double, version: Int64, origin: String?)
+        case otherUser
+        case dead
+    }
+
     /// Exchanges a refresh token for new tokens; the old refresh token is revoked (rotation).
+    /// With `owner` (the `sub` of the session the token came with), a token of another user is
+    /// refused before anything is revoked: the other user's session goes on.
     /// - Throws: ``AuthError/sessionExpired(_:_:_:)`` when the token is unknown, revoked, expired,
-    ///   or its user is gone.
-    func refresh(_ refreshToken: String) async throws -> (PoolUser, IssuedTokens) {
+    ///   or its user is gone; ``AuthError/notAuthorized(_:_:_:)`` when it is not `owner`'s.
+    func refresh(_ refreshToken: String, owner: String? = nil) async throws -> (PoolUser, IssuedTokens) {
         let expired = AuthError.sessionExpired("The session has expired or was revoked.", "Sign in again.")
         let key = mac(refreshToken)
-        let outcome = try await database.transaction { connection -> (String, Double, Int64)? in
+        let outcome = try await database.transaction { connection -> Rotation in
             guard let row = try connection.run(
-                "SELECT r.revoked, r.expires_at, r.sub, r.token_version AS issued, u.token_version AS current FROM refresh_tokens r JOIN users u ON u.sub = r.sub WHERE r.token_mac = ?",
+                "SELECT r.revoked, r.expires_at, r.sub, r.origin_jti, r.token_version AS issued, u.token_version AS current FROM refresh_tokens r JOIN users u ON u.sub = r.sub WHERE r.token_mac = ?",
                 [.blob(key)]).first,
                   row["revoked"].integer == 0, let expiry = row["expires_at"].real, expiry > Date().timeIntervalSince1970,
                   let sub = row["sub"].text, let version = row["current"].integer, row["issued"].integer == version
-            else { return nil }
+            else { return .dead }
+            if let owner, !owner.isEmpty, owner != sub { return .otherUser }
             try connection.run("UPDATE refresh_tokens SET revoked = 1 WHERE token_mac = ?", [.blob(key)])
-            return (sub, expiry, version)
+            return .rotated(sub: sub, expiry: expiry, version: version, origin: row["origin_jti"].text)
         }
-        guard let (sub, expiry, version) = outcome, let current = try await user(sub: sub), current.confirmed else { throw expired }
+        let sub: String, expiry: Double, version: Int64, origin: String?
+        switch outcome {
+        case .dead: throw expired
+        case .otherUser:
+            throw AuthError.notAuthorized(
+                "The refresh token is refused: it belongs to another user than the session's access token.",
+                "Sign in again; a request must carry one user's tokens.")
+        case .rotated(let rotatedSub, let rotatedExpiry, let rotatedVersion, let rotatedOrigin):
+            (sub, expiry, version, origin) = (rotatedSub, rotatedExpiry, rotatedVersion, rotatedOrigin)
+        }
+        guard let current = try await user(sub: sub), current.confirmed else { throw expired }
         // The new tokens carry the version the rotation saw, so a global sign-out that ran since
         // makes them invalid too.
         let user = PoolUser(sub: current.sub, username: current.username, confirmed: current.confirmed, tokenVersion: version)
-        return (user, try await issueTokens(for: user, refreshExpiry: Date(timeIntervalSince1970: expiry), deviceKey: Self.deviceKey(ofRefreshToken: refreshToken)))
+        return (user, try await issueTokens(
+            for: user, refreshExpiry: Date(timeIntervalSince1970: expiry), deviceKey: Self.deviceKey(ofRefreshToken: refreshToken), origin: origin))
     }
 
+    /// Revokes a refresh token and ends its session: the access and ID tokens issued with it
+    /// (before or after a rotation) are refused from now on, not only when they expire.
     func revoke(refreshToken: String) async throws {
-        try await database.run("UPDATE refresh_tokens SET revoked = 1 WHERE token_mac = ?", [.blob(mac(refreshToken))])
+        let key = mac(refreshToken)
+        // Every access token of the session has expired by then (a lifetime from now, and a
+        // minute for clocks).
+        let until = Date().timeIntervalSince1970 + configuration.accessTokenLifetime + 60
+        try await database.transaction { connection in
+            let origin = try connection.run("SELECT origin_jti FROM refresh_tokens WHERE token_mac = ?", [.blob(key)]).first?["origin_jti"].text
+            try connection.run("UPDATE refresh_tokens SET revoked = 1 WHERE token_mac = ?", [.blob(key)])
+            if let origin {
+                try connection.run("INSERT OR REPLACE INTO revoked_sessions (origin_jti, expires_at) VALUES (?, ?)", [.text(origin), .real(until)])
+            }
+        }
+    }
+
+    /// The user `sub` if it exists and the session `origin` (a token's `origin_jti`; `nil` for
+    /// tokens issued before sessions had ids) was not signed out: one query.
+    private func liveUser(sub: String, origin: String?) async throws -> (PoolUser, revoked: Bool)? {
+        guard let row = try await database.run(
+            "SELECT sub, username, confirmed, token_version, EXISTS (SELECT 1 FROM revoked_sessions WHERE origin_jti = ?) AS revoked FROM users WHERE sub = ?",
+            [origin.map(SQLiteValue.text) ?? .null, .text(sub)]
+        ).first else { return nil }
+        return (Self.poolUser(row), row["revoked"].integer == 1)
     }
 
     /// Global sign-out: revokes every refresh token of the user and invalidates its access tokens.
@@ -453,17 +512,21 @@ actor LocalUserPool {
     func validate(accessToken: String) async throws -> PoolUser {
         let token: JSONWebToken
         do {
-            token = try JSONWebToken.verify(accessToken, key: signingKey)
+            token = try JSONWebToken.verify(accessToken, key: signingKey, keyId: keyId)
         } catch .expired {
             throw AuthError.sessionExpired("The access token has expired.", "Refresh the session (fetchAuthSession) or sign in again.")
+        } catch .badSignature {
+            // The session's own stored token: signed by an earlier key, or in the high-S form
+            // an earlier version wrote. A refresh gets a token of today's key and form.
+            throw AuthError.sessionExpired("The access token's signature is not accepted any more.", "Refresh the session (fetchAuthSession) or sign in again.")
         } catch {
             throw AuthError.notAuthorized("The access token is not valid: \(error).", "Sign in again.")
         }
         guard token.string("token_use") == "access", token.string("client_id") == configuration.clientId,
-              let sub = token.string("sub"), let user = try await user(sub: sub),
+              let sub = token.string("sub"), let (user, revoked) = try await liveUser(sub: sub, origin: token.string("origin_jti")), !revoked,
               let version = token.claims["ver"]?.doubleValue.flatMap({ Int64(exactly: $0) }), version == user.tokenVersion
         else {
-            throw AuthError.sessionExpired("The session was revoked (signed out everywhere, or the user was deleted).", "Sign in again.")
+            throw AuthError.sessionExpired("The session was revoked (signed out, signed out everywhere, or the user was deleted).", "Sign in again.")
         }
         return user
     }
@@ -475,11 +538,14 @@ actor LocalUserPool {
     /// - Throws: `AuthError.notAuthorized(_:_:_:)` saying which check failed.
     func verifyRequest(accessToken: String, idToken: String?) async throws -> (PoolUser, Date, Bool) {
         let (access, expired) = try checkSigned(accessToken, what: "access token")
-        guard access.string("token_use") == "access" else { throw refused("access token", "its token_use is '\(access.string("token_use") ?? "")', not 'access'") }
+        guard access.string("token_use") == "access" else { throw refused("access token", "its token_use is '\(PrintableText(access.string("token_use") ?? ""))', not 'access'") }
         guard access.string("client_id") == configuration.clientId else {
-            throw refused("access token", "it was issued to the app client '\(access.string("client_id") ?? "")', not '\(configuration.clientId)'")
+            throw refused("access token", "it was issued to the app client '\(PrintableText(access.string("client_id") ?? ""))', not '\(configuration.clientId)'")
         }
-        guard let sub = access.string("sub"), let user = try await user(sub: sub) else { throw refused("access token", "its user does not exist") }
+        guard let sub = access.string("sub"), let (user, revoked) = try await liveUser(sub: sub, origin: access.string("origin_jti")) else {
+            throw refused("access token", "its user does not exist")
+        }
+        guard !revoked else { throw refused("access token", "its session was signed out") }
         guard let version = access.claims["ver"]?.doubleValue.flatMap({ Int64(exactly: $0) }), version == user.tokenVersion else {
             throw refused("access token", "it was revoked (signed out everywhere, or the password was reset)")
         }
@@ -499,7 +565,7 @@ actor LocalUserPool {
         var expired = false
         let verified: JSONWebToken
         do {
-            verified = try JSONWebToken.verify(token, key: signingKey)
+            verified = try JSONWebToken.verify(token, key: signingKey, keyId: keyId)
         } catch .expired {
             // verify checks the signature before the expiry: an expired token is genuine.
             expired = true
@@ -512,7 +578,7 @@ actor LocalUserPool {
             throw refused(what, "\(error)")
         }
         guard verified.string("iss") == configuration.issuer else {
-            throw refused(what, "its issuer '\(verified.string("iss") ?? "")' is not this pool's ('\(configuration.issuer)')")
+            throw refused(what, "its issuer '\(PrintableText(verified.string("iss") ?? ""))' is not this pool's ('\(configuration.issuer)')")
         }
         return (verified, expired)
     }

@@ -34,6 +34,41 @@ enum PoolSchema {
                 try connection.run("ALTER TABLE refresh_tokens ADD COLUMN token_version INTEGER NOT NULL DEFAULT 0")
             }
         },
+        // 3: sessions that a sign-out ended: each refresh token carries its session's id (the
+        // `origin_jti` of the tokens issued with it, kept through rotation), and a signed-out
+        // session's id is refused until its last access token has expired.
+        { connection in
+            let columns = try connection.run("PRAGMA table_info(refresh_tokens)").compactMap { $0["name"].text }
+            if !columns.contains("origin_jti") {
+                try connection.run("ALTER TABLE refresh_tokens ADD COLUMN origin_jti TEXT")
+            }
+            try connection.run("CREATE TABLE IF NOT EXISTS revoked_sessions (origin_jti TEXT PRIMARY KEY, expires_at REAL NOT NULL)")
+        },
+        // 4: usernames compared by RFC 8265's UsernameCaseMapped profile (`UsernameProfile`):
+        // each user's key, computed here for the users already there. Not unique: two users of
+        // an older pool whose names now compare equal both keep signing in (the exact name wins).
+        { connection in
+            let columns = try connection.run("PRAGMA table_info(users)").compactMap { $0["name"].text }
+            if !columns.contains("username_key") {
+                try connection.run("ALTER TABLE users ADD COLUMN username_key TEXT")
+            }
+            for row in try connection.run("SELECT sub, username FROM users WHERE username_key IS NULL") {
+                guard let sub = row["sub"].text, let username = row["username"].text else { continue }
+                try connection.run("UPDATE users SET username_key = ? WHERE sub = ?", [.text(UsernameProfile.key(username)), .text(sub)])
+            }
+            try connection.run("CREATE INDEX IF NOT EXISTS users_by_username_key ON users(username_key)")
+        },
+        // 5: codes issued per user and window (a limit on how many can be asked for), and the
+        // codes "sent" to users that do not exist, so that every answer is the same as for a
+        // user that does (Cognito's PreventUserExistenceErrors).
+        { connection in
+            try connection.run("CREATE TABLE IF NOT EXISTS code_issues (subject TEXT NOT NULL, issued_at REAL NOT NULL)")
+            try connection.run("CREATE INDEX IF NOT EXISTS code_issues_by_subject ON code_issues(subject, issued_at)")
+            try connection.run("""
+                CREATE TABLE IF NOT EXISTS phantom_codes (subject TEXT NOT NULL, purpose TEXT NOT NULL, expires_at REAL NOT NULL,
+                    attempts INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (subject, purpose))
+                """)
+        },
     ]
 
     /// Brings `database` to ``currentVersion``.

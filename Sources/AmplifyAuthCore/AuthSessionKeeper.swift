@@ -62,7 +62,7 @@ public actor AuthSessionKeeper {
         self.refreshLead = refreshLead.isFinite ? max(0, refreshLead) : 0
         self.hub = hub
         self.eventLoop = eventLoop
-        self.exchange = refresh
+        self.exchange = Self.requiringSameUser(refresh)
         metrics = AmplifyMetrics.activeFactory(metricsFactory).map { KeeperMetrics(pluginKey: pluginKey, factory: $0) }
     }
 

@@ -23,6 +23,8 @@ public struct JSONWebToken: Sendable, Equatable {
         case badSignature
         /// `exp` has passed.
         case expired
+        /// `nbf` is still ahead.
+        case notYetValid
         /// A claim does not have the expected value.
         case wrongClaim(String)
         /// The token is longer than ``JSONWebToken/maximumLength`` bytes (its length).
@@ -37,9 +39,10 @@ public struct JSONWebToken: Sendable, Equatable {
         public var description: String {
             switch self {
             case .malformed: "the token is not a well-formed JWT"
-            case .unsupportedAlgorithm(let alg): "the token's algorithm '\(alg)' is not accepted (only ES256)"
+            case .unsupportedAlgorithm(let alg): "the token's algorithm '\(PrintableText(alg))' is not accepted (only ES256)"
             case .badSignature: "the token's signature does not verify"
             case .expired: "the token has expired"
+            case .notYetValid: "the token is not valid yet"
             case .wrongClaim(let claim): "the token's '\(claim)' claim is not the expected one"
             case .tooLarge(let length): "the token is \(length) bytes, more than the \(JSONWebToken.maximumLength) accepted"
             case .criticalHeader: "the token's header has 'crit' (critical extensions), and none is accepted"
@@ -57,9 +60,14 @@ public struct JSONWebToken: Sendable, Equatable {
         return signingInput + "." + Base64URL.encode(signature)
     }
 
-    /// The longest token accepted, in bytes: checked before any other work (Cognito's tokens
-    /// are a few KiB; an unbounded one costs time and memory to decode).
-    public static let maximumLength = 16 * 1024
+    /// The longest token accepted, in bytes: checked before any other work (an unbounded one
+    /// costs time and memory to decode). Sized from Cognito's limits, so that no token it issues
+    /// is refused: a user may be in 100 groups with names of up to 128 characters, which the ID
+    /// and access tokens both list (`cognito:groups`: about 13 KB of JSON, 17.5 KB once
+    /// base64url-encoded), beside the standard attributes, custom ones and what a pre-token-
+    /// generation trigger adds. 64 KiB holds that with room; a token near it no longer fits a
+    /// browser's 4 KiB cookie, only a header.
+    public static let maximumLength = 64 * 1024
 
     /// The latest time claim accepted, 9999-12-31T23:59:59Z: anything later (or `1e999`, which
     /// JSON parsers read as infinity) is not a time.
@@ -94,18 +102,26 @@ public struct JSONWebToken: Sendable, Equatable {
         self.signature = parts.signature
     }
 
-    /// Parses `token` and checks its algorithm, signature and expiry against `key` and `now`
-    /// (with `leeway` seconds of clock skew).
-    /// - Throws: ``Problem``.
-    public static func verify(_ token: String, key: ES256Key, now: Date = Date(), leeway: TimeInterval = 0) throws(Problem) -> JSONWebToken {
+    /// Parses `token` and checks its algorithm, key id, signature, expiry and not-before time
+    /// against `key` and `now` (with `leeway` seconds of clock skew; `exp == now` has expired, as
+    /// aws-jwt-verify decides).
+    /// - Parameters:
+    ///   - keyId: the `kid` the header must name (`nil`: not checked).
+    /// - Throws: ``Problem`` (``Problem/expired`` only after every other check passed: an expired
+    ///   token is genuine).
+    public static func verify(
+        _ token: String, key: ES256Key, keyId: String? = nil, now: Date = Date(), leeway: TimeInterval = 0
+    ) throws(Problem) -> JSONWebToken {
         let parsed = try JSONWebToken(parsing: token)
         let algorithm = parsed.header["alg"]?.stringValue ?? "(none)"
         guard algorithm == "ES256" else { throw Problem.unsupportedAlgorithm(algorithm) }
         guard parsed.header["crit"] == nil else { throw Problem.criticalHeader }
+        if let keyId, parsed.header["kid"]?.stringValue != keyId { throw Problem.wrongClaim("kid") }
         guard key.verify(signature: parsed.signature, of: Array(parsed.signingInput.utf8)) else { throw Problem.badSignature }
         guard let expiry = try parsed.time("exp") else { throw Problem.wrongClaim("exp") }
-        _ = try parsed.time("nbf")
+        let notBefore = try parsed.time("nbf")
         _ = try parsed.time("iat")
+        if let notBefore, now.timeIntervalSince1970 + leeway < notBefore { throw Problem.notYetValid }
         guard now.timeIntervalSince1970 < expiry + leeway else { throw Problem.expired }
         return parsed
     }

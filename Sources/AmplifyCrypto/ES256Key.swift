@@ -133,9 +133,28 @@ public final class ES256Key: Sendable {
         return try Self.rawSignature(fromDER: der)
     }
 
-    /// Whether `signature` (`r || s`) is this key's ES256 signature of `message`.
+    /// P-256's group order n, big-endian.
+    private static let order: [UInt8] = [
+        0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+        0xBC, 0xE6, 0xFA, 0xAD, 0xA7, 0x17, 0x9E, 0x84, 0xF3, 0xB9, 0xCA, 0xC2, 0xFC, 0x63, 0x25, 0x51,
+    ]
+    /// ⌊n / 2⌋, big-endian: the largest `s` of a low-S signature.
+    private static let halfOrder: [UInt8] = [
+        0x7F, 0xFF, 0xFF, 0xFF, 0x80, 0x00, 0x00, 0x00, 0x7F, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+        0xDE, 0x73, 0x7D, 0x56, 0xD3, 0x8B, 0xCF, 0x42, 0x79, 0xDC, 0xE5, 0x61, 0x7E, 0x31, 0x92, 0xA8,
+    ]
+
+    /// Whether the `s` half of `signature` (`r || s`) is above n/2 (the "high-S" twin of a
+    /// signature: `(r, n − s)` verifies as well as `(r, s)`).
+    private static func isHighS(_ signature: ArraySlice<UInt8>) -> Bool {
+        halfOrder.lexicographicallyPrecedes(signature)
+    }
+
+    /// Whether `signature` (`r || s`) is this key's ES256 signature of `message`. Only the low-S
+    /// form (`s ≤ n/2`) is accepted, so a token has one valid signature: its high-S twin, which
+    /// anyone can make from the genuine one, is refused (this key's own signatures are low-S).
     public func verify(signature: [UInt8], of message: [UInt8]) -> Bool {
-        guard signature.count == 64, let der = Self.derSignature(fromRaw: signature) else { return false }
+        guard signature.count == 64, !Self.isHighS(signature[32...]), let der = Self.derSignature(fromRaw: signature) else { return false }
         return key.withLock { owned -> Bool in
             guard let context = EVP_MD_CTX_new() else { return false }
             defer { EVP_MD_CTX_free(context) }
@@ -171,7 +190,25 @@ public final class ES256Key: Sendable {
             return BN_bn2binpad(r, base, 32) == 32 && BN_bn2binpad(s, base + 32, 32) == 32
         }
         guard ok else { throw CryptoError("ES256 sign", openSSLReason()) }
-        return raw
+        return isHighS(raw[32...]) ? try lowS(raw) : raw
+    }
+
+    /// `raw` (`r || s`) with `s` replaced by `n − s`: the same signature in its low-S form.
+    private static func lowS(_ raw: [UInt8]) throws -> [UInt8] {
+        guard let n = BN_bin2bn(order, 32, nil) else { throw CryptoError("ES256 sign", openSSLReason()) }
+        defer { BN_free(n) }
+        guard let s = raw.withUnsafeBufferPointer({ BN_bin2bn($0.baseAddress.map { $0 + 32 }, 32, nil) }) else {
+            throw CryptoError("ES256 sign", openSSLReason())
+        }
+        defer { BN_free(s) }
+        guard BN_sub(s, n, s) == 1 else { throw CryptoError("ES256 sign", openSSLReason()) }
+        var low = raw
+        let ok = low.withUnsafeMutableBufferPointer { buffer -> Bool in
+            guard let base = buffer.baseAddress else { return false }
+            return BN_bn2binpad(s, base + 32, 32) == 32
+        }
+        guard ok else { throw CryptoError("ES256 sign", openSSLReason()) }
+        return low
     }
 
     private static func derSignature(fromRaw raw: [UInt8]) -> [UInt8]? {

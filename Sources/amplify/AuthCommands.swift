@@ -134,16 +134,26 @@ enum AuthCommands {
         @OptionGroup var global: GlobalOptions
         @Argument(help: ArgumentHelp("The token (a JWT), or - (the default) to read it from standard input.", valueName: "token")) var token: String?
         @Flag(help: "The token is an access token (default: an ID token).") var access = false
+        @Option(
+            name: .customLong("grace-seconds"),
+            help: ArgumentHelp("Clock skew allowed for exp and nbf, in seconds (default 0, as aws-jwt-verify).", valueName: "seconds"))
+        var graceSeconds: Double = 0
+
+        func validate() throws {
+            guard graceSeconds.isFinite, graceSeconds >= 0, graceSeconds <= 86_400 else {
+                throw ValidationError("--grace-seconds must be a number of seconds from 0 to 86400.")
+            }
+        }
 
         func execute() async throws -> CommandResult {
             let input = try token.flatMap { $0 == "-" ? nil : $0 } ?? TokenReader.readStandardInput()
-            let verifier = try cognitoPlugin().tokenVerifier()
+            let verifier = try cognitoPlugin().tokenVerifier(leeway: graceSeconds)
             let use: CognitoTokenVerifier.TokenUse = access ? .access : .id
             do {
                 let verified = try await verifier.verify(input, as: use)
                 let expires = ISO8601DateFormatter().string(from: verified.expiresAt)
                 return CommandResult(
-                    text: "Valid \(use.rawValue) token of \(verified.username ?? verified.subject) (sub \(verified.subject)); expires at \(expires).",
+                    text: "Valid \(use.rawValue) token of \(PrintableText(verified.username ?? verified.subject)) (sub \(PrintableText(verified.subject))); expires at \(expires).",
                     json: ["valid": true, "sub": .string(verified.subject), "username": verified.username.map(JSONValue.string) ?? .null, "expiresAt": .string(expires)])
             } catch let error as CognitoTokenError {
                 throw AuthError.notAuthorized("The token was refused: \(error).", "Sign in again for a fresh token, or check which pool issued it.")

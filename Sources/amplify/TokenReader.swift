@@ -7,10 +7,10 @@ import Glibc
 /// Reads a token from standard input for `auth verify-token -` (or no TOKEN): a token on the
 /// command line is visible to every user through `ps` and lands in the shell's history.
 enum TokenReader {
-    /// The most read from standard input: four times the verifier's 16 KiB cap, so an oversized
+    /// The most read from standard input: four times the verifier's 64 KiB cap, so an oversized
     /// token is still reported as too large rather than cut, and a stream that never ends is not
     /// read into memory.
-    static let maximumInput = 64 * 1024
+    static let maximumInput = 256 * 1024
 
     /// The token: standard input up to its end (or the first line on a terminal), without the
     /// surrounding white space.

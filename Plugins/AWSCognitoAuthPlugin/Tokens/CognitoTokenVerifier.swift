@@ -7,11 +7,15 @@ import Foundation
 
 /// Verifies the ID and access tokens a user pool issues, for server code that authenticates
 /// requests from the app's users: the RS256 signature against the pool's JWKS, `iss`, `aud`
-/// (ID tokens) or `client_id` (access tokens), `token_use`, and `exp` / `nbf` with a small clock
-/// skew. Tokens with `alg: none`, HS256 (key confusion) or any other algorithm, an unknown key,
-/// a tampered payload or another key's signature are refused.
+/// (ID tokens) or `client_id` (access tokens), `token_use`, and `exp` / `nbf` with a clock-skew
+/// grace of 0 s unless one is given (`exp == now` has expired), as aws-jwt-verify decides. Tokens
+/// with `alg: none`, HS256 (key confusion) or any other algorithm, an unknown key, a tampered
+/// payload or another key's signature are refused, and so are claims of the wrong type: `iss`,
+/// `sub`, `jti`, `origin_jti`, `token_use`, `client_id`, `scope`, `username`,
+/// `cognito:username` and `event_id` must be strings, `aud` a string (or an array of strings),
+/// `auth_time` a number, `cognito:groups` and `cognito:roles` arrays of strings.
 ///
-/// Hostile input is refused cheaply: a token over 16 KiB (`JSONWebToken/maximumLength`) before
+/// Hostile input is refused cheaply: a token over 64 KiB (`JSONWebToken/maximumLength`) before
 /// any other work, invalid UTF-8 in the header or claims, any `crit` header (no extension is
 /// understood), and `exp` / `nbf` / `iat` that are not finite numbers from 0 to the year 9999.
 /// JWKS keys are used only if their exponent is odd and at least 3 (65537 in practice; `e = 1`
@@ -23,7 +27,8 @@ import Foundation
 /// the server hammer Cognito. Verifications that arrive while a fetch is under way wait for it
 /// (one fetch, however many callers). A fetch that fails is retried after a backoff that starts
 /// at `initialRetryDelay` and doubles per failure in a row, up to `refetchInterval`; until then
-/// tokens are refused with ``CognitoTokenError/keysUnavailable(_:)``. Safe from any task.
+/// tokens are refused with ``CognitoTokenError/keysUnavailable(_:)``. A JWKS answer over 1 MiB is
+/// refused while it downloads (Cognito's are about 1 KiB). Safe from any task.
 ///
 /// A verification with the key cached runs on the caller's executor, taking only the cache's
 /// lock (no hop onto this actor and back, which cost more than parsing the token); fetches and
@@ -79,20 +84,21 @@ public actor CognitoTokenVerifier {
     ///   - jwksURL: where the pool publishes its signing keys.
     ///   - clientIds: the app clients a token may be issued to (`aud` or `client_id`).
     ///   - http: the HTTP client the keys are fetched with.
-    ///   - leeway: clock skew allowed for `exp` and `nbf` (default 60 s).
+    ///   - leeway: clock skew allowed for `exp` and `nbf`, aws-jwt-verify's `graceSeconds`
+    ///     (default 0; a negative or non-finite value is taken as 0).
     ///   - refetchInterval: the least time between two JWKS fetches (default 60 s).
     ///   - initialRetryDelay: how long after a failed fetch the next may start (default 1 s);
     ///     it doubles with each failure in a row, up to `refetchInterval`.
     ///   - now: the clock (tests pass their own).
     public init(
-        issuer: String, jwksURL: URL, clientIds: [String], http: HTTPClient, leeway: TimeInterval = 60,
+        issuer: String, jwksURL: URL, clientIds: [String], http: HTTPClient, leeway: TimeInterval = 0,
         refetchInterval: TimeInterval = 60, initialRetryDelay: TimeInterval = 1, now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.initialRetryDelay = initialRetryDelay
         self.issuer = issuer
         self.jwksURL = jwksURL
         self.clientIds = Set(clientIds)
-        self.leeway = leeway
+        self.leeway = leeway.isFinite ? max(0, leeway) : 0
         self.refetchInterval = refetchInterval
         self.http = http
         self.now = now
@@ -125,6 +131,7 @@ public actor CognitoTokenVerifier {
         }
 
         let claims = parsed.claims
+        try Self.checkClaimTypes(claims)
         guard claims["iss"]?.stringValue == issuer else { throw CognitoTokenError.wrongIssuer(claims["iss"]?.stringValue) }
         guard claims["token_use"]?.stringValue == use.rawValue else { throw CognitoTokenError.wrongTokenUse(claims["token_use"]?.stringValue) }
         let audience = use == .id ? claims["aud"]?.stringValue : claims["client_id"]?.stringValue
@@ -141,6 +148,26 @@ public actor CognitoTokenVerifier {
             claims: claims, subject: subject,
             username: use == .id ? claims["cognito:username"]?.stringValue : claims["username"]?.stringValue,
             expiresAt: Date(timeIntervalSince1970: expiry), keyId: keyId)
+    }
+
+    /// The claims that must be strings, arrays of strings or numbers when present.
+    private static let stringClaims = ["iss", "sub", "jti", "origin_jti", "token_use", "client_id", "scope", "username", "cognito:username", "event_id"]
+    private static let stringListClaims = ["cognito:groups", "cognito:roles"]
+
+    /// Refuses a registered or Cognito claim of the wrong type (a `scope` that is a number, a
+    /// `jti` that is an object): a check that compares it would read it as absent otherwise.
+    private nonisolated static func checkClaimTypes(_ claims: JSONValue) throws(CognitoTokenError) {
+        for name in stringClaims where claims[name] != nil && claims[name]?.stringValue == nil {
+            throw CognitoTokenError.malformedClaim(name)
+        }
+        for name in stringListClaims {
+            guard let value = claims[name] else { continue }
+            guard let list = value.asArray, list.allSatisfy({ $0.stringValue != nil }) else { throw CognitoTokenError.malformedClaim(name) }
+        }
+        if let audience = claims["aud"], audience.stringValue == nil {
+            guard let list = audience.asArray, list.allSatisfy({ $0.stringValue != nil }) else { throw CognitoTokenError.malformedClaim("aud") }
+        }
+        if let authTime = claims["auth_time"], authTime.doubleValue == nil { throw CognitoTokenError.malformedClaim("auth_time") }
     }
 
     private nonisolated static func time(_ name: String, of token: JSONWebToken) throws(CognitoTokenError) -> Double? {
@@ -194,10 +221,15 @@ public actor CognitoTokenVerifier {
         return min(refetchInterval, doubled)
     }
 
+    /// The largest JWKS answer read (Cognito's hold two keys, about 1 KiB).
+    static let maximumJWKSBytes: Int64 = 1 << 20
+
     private static func download(_ url: URL, http: HTTPClient) async throws -> [String: RSAKey] {
         let response: HTTPResponse
         do {
-            response = try await http.send(HTTPRequest(method: "GET", url: url, timeout: .seconds(10)))
+            var request = HTTPRequest(method: "GET", url: url, timeout: .seconds(10))
+            request.maximumResponseBytes = maximumJWKSBytes
+            response = try await http.send(request)
         } catch {
             throw CognitoTokenError.keysUnavailable("\(url.absoluteString) could not be fetched: \(error)")
         }
@@ -249,30 +281,34 @@ public enum CognitoTokenError: Error, Sendable, Equatable, CustomStringConvertib
     case missingClaim(String)
     /// The JWKS could not be fetched or read.
     case keysUnavailable(String)
-    /// The token is longer than `JSONWebToken/maximumLength` (16 KiB); its length in bytes.
+    /// The token is longer than `JSONWebToken/maximumLength` (64 KiB); its length in bytes.
     case tooLarge(Int)
     /// The header has `crit` (critical extensions); none is understood, so none is accepted.
     case criticalHeader
     /// A time claim (`exp`, `nbf`, `iat`) is not a finite number of seconds from 0 to the year 9999.
     case invalidClaim(String)
+    /// A claim is not of its type (a `scope` that is not a string, `cognito:groups` that is not
+    /// an array of strings).
+    case malformedClaim(String)
 
     /// A sentence for logs and 401 answers.
     public var description: String {
         switch self {
         case .malformed: "the token is not a well-formed JWT"
-        case .unsupportedAlgorithm(let alg): "the token's algorithm '\(alg)' is not accepted (only RS256)"
-        case .unknownKey(let kid): "no signing key '\(kid)' is published by the user pool"
+        case .unsupportedAlgorithm(let alg): "the token's algorithm '\(PrintableText(alg))' is not accepted (only RS256)"
+        case .unknownKey(let kid): "no signing key '\(PrintableText(kid))' is published by the user pool"
         case .badSignature: "the token's signature does not verify"
         case .expired: "the token has expired"
         case .notYetValid: "the token is not valid yet"
-        case .wrongIssuer(let iss): "the token was issued by '\(iss ?? "nobody")', not this user pool"
-        case .wrongAudience(let aud): "the token was issued to '\(aud ?? "nobody")', not this app client"
-        case .wrongTokenUse(let use): "the token is an '\(use ?? "unknown")' token"
+        case .wrongIssuer(let iss): "the token was issued by '\(PrintableText(iss ?? "nobody"))', not this user pool"
+        case .wrongAudience(let aud): "the token was issued to '\(PrintableText(aud ?? "nobody"))', not this app client"
+        case .wrongTokenUse(let use): "the token is an '\(PrintableText(use ?? "unknown"))' token"
         case .missingClaim(let claim): "the token has no '\(claim)' claim"
         case .keysUnavailable(let why): "the user pool's keys are unavailable: \(why)"
         case .tooLarge(let length): "the token is \(length) bytes, more than the \(JSONWebToken.maximumLength) accepted"
         case .criticalHeader: "the token's header has 'crit' (critical extensions), and none is accepted"
         case .invalidClaim(let claim): "the token's '\(claim)' claim is not a valid time"
+        case .malformedClaim(let claim): "the token's '\(PrintableText(claim))' claim is not of its type"
         }
     }
 }
@@ -282,7 +318,11 @@ extension AWSCognitoAuthPlugin {
     /// on the plugin's HTTP client.
     /// - Throws: `AuthError.configuration(_:_:_:)` before `configure`, or when the
     ///   configuration has no user pool.
-    public func tokenVerifier(leeway: TimeInterval = 60, refetchInterval: TimeInterval = 60) throws -> CognitoTokenVerifier {
+    /// - Parameters:
+    ///   - leeway: clock skew allowed for `exp` and `nbf` (default 0, as aws-jwt-verify's
+    ///     `graceSeconds`).
+    ///   - refetchInterval: the least time between two JWKS fetches.
+    public func tokenVerifier(leeway: TimeInterval = 0, refetchInterval: TimeInterval = 60) throws -> CognitoTokenVerifier {
         let (engine, http) = try configured()
         let settings = engine.configuration
         guard settings.hasUserPool else {

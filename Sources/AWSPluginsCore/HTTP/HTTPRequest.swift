@@ -47,6 +47,10 @@ public struct HTTPRequest: Sendable {
     /// A PEM file of the certificate authorities to trust instead of the system's (a private CA,
     /// or a test server's self-signed certificate); `nil` for the system's.
     public var trustedCertificatesFile: String?
+    /// The most body bytes the answer may have: the transfer fails (kind `.other`, "the answer's
+    /// body is over N bytes") as soon as more arrive, before they are kept (`nil`: no limit). For
+    /// answers read into memory from a server that could be hostile or broken (a JWKS document).
+    public var maximumResponseBytes: Int64?
     /// Called on the loop thread with (bytes sent, bytes to send) as the upload progresses.
     public var uploadProgress: (@Sendable (Int64, Int64) -> Void)?
     /// Called on the loop thread with (bytes received, bytes expected) as the download progresses.

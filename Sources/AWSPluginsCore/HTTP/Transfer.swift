@@ -255,6 +255,10 @@ final class Transfer {
                 }
             }
         }
+        if let limit = request.maximumResponseBytes, bodyBytes + Int64(count) > limit {
+            fileError = "The answer's body is over \(limit) bytes, the most this request accepts."
+            return 0
+        }
         bodyBytes += Int64(count)
         if bodyGoesToFile == true {
             var written = 0

@@ -44,7 +44,7 @@ public actor AuthContextSession: AuthSessionHolding {
         self.scope = scope
         self.owner = owner
         self.events = events
-        self.exchange = refresh
+        self.exchange = AuthSessionKeeper.requiringSameUser(refresh)
         session = initial
         known.withLock { $0 = initial.map { SignedInUser(username: $0.username, userId: $0.userId) } }
     }
