@@ -59,6 +59,8 @@ enum ServerContextsExample {
         ]
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        if let data = try? encoder.encode(json) { print(String(decoding: data, as: UTF8.self)) }
+        // One write per response, straight to the descriptor: print() would block-buffer a pipe,
+        // and a client that waits for each answer would wait forever.
+        if let data = try? encoder.encode(json) { FileHandle.standardOutput.write(data + Data("\n".utf8)) }
     }
 }

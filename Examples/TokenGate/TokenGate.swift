@@ -12,10 +12,12 @@ actor TokenGate {
         case allow(subject: String, username: String)
         case deny(reason: String)
 
+        /// One line: the token's claims come from outside, so they are escaped (a username with
+        /// a line break must not print as a second decision).
         var description: String {
             switch self {
-            case .allow(let subject, let username): "allow \(username) (sub \(subject))"
-            case .deny(let reason): "deny: \(reason)"
+            case .allow(let subject, let username): "allow \(PrintableText(username)) (sub \(PrintableText(subject)))"
+            case .deny(let reason): "deny: \(PrintableText(reason))"
             }
         }
     }

@@ -13,6 +13,8 @@ import Foundation
 ///   "passwordPolicy": {"minLength": 8, "requireLowercase": true, "requireUppercase": true,
 ///                      "requireNumbers": true, "requireSymbols": false},
 ///   "lockout": {"maxFailedAttempts": 5, "lockoutSeconds": 300},
+///   "codeRequests": {"limit": 10, "windowSeconds": 3600},
+///   "preventUserExistenceErrors": true,
 ///   "passwordHashCost": 32768
 /// }
 /// ```
@@ -30,6 +32,8 @@ import Foundation
 /// | `passwordPolicy.minLength` | whole, 1 to 256 |
 /// | `lockout.maxFailedAttempts` | whole, 1 to 1000 |
 /// | `lockout.lockoutSeconds` | 1 to 31536000 (one year) |
+/// | `codeRequests.limit` | whole, 1 to 1000 |
+/// | `codeRequests.windowSeconds` | 1 to 604800 (one week) |
 /// | `passwordHashCost` | a power of two from 2 to 1048576 (2^20 needs 1 GiB per hash) |
 public struct LocalAuthConfiguration: Sendable, Equatable {
     /// Rules a new password must meet.
@@ -85,6 +89,18 @@ public struct LocalAuthConfiguration: Sendable, Equatable {
     public var lockoutDuration: TimeInterval = 300
     /// scrypt's N for password hashes (a power of two).
     public var passwordHashCost: UInt64 = 1 << 15
+    /// The most codes (sign-up, reset, sign-in, verification) one user may be sent per
+    /// ``codeRequestWindow``; one more is refused with Cognito's `LimitExceededException`
+    /// wording. With ``codeMaxAttempts`` guesses a code and wrong codes counting toward the
+    /// lockout, this bounds the guesses at a user's codes per window (see Docs/Reliability.md).
+    public var codeRequestLimit = 10
+    /// The window ``codeRequestLimit`` counts in.
+    public var codeRequestWindow: TimeInterval = 3600
+    /// Whether calls on a user who does not exist answer as they would for one who does
+    /// (Cognito's `PreventUserExistenceErrors`, on for new app clients): reset-password and
+    /// resend-code "send" a code to a simulated destination, confirming it fails as a wrong code
+    /// does, sign-in says "Incorrect username or password.". Off, they say there is no such user.
+    public var preventUserExistenceErrors = true
 
     /// The accepted range of each numeric setting.
     public enum Limits {
@@ -102,6 +118,10 @@ public struct LocalAuthConfiguration: Sendable, Equatable {
         public static let maxFailedAttempts: ClosedRange<Int> = 1...1000
         /// `lockout.lockoutSeconds`: one second to one year.
         public static let lockoutSeconds: ClosedRange<Double> = 1...31_536_000
+        /// `codeRequests.limit`.
+        public static let codeRequestLimit: ClosedRange<Int> = 1...1000
+        /// `codeRequests.windowSeconds`: one second to one week.
+        public static let codeRequestWindowSeconds: ClosedRange<Double> = 1...604_800
         /// `passwordHashCost` (and a power of two): scrypt at 2^20 needs 1 GiB per hash.
         public static let passwordHashCost: ClosedRange<Int> = 2...(1 << 20)
     }
@@ -132,6 +152,9 @@ public struct LocalAuthConfiguration: Sendable, Equatable {
         passwordPolicy.requireSymbols = try block.optionalBool("passwordPolicy.requireSymbols") ?? passwordPolicy.requireSymbols
         maxFailedAttempts = try block.boundedInt("lockout.maxFailedAttempts", in: Limits.maxFailedAttempts) ?? maxFailedAttempts
         lockoutDuration = try block.boundedNumber("lockout.lockoutSeconds", in: Limits.lockoutSeconds, unit: "seconds") ?? lockoutDuration
+        codeRequestLimit = try block.boundedInt("codeRequests.limit", in: Limits.codeRequestLimit) ?? codeRequestLimit
+        codeRequestWindow = try block.boundedNumber("codeRequests.windowSeconds", in: Limits.codeRequestWindowSeconds, unit: "seconds") ?? codeRequestWindow
+        preventUserExistenceErrors = try block.optionalBool("preventUserExistenceErrors") ?? preventUserExistenceErrors
         let powerOfTwo = ConfigurationValueError(
             keyPath: "passwordHashCost", expected: "a power of two from 2 to 1048576 (e.g. 32768)", found: block.value(at: "passwordHashCost"))
         do {

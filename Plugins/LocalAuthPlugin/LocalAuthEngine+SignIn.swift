@@ -64,7 +64,7 @@ extension LocalAuthEngine {
             do {
                 switch method {
                 case .totp: try await pool.checkTOTP(sub: challenge.sub, code: response)
-                case .email, .sms: try await pool.consumeCode(sub: challenge.sub, purpose: .signIn, code: response)
+                case .email, .sms: try await pool.consumeCode(sub: challenge.sub, purpose: .signIn, code: response, countsTowardLockout: false)
                 }
             } catch let error as AuthError {
                 guard case .validation = error else { throw error }

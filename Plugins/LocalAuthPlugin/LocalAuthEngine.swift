@@ -109,9 +109,12 @@ public actor LocalAuthEngine: AuthAccountEngine {
     /// See `AuthAccountEngine`.
     public func confirmSignUp(username: String, code: String) async throws -> AuthSignUpResult {
         let pool = try await prepare()
-        let user = try await existingUser(username, pool)
+        guard let user = try await knownUser(username, pool) else {
+            try await pool.consumePhantomCode(for: username, purpose: .signUp)
+            throw Self.noSuchUser(username)
+        }
         guard !user.confirmed else {
-            throw AuthError.invalidState("'\(username)' is already confirmed.", "Sign in.")
+            throw AuthError.invalidState("'\(PrintableText(username))' is already confirmed.", "Sign in.")
         }
         try await pool.consumeCode(sub: user.sub, purpose: .signUp, code: code)
         try await pool.confirm(sub: user.sub)
@@ -121,8 +124,8 @@ public actor LocalAuthEngine: AuthAccountEngine {
     /// See `AuthAccountEngine`.
     public func resendSignUpCode(username: String) async throws -> AuthCodeDeliveryDetails {
         let pool = try await prepare()
-        let user = try await existingUser(username, pool)
-        guard !user.confirmed else { throw AuthError.invalidState("'\(username)' is already confirmed.", "Sign in.") }
+        guard let user = try await knownUser(username, pool) else { return try await pool.phantomCode(for: username, purpose: .signUp) }
+        guard !user.confirmed else { throw AuthError.invalidState("'\(PrintableText(username))' is already confirmed.", "Sign in.") }
         return try await pool.sendCode(to: user, purpose: .signUp)
     }
 
@@ -193,16 +196,24 @@ public actor LocalAuthEngine: AuthAccountEngine {
     /// See `AuthAccountEngine`.
     public func resetPassword(username: String) async throws -> AuthResetPasswordResult {
         let pool = try await prepare()
-        let user = try await existingUser(username, pool)
-        let delivery = try await pool.sendCode(to: user, purpose: .resetPassword)
+        let delivery: AuthCodeDeliveryDetails
+        if let user = try await knownUser(username, pool) {
+            delivery = try await pool.sendCode(to: user, purpose: .resetPassword)
+        } else {
+            delivery = try await pool.phantomCode(for: username, purpose: .resetPassword)
+        }
         return AuthResetPasswordResult(isPasswordReset: false, nextStep: .confirmResetPasswordWithCode(delivery, nil))
     }
 
     /// See `AuthAccountEngine`.
     public func confirmResetPassword(username: String, newPassword: String, code: String) async throws {
         let pool = try await prepare()
-        let user = try await existingUser(username, pool)
+        let user = try await knownUser(username, pool)
         try await pool.checkPolicy(newPassword)
+        guard let user else {
+            try await pool.consumePhantomCode(for: username, purpose: .resetPassword)
+            throw Self.noSuchUser(username)
+        }
         try await pool.consumeCode(sub: user.sub, purpose: .resetPassword, code: code)
         try await pool.setPassword(sub: user.sub, to: newPassword)
         // A reset password ends every session the old one opened.
@@ -220,10 +231,20 @@ public actor LocalAuthEngine: AuthAccountEngine {
     // MARK: Session lifecycle
 
     func existingUser(_ username: String, _ pool: LocalUserPool) async throws -> PoolUser {
-        guard let user = try await pool.user(named: username) else {
-            throw AuthError.validation("username", "There is no user named '\(username)'.", "Check the username, or sign up first.")
-        }
+        guard let user = try await pool.user(named: username) else { throw Self.noSuchUser(username) }
         return user
+    }
+
+    /// The user named `username`; `nil` when there is none and user-existence errors are
+    /// prevented (the caller then answers as for a user), else the "no such user" error.
+    private func knownUser(_ username: String, _ pool: LocalUserPool) async throws -> PoolUser? {
+        if let user = try await pool.user(named: username) { return user }
+        guard configuration.preventUserExistenceErrors else { throw Self.noSuchUser(username) }
+        return nil
+    }
+
+    static func noSuchUser(_ username: String) -> AuthError {
+        AuthError.validation("username", "There is no user named '\(PrintableText(username, limit: 80))'.", "Check the username, or sign up first.")
     }
 
     /// The signed-in user, refreshing an expired access token; a session that cannot be

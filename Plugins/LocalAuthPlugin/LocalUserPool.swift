@@ -184,8 +184,10 @@ actor LocalUserPool {
             guard let row = try await userRow(named: typed, columns: "*"),
                   let salt = row["password_salt"].blob, let sub = row["sub"].text
             else {
-                // Spend the same time as for a real user, so timing does not reveal who exists.
+                // Spend the same time as for a real user, so timing does not reveal who exists,
+                // and lock the name as an account would be locked.
                 _ = try? hashPassword(password, salt: [UInt8](repeating: 0, count: 16))
+                if configuration.preventUserExistenceErrors { try await failPhantomSignIn(typed) }
                 throw incorrect
             }
             // Locked already: refuse without spending a hash.
@@ -258,7 +260,7 @@ actor LocalUserPool {
     static func lockedError(remaining: TimeInterval) -> AuthError {
         let seconds = remaining.rounded(.up)
         let time = seconds.isFinite && seconds <= 1e12 ? "for \(Int64(seconds)) more seconds" : "indefinitely"
-        return AuthError.notAuthorized("Too many failed sign-in attempts; the account is locked \(time).", "Wait, or reset the password.")
+        return AuthError.notAuthorized("Too many failed sign-in attempts; the account is locked \(time).", "Wait until the lock ends, then sign in or reset the password.")
     }
 
     func setPassword(sub: String, to password: String) async throws {
@@ -320,7 +322,10 @@ actor LocalUserPool {
 
     /// Makes a new six-digit `purpose` code for the user (replacing the previous one; stored only
     /// as an HMAC) and hands it to the delivery, or to the outbox.
+    /// - Throws: ``AuthError/service(_:_:_:)`` ("Attempt limit exceeded") past
+    ///   `codeRequestLimit` codes in the window.
     private func issueCode(to user: PoolUser, purpose: CodePurpose, destination: String) async throws {
+        try await recordCodeRequest(subject: user.sub)
         let digits = try Digest.randomBytes(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } % 1_000_000
         let code = String(format: "%06llu", digits)
         try await database.run("INSERT OR REPLACE INTO codes VALUES (?, ?, ?, ?, 0)",
@@ -335,27 +340,65 @@ actor LocalUserPool {
         }
     }
 
-    /// Checks and consumes a code: single use, expiring, limited attempts.
-    func consumeCode(sub: String, purpose: CodePurpose, code: String) async throws {
+    /// Counts one code sent to `subject` (a user's `sub`, or a name nobody has), refusing it when
+    /// `codeRequestLimit` were sent in the last `codeRequestWindow`. One transaction: parallel
+    /// requests take turns.
+    /// - Throws: ``AuthError/service(_:_:_:)`` with Cognito's "Attempt limit exceeded" wording.
+    func recordCodeRequest(subject: String) async throws {
+        let now = Date().timeIntervalSince1970
+        let window = configuration.codeRequestWindow
+        let limit = Int64(configuration.codeRequestLimit)
+        let oldest = try await database.transaction { connection -> Double? in
+            try connection.run("DELETE FROM code_issues WHERE subject = ? AND issued_at <= ?", [.text(subject), .real(now - window)])
+            let rows = try connection.run("SELECT issued_at FROM code_issues WHERE subject = ? ORDER BY issued_at", [.text(subject)])
+            if Int64(rows.count) >= limit { return rows.first?["issued_at"].real ?? now }
+            try connection.run("INSERT INTO code_issues (subject, issued_at) VALUES (?, ?)", [.text(subject), .real(now)])
+            return nil
+        }
+        if let oldest {
+            let wait = max(1, (oldest + window - now).rounded(.up))
+            let minutes = wait >= 60 ? "\(Int64(min(wait, 1e9) / 60)) minutes" : "\(Int64(min(wait, 1e9))) seconds"
+            throw AuthError.service(
+                "Attempt limit exceeded: \(limit) codes were sent for this user in the last \(Int64(min(window, 1e9))) seconds.",
+                "Use the last code sent, or ask for a new one in about \(minutes).")
+        }
+    }
+
+    /// Checks and consumes a code: single use, expiring, limited attempts. A wrong code also
+    /// counts toward the account's lockout, as a wrong password does (unless
+    /// `countsTowardLockout` is false: the sign-in counts its own), and no code is checked while
+    /// the account is locked.
+    func consumeCode(sub: String, purpose: CodePurpose, code: String, countsTowardLockout: Bool = true) async throws {
+        if countsTowardLockout { try await requireNotLocked(sub: sub) }
         guard let row = try await database.run("SELECT * FROM codes WHERE sub = ? AND purpose = ?", [.text(sub), .text(purpose.rawValue)]).first,
               let stored = row["code_mac"].blob
         else {
-            throw AuthError.validation("confirmationCode", "There is no pending code (it was already used or never sent).", "Request a new code.")
+            throw Self.noPendingCode
         }
         if (row["expires_at"].real ?? 0) < Date().timeIntervalSince1970 {
             try await database.run("DELETE FROM codes WHERE sub = ? AND purpose = ?", [.text(sub), .text(purpose.rawValue)])
-            throw AuthError.validation("confirmationCode", "The code has expired.", "Request a new code.")
+            throw Self.expiredCode
         }
         guard Digest.constantTimeEquals(mac("\(sub):\(purpose.rawValue):\(code)"), stored) else {
+            if countsTowardLockout { try await countFailedCode(sub: sub) }
             let attempts = (row["attempts"].integer ?? 0) + 1
             if attempts >= Int64(configuration.codeMaxAttempts) {
                 try await database.run("DELETE FROM codes WHERE sub = ? AND purpose = ?", [.text(sub), .text(purpose.rawValue)])
-                throw AuthError.validation("confirmationCode", "The code is wrong, and too many wrong codes were tried; it is no longer valid.", "Request a new code.")
+                throw Self.voidedCode
             }
             try await database.run("UPDATE codes SET attempts = ? WHERE sub = ? AND purpose = ?", [.integer(attempts), .text(sub), .text(purpose.rawValue)])
-            throw AuthError.validation("confirmationCode", "The code is wrong.", "Check the code and try again (\(Int64(configuration.codeMaxAttempts) - attempts) attempts left).")
+            throw wrongCode(attempts: attempts)
         }
         try await database.run("DELETE FROM codes WHERE sub = ? AND purpose = ?", [.text(sub), .text(purpose.rawValue)])
+    }
+
+    static let noPendingCode = AuthError.validation("confirmationCode", "There is no pending code (it was already used or never sent).", "Request a new code.")
+    static let expiredCode = AuthError.validation("confirmationCode", "The code has expired.", "Request a new code.")
+    static let voidedCode = AuthError.validation(
+        "confirmationCode", "The code is wrong, and too many wrong codes were tried; it is no longer valid.", "Request a new code.")
+
+    func wrongCode(attempts: Int64) -> AuthError {
+        AuthError.validation("confirmationCode", "The code is wrong.", "Check the code and try again (\(Int64(configuration.codeMaxAttempts) - attempts) attempts left).")
     }
 
     func outbox(username typed: String? = nil) async throws -> [CodeMessage] {
@@ -373,11 +416,15 @@ actor LocalUserPool {
         }
     }
 
+    /// A destination as Cognito shows it: `a***@e***.com` for an email (the first letter of the
+    /// name and of the domain, and the top-level domain), `+*******1234` for anything else.
     static func mask(_ destination: String) -> String {
         guard let at = destination.firstIndex(of: "@") else {
             return String(repeating: "*", count: max(0, destination.count - 4)) + destination.suffix(4)
         }
-        return "\(destination.first.map(String.init) ?? "")***\(destination[at...])"
+        let domain = destination[destination.index(after: at)...]
+        let topLevel = domain.lastIndex(of: ".").map { String(domain[$0...]) } ?? ""
+        return "\(destination.first.map(String.init) ?? "")***@\(domain.first.map(String.init) ?? "")***\(topLevel)"
     }
 
     // MARK: Tokens

@@ -59,14 +59,18 @@ enum PoolSchema {
             try connection.run("CREATE INDEX IF NOT EXISTS users_by_username_key ON users(username_key)")
         },
         // 5: codes issued per user and window (a limit on how many can be asked for), and the
-        // codes "sent" to users that do not exist, so that every answer is the same as for a
-        // user that does (Cognito's PreventUserExistenceErrors).
+        // codes "sent" to (and the failures of) names nobody has, so that every answer is the same
+        // as for a user who exists (Cognito's PreventUserExistenceErrors).
         { connection in
             try connection.run("CREATE TABLE IF NOT EXISTS code_issues (subject TEXT NOT NULL, issued_at REAL NOT NULL)")
             try connection.run("CREATE INDEX IF NOT EXISTS code_issues_by_subject ON code_issues(subject, issued_at)")
             try connection.run("""
                 CREATE TABLE IF NOT EXISTS phantom_codes (subject TEXT NOT NULL, purpose TEXT NOT NULL, expires_at REAL NOT NULL,
                     attempts INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (subject, purpose))
+                """)
+            try connection.run("""
+                CREATE TABLE IF NOT EXISTS phantom_locks (subject TEXT PRIMARY KEY, failed_attempts INTEGER NOT NULL DEFAULT 0,
+                    locked_until REAL NOT NULL DEFAULT 0)
                 """)
         },
     ]

@@ -76,8 +76,8 @@ struct ConfigCheckCommand: AsyncParsableCommand {
             }
         }
         for warning in warnings {
-            Output.error("warning: \(warning.message)")
-            Output.error("  \(warning.suggestion)")
+            Output.error("warning: \(PrintableText(warning.message))")
+            Output.error("  \(PrintableText(warning.suggestion))")
         }
         if let failure {
             Output.report(failure)

@@ -111,7 +111,9 @@ struct ConfigurationSummary {
             lines.append("Resources:")
             for resource in resources { lines.append("  \(resource.text)") }
         }
-        return lines.joined(separator: "\n")
+        // Keys and values come from the file: each line is escaped before the lines are
+        // joined, so a value cannot add a line or move the terminal's cursor.
+        return lines.map { PrintableText($0).description }.joined(separator: "\n")
     }
 
     var json: JSONValue {

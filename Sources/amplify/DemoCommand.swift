@@ -64,7 +64,7 @@ struct DemoCommand: AmplifyCommand {
             let result = try await Amplify.Auth.signUp(
                 username: username, password: password,
                 options: .init(userAttributes: [AuthUserAttribute(.email, value: "\(username)@example.com")]))
-            return "next step: \(result.isSignUpComplete ? "done" : "confirm the code sent to a***@example.com")"
+            return "next step: \(result.isSignUpComplete ? "done" : "confirm the code sent to a***@e***.com")"
         }
         let plugin = try Amplify.Auth.getPlugin(for: LocalAuthPlugin.pluginKey) as? LocalAuthPlugin
         let code = try await plugin?.outbox(for: username).last?.code ?? ""

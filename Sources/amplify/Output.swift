@@ -13,13 +13,14 @@ enum Output {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 
-    /// An error's description and recovery suggestion on standard error.
+    /// An error's description and recovery suggestion on standard error, each one line
+    /// (``PrintableText``: what they quote of the input cannot add lines or control the terminal).
     static func report(_ error: any Error) {
         if let error = error as? any AmplifyError {
-            Output.error("error: \(error.errorDescription)")
-            if !error.recoverySuggestion.isEmpty { Output.error("how to fix: \(error.recoverySuggestion)") }
+            Output.error("error: \(PrintableText(error.errorDescription))")
+            if !error.recoverySuggestion.isEmpty { Output.error("how to fix: \(PrintableText(error.recoverySuggestion))") }
         } else {
-            Output.error("error: \(error)")
+            Output.error("error: \(PrintableText(String(describing: error)))")
         }
     }
 

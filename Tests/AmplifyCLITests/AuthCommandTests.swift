@@ -18,7 +18,7 @@ struct AuthCommandTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let signUp = try await Tool.run(["auth", "sign-up", "alice", "--email", "alice@example.com", "--password-stdin"], in: folder, input: "Passw0rd!\n")
         #expect(signUp.exitCode == 0)
-        #expect(signUp.stdout == "Signed up alice; a confirmation code was sent to a***@example.com.\n")
+        #expect(signUp.stdout == "Signed up alice; a confirmation code was sent to a***@e***.com.\n")
         let outbox = try await Tool.run(["--json", "auth", "outbox"], in: folder)
         let messages = try JSONSerialization.jsonObject(with: Data(outbox.stdout.utf8)) as? [[String: String]]
         let code = try #require(messages?.last?["code"])

@@ -37,12 +37,14 @@ public struct ConfigurationFinding: Sendable, Equatable, CustomStringConvertible
     /// What to do about it.
     public var suggestion: String
 
-    /// A finding of `kind` at `path`.
+    /// A finding of `kind` at `path`. The message and suggestion quote the file's keys and
+    /// values: their control characters are escaped (``PrintableText``), so a file cannot add
+    /// lines to a log or move a terminal's cursor.
     public init(kind: Kind, path: String, message: String, suggestion: String) {
         self.kind = kind
-        self.path = path
-        self.message = message
-        self.suggestion = suggestion
+        self.path = PrintableText(path).description
+        self.message = PrintableText(message).description
+        self.suggestion = PrintableText(suggestion).description
     }
 
     /// Whether it is a warning (`amplify config check --strict` fails on warnings); ``Kind/notHandled``

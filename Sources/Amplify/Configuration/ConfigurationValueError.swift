@@ -28,8 +28,7 @@ public struct ConfigurationValueError: Error, Sendable, Equatable {
         let lowered = keyPath.lowercased()
         let secret = ["secret", "password", "token", "key", "credential"].contains { lowered.contains($0) }
         guard !secret else { return "is a string" }
-        let shown = text.count > 80 ? String(text.prefix(80)) + "…" : text
-        return "is \"\(shown)\""
+        return "is \"\(PrintableText(text, limit: 80))\""
     }
 }
 

@@ -16,9 +16,14 @@ public struct PrintableText: CustomStringConvertible, Sendable, Equatable {
     /// The escaped text.
     public let description: String
 
-    /// `raw`, escaped.
-    public init(_ raw: some StringProtocol) {
-        description = Self.escape(String(raw))
+    /// `raw`, escaped; with `limit`, cut to that many characters (and `…`) first.
+    public init(_ raw: some StringProtocol, limit: Int? = nil) {
+        let text = String(raw)
+        if let limit, limit >= 0, text.count > limit {
+            description = Self.escape(String(text.prefix(limit))) + "…"
+        } else {
+            description = Self.escape(text)
+        }
     }
 
     private static func needsEscape(_ scalar: Unicode.Scalar) -> Bool {

@@ -286,7 +286,6 @@ public enum AmplifyJSCookies {
 
     /// At most 80 characters of `text`, for messages.
     private static func printable(_ text: String) -> String {
-        let short = text.count > 80 ? String(text.prefix(80)) + "…" : text
-        return short.unicodeScalars.map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7F ? String($0) : "\\u{\(String($0.value, radix: 16))}" }.joined()
+        PrintableText(text, limit: 80).description
     }
 }

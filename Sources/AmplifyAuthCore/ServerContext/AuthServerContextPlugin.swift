@@ -52,7 +52,8 @@ extension AuthServerContextPlugin {
         let context = try await serverContext(tokens: tokens)
         if let username = tokens.username, context.user?.username != username {
             throw AuthError.notAuthorized(
-                "The cookies name '\(username)' as the user, and their tokens are '\(context.user?.username ?? "")''s.", "Sign in again.")
+                "The cookies name '\(PrintableText(username, limit: 80))' as the user, and their tokens belong to '\(PrintableText(context.user?.username ?? "", limit: 80))'.",
+                "Sign in again.")
         }
         return context
     }
