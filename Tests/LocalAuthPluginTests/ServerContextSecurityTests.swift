@@ -1,5 +1,6 @@
 import Amplify
 import AmplifyAuthCore
+import AmplifyCrypto
 import AmplifySQLite
 import AmplifyTestKit
 import Foundation
@@ -99,6 +100,75 @@ struct ServerContextSecurityTests {
         for token in [first.accessToken, renewed.accessToken] {
             #expect(await authError { _ = try await plugin.serverContext(authorization: "Bearer \(token)") } != nil)
         }
+        try await fixture.close(plugin)
+    }
+
+    /// n − s for P-256 (big-endian, 32 bytes): the high-S twin of a signature's `s`.
+    private static func negated(_ s: ArraySlice<UInt8>) -> [UInt8] {
+        let order: [UInt8] = [
+            0xFF, 0xFF, 0xFF, 0xFF, 0x00, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
+            0xBC, 0xE6, 0xFA, 0xAD, 0xA7, 0x17, 0x9E, 0x84, 0xF3, 0xB9, 0xCA, 0xC2, 0xFC, 0x63, 0x25, 0x51,
+        ]
+        let value = Array(s)
+        var result = [UInt8](repeating: 0, count: 32)
+        var borrow = 0
+        for index in stride(from: 31, through: 0, by: -1) {
+            var digit = Int(order[index]) - Int(value[index]) - borrow
+            borrow = digit < 0 ? 1 : 0
+            if digit < 0 { digit += 256 }
+            result[index] = UInt8(digit)
+        }
+        return result
+    }
+
+    @Test("the pool's verifier refuses the high-S twin of its own signature, a token naming another key id, and one whose nbf is ahead")
+    func verifierChecksSignatureFormKeyIdAndNotBefore() async throws {
+        let fixture = try LocalPoolFixture()
+        let plugin = try fixture.plugin()
+        let tokens = try #require(await ServerContextTests.contextUser(plugin, fixture, "ben").session.current)
+        let parts = tokens.accessToken.split(separator: ".").map(String.init)
+        let signature = try #require(Base64URL.decode(parts[2]))
+        #expect(signature.count == 64)
+        let twin = parts[0] + "." + parts[1] + "." + Base64URL.encode(Array(signature[0..<32]) + Self.negated(signature[32...]))
+        #expect(try await plugin.serverContext(authorization: "Bearer \(tokens.accessToken)").user?.username == "ben")
+        let highS = await authError { _ = try await plugin.serverContext(authorization: "Bearer \(twin)") }
+        guard case .notAuthorized(let reason, _, _)? = highS else { Issue.record("\(String(describing: highS))"); return }
+        #expect(reason.contains("signature"))
+
+        // Tokens signed with the pool's own key, as someone holding a copy of the key file could.
+        let key = try ES256Key(privateKeyPEM: String(contentsOfFile: fixture.folder + "/signing-key.pem", encoding: .utf8))
+        let claims = try JSONWebToken(parsing: tokens.accessToken)
+        let keyId = try #require(claims.header["kid"]?.stringValue)
+        let resigned = try JSONWebToken.sign(claims: claims.claims, key: key, keyId: keyId)
+        #expect(try await plugin.serverContext(authorization: "Bearer \(resigned)").user?.username == "ben")
+        let otherKid = try JSONWebToken.sign(claims: claims.claims, key: key, keyId: "another-key")
+        #expect(await authError { _ = try await plugin.serverContext(authorization: "Bearer \(otherKid)") } != nil)
+        guard case .object(var fields) = claims.claims else { Issue.record("claims"); return }
+        fields["nbf"] = .number((Date().timeIntervalSince1970 + 600).rounded(.down))
+        let early = try JSONWebToken.sign(claims: .object(fields), key: key, keyId: keyId)
+        let notYet = await authError { _ = try await plugin.serverContext(authorization: "Bearer \(early)") }
+        guard case .notAuthorized(let early, _, _)? = notYet else { Issue.record("\(String(describing: notYet))"); return }
+        #expect(early.contains("not valid yet"))
+        try await fixture.close(plugin)
+    }
+
+    @Test("outside text in a refusal is escaped: a LastAuthUser cookie with CR, LF and ESC cannot add lines to the 401 body or a log")
+    func refusalsEscapeControlCharacters() async throws {
+        let fixture = try LocalPoolFixture()
+        let plugin = try fixture.plugin()
+        let ben = try #require(await ServerContextTests.contextUser(plugin, fixture, "ben").session.current)
+        let clientId = try plugin.contextTenant().clientId
+        let cookies = AmplifyJSCookies.setCookies(clientId: clientId, session: ben).map { String($0.split(separator: ";")[0]) }
+        let forged = cookies.map { $0.hasPrefix("CognitoIdentityServiceProvider.\(clientId).LastAuthUser=") ? "CognitoIdentityServiceProvider.\(clientId).LastAuthUser=ben%0D%0Aallow%20admin%1B%5B2J" : $0 }
+        var description = ""
+        do {
+            _ = try await plugin.serverContext(cookieHeaders: [forged.joined(separator: "; ")])
+        } catch let error as any AmplifyError {
+            description = error.errorDescription
+        }
+        for control in ["\r", "\n", "\u{1B}"] { #expect(!description.contains(control), "\(description)") }
+        #expect(description.contains("ben\\r\\nallow admin\\u{1B}[2J"))
+        #expect(!description.contains("''s"))
         try await fixture.close(plugin)
     }
 }
