@@ -61,18 +61,83 @@ private struct HardeningFixture {
 
 @Suite("Token verifier: hostile tokens and keys")
 struct TokenHardeningTests {
-    @Test("a token over 16 KiB is refused before any work: no JWKS fetch, no parsing")
+    @Test("a token over 64 KiB is refused before any work: no JWKS fetch, no parsing")
     func oversizedTokenRefusedFirst() async throws {
         let fixture = try await HardeningFixture()
-        let padding = String(repeating: "a", count: 20_000)
+        let padding = String(repeating: "a", count: 70_000)
         let big = try fixture.rawToken(claims: fixture.claims(extra: #","pad":""# + padding + #"""#))
-        #expect(big.utf8.count > 16 * 1024)
+        #expect(big.utf8.count > 64 * 1024)
         let refusal = await fixture.refusal(big)
-        #expect(refusal?.contains("16384") == true, "\(refusal ?? "accepted")")
+        #expect(refusal?.contains("65536") == true, "\(refusal ?? "accepted")")
         #expect(await fixture.verifier.fetchCount == 0)
         // A token just under the cap is still verified.
-        let fits = try fixture.rawToken(claims: fixture.claims(extra: #","pad":""# + String(repeating: "a", count: 10_000) + #"""#))
+        let fits = try fixture.rawToken(claims: fixture.claims(extra: #","pad":""# + String(repeating: "a", count: 45_000) + #"""#))
         #expect(await fixture.refusal(fits) == nil)
+        try await fixture.close()
+    }
+
+    /// (16 KiB, the cap before, refused it.)
+    @Test("an ID token of a user in 100 groups with 128-character names, as Cognito issues it (about 18 KB), is accepted")
+    func largestGroupListAccepted() async throws {
+        let fixture = try await HardeningFixture()
+        let groups = (0..<100).map { "\"" + String(format: "group-%03d-", $0) + String(repeating: "x", count: 118) + "\"" }.joined(separator: ",")
+        let token = try fixture.rawToken(claims: fixture.claims(extra: #","cognito:groups":["# + groups + "]"))
+        #expect(token.utf8.count > 17_000)
+        #expect(await fixture.refusal(token) == nil)
+        try await fixture.close()
+    }
+
+    @Test("claims of the wrong type are refused with the claim named", arguments: [
+        ("scope", #","scope":1"#), ("jti", #","jti":{"id":1}"#), ("origin_jti", #","origin_jti":true"#), ("cognito:groups", #","cognito:groups":"admins""#),
+        ("cognito:groups", #","cognito:groups":[1]"#), ("cognito:username", #","cognito:username":["alice"]"#), ("auth_time", #","auth_time":"now""#),
+        ("event_id", #","event_id":7"#),
+    ])
+    func wronglyTypedClaims(_ claim: String, _ extra: String) async throws {
+        let fixture = try await HardeningFixture()
+        let token = try fixture.rawToken(claims: fixture.claims(extra: extra))
+        let refusal = await fixture.refusal(token)
+        #expect(refusal == "the token's '\(claim)' claim is not of its type", "\(refusal ?? "accepted")")
+        try await fixture.close()
+    }
+
+    @Test("an aud claim that is not a string (or list of strings) is refused, and a list naming the client is accepted")
+    func audienceTypes() async throws {
+        let fixture = try await HardeningFixture()
+        let base = #"{"sub":"user-1","iss":"https://issuer.test/pool","token_use":"id","exp":"# + String(Int(Date().timeIntervalSince1970) + 600)
+        #expect(await fixture.refusal(try fixture.rawToken(claims: base + #","aud":5}"#)) == "the token's 'aud' claim is not of its type")
+        #expect(await fixture.refusal(try fixture.rawToken(claims: base + #","aud":["app",2]}"#)) == "the token's 'aud' claim is not of its type")
+        try await fixture.close()
+    }
+
+    @Test("the default clock-skew grace is 0, as aws-jwt-verify's: exp == now has expired; a configured grace accepts it")
+    func graceIsZeroByDefault() async throws {
+        let fixture = try await HardeningFixture()
+        let expiry = Date().timeIntervalSince1970.rounded(.down) + 600
+        let token = try fixture.rawToken(claims: fixture.claims(exp: String(Int(expiry))))
+        let url = fixture.server.url("/stored/jwks")
+        func verifier(grace: TimeInterval?, at now: TimeInterval) -> CognitoTokenVerifier {
+            let clock: @Sendable () -> Date = { Date(timeIntervalSince1970: now) }
+            if let grace {
+                return CognitoTokenVerifier(issuer: "https://issuer.test/pool", jwksURL: url, clientIds: ["app"], http: fixture.http, leeway: grace, now: clock)
+            }
+            return CognitoTokenVerifier(issuer: "https://issuer.test/pool", jwksURL: url, clientIds: ["app"], http: fixture.http, now: clock)
+        }
+        _ = try await verifier(grace: nil, at: expiry - 1).verify(token, as: .id)
+        await #expect(throws: CognitoTokenError.expired) { _ = try await verifier(grace: nil, at: expiry).verify(token, as: .id) }
+        _ = try await verifier(grace: 5, at: expiry + 4).verify(token, as: .id)
+        await #expect(throws: CognitoTokenError.expired) { _ = try await verifier(grace: 5, at: expiry + 5).verify(token, as: .id) }
+        // A grace that is not a time is taken as 0.
+        await #expect(throws: CognitoTokenError.expired) { _ = try await verifier(grace: -.infinity, at: expiry).verify(token, as: .id) }
+        try await fixture.close()
+    }
+
+    @Test("a JWKS answer over 1 MiB is refused while it downloads, with the limit named")
+    func oversizedJWKSRefused() async throws {
+        let fixture = try await HardeningFixture { forge in
+            ["keys": [try forge.jwk()], "padding": .string(String(repeating: "p", count: 3 << 20))]
+        }
+        let refusal = await fixture.refusal(try fixture.rawToken(claims: fixture.claims()))
+        #expect(refusal?.contains("over 1048576 bytes") == true, "\(refusal ?? "accepted")")
         try await fixture.close()
     }
 
