@@ -149,4 +149,24 @@ struct ConfigCheckCommandTests {
         #expect(run.stdout.contains("accessTokenLifetimeSeconds: 1e+20"))
         #expect(run.stderr.contains("error: `auth.plugins.localAuthPlugin."))
     }
+
+    @Test("keys and values of the file are printed with their control characters escaped: ESC and BEL cannot reach the terminal, CR and LF cannot add lines")
+    func controlCharactersEscaped() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("config-escape-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("amplifyconfiguration.json")
+        let hostile = #"\u001b[2J\u0007\r\nOK: forged"#
+        for body in [
+            #"{"geo\#(hostile)": {"plugins": {}}, "storage": {"plugins": {"localStoragePlugin\#(hostile)": {"directory": "s"}}}}"#,
+            #"{"auth": {"plugins": {"awsCognitoAuthPlugin": {"CognitoUserPool": {"Default": {"PoolId": "pool\#(hostile)", "AppClientId": "c", "Region": "us-east-1"}}}}}}"#,
+        ] {
+            try Data(body.utf8).write(to: file)
+            let run = try await Tool.run(["config", "check", file.path])
+            let printed = run.stdout + run.stderr
+            #expect(printed.contains("\\u{1B}[2J"), "\(printed)")
+            #expect(!printed.unicodeScalars.contains { [0x1B, 0x07, 0x0D].contains($0.value) }, "\(printed)")
+            #expect(!printed.split(separator: "\n").contains { $0.hasPrefix("OK: forged") })
+        }
+    }
 }

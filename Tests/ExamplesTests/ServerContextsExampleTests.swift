@@ -93,4 +93,48 @@ struct ServerContextsExampleTests {
         let cleared = Self.setCookies(responses[4])
         #expect(!cleared.isEmpty && cleared.allSatisfy { $0.contains("Max-Age=0") })
     }
+
+    /// (Before, print() block-buffered the pipe: the answer came only when standard input ended.)
+    @Test("each answer is written as soon as it is ready: a client that waits for it before sending the next request gets it")
+    func answersAreNotBuffered() async throws {
+        defer { try? FileManager.default.removeItem(atPath: pool) }
+        let process = Process()
+        process.executableURL = ProductRunner.url(of: "ServerContexts")
+        process.arguments = [pool]
+        let input = Pipe()
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        let request = Data(#"{"method":"GET","path":"/me","headers":[]}"#.utf8 + [0x0A])
+        try input.fileHandleForWriting.write(contentsOf: request)
+        // Read one line with standard input still open, within a bound.
+        let line = try await withThrowingTaskGroup(of: String?.self) { group in
+            group.addTask {
+                var bytes: [UInt8] = []
+                while let chunk = try output.fileHandleForReading.read(upToCount: 1), let byte = chunk.first {
+                    if byte == 0x0A { return String(decoding: bytes, as: UTF8.self) }
+                    bytes.append(byte)
+                }
+                return nil
+            }
+            let pid = process.processIdentifier
+            group.addTask {
+                // A buffered answer never comes: end the process so the read above sees the end.
+                try await Task.sleep(for: .seconds(60))
+                kill(pid, SIGKILL)
+                return nil
+            }
+            let first = try await group.next() ?? nil
+            group.cancelAll()
+            return first
+        }
+        try input.fileHandleForWriting.close()
+        let answer = try #require(line, "no answer while standard input stayed open")
+        let json = try JSONDecoder().decode(JSONValue.self, from: Data(answer.utf8))
+        #expect(json["status"] != nil)
+        process.waitUntilExit()
+    }
 }
