@@ -21,6 +21,15 @@ import Glibc
 //   swift run -c release SessionBenchmark --quick    (1,000 sessions; a smoke run)
 // then 1,000 (quick: 200) sessions against moto_server (the test tools' venv; --no-moto skips it).
 
+if CommandLine.arguments.contains("--hot-paths") {
+    try await HotPaths.run()
+    exit(0)
+}
+if CommandLine.arguments.contains("--deny-list") {
+    DenyListCost.run()
+    exit(0)
+}
+
 let quick = CommandLine.arguments.contains("--quick")
 let sessionCount = quick ? 1_000 : 10_000
 let exchangeCount = quick ? 100 : 500
