@@ -13,9 +13,13 @@ public struct StoragePluginSupport: Sendable {
     /// Where outcomes and progress go (`nil`: `Amplify.Hub`).
     public let hub: (any HubCategoryBehavior)?
 
+    /// The reporter outcomes go through.
+    private let reporter: HubReporter
+
     /// Support reporting to `hub` (`Amplify.Hub` by default).
     public init(hub: (any HubCategoryBehavior)? = nil) {
         self.hub = hub
+        reporter = HubReporter(hub: hub)
     }
 
     /// The signed-in user's id, for `.fromIdentityID` paths.
@@ -82,7 +86,7 @@ public struct StoragePluginSupport: Sendable {
         case .failure(let error): error as? any AmplifyError ?? StorageError.unknown("\(error)", error)
         }
         let payload = HubPayload(eventName: event, data: data)
-        if let hub { hub.dispatch(to: .storage, payload: payload) } else { Amplify.Hub.dispatch(to: .storage, payload: payload) }
+        reporter.dispatch(to: .storage, payload: payload)
     }
 
     /// Runs `body` and reports its value or its error under `event` (`Storage.getURL`, …), then
