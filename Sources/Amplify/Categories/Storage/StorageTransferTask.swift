@@ -116,8 +116,8 @@ public final class StorageTransferTask<Success: Sendable>: Sendable {
     }
 
     /// ``make(hooks:hubEventName:hub:metricsFactory:)``; with `tracked: false` the caller counts
-    /// the transfer as under way itself (``StoragePluginSupport`` does, until its work ends).
-    static func make(
+    /// the transfer as under way itself (AmplifyStorageCore's `StoragePluginSupport` does, until its work ends).
+    package static func make(
         hooks: Hooks, hubEventName: String?, hub: (any HubCategoryBehavior)?, metricsFactory: (any MetricsFactory)?, tracked: Bool
     ) -> (task: StorageTransferTask<Success>, controller: Controller) {
         let metrics = hubEventName.flatMap { StorageTransferMetrics.make(event: $0, factory: metricsFactory) }

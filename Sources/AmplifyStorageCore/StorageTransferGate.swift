@@ -1,3 +1,4 @@
+import Amplify
 import AmplifyConcurrency
 
 /// For Storage plugins: where a running transfer checks, between chunks or parts, whether it was

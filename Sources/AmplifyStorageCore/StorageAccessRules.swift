@@ -1,3 +1,5 @@
+import Amplify
+
 /// A bucket's Gen 2 access rules (`storage.buckets[].paths` of `amplify_outputs.json`, version
 /// 1.2 on): for each path pattern (`"photos/*"`, `"private/{entity_id}/*"`), which callers may do
 /// what. Checked before a call reaches the bucket, so a refused call fails at once with an error

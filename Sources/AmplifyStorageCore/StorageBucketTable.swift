@@ -1,3 +1,5 @@
+import Amplify
+
 /// The buckets a Storage plugin's block names (`"buckets": [{"name", "bucket_name", "aws_region",
 /// "paths"}]`, as the Gen 2 `storage.buckets` section is carried into it), and how a call's
 /// ``StorageBucket`` resolves against them. Both Storage plugins of this package use it; a plugin

@@ -1,3 +1,4 @@
+import Amplify
 import AmplifyConcurrency
 import Foundation
 
