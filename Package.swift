@@ -196,6 +196,7 @@ let package = Package(
             path: "Fuzz/AmplifyFuzz"),
 
         // MARK: Tests.
+        .testTarget(name: "AmplifyConcurrencyTests", dependencies: ["AmplifyConcurrency"]),
         .testTarget(name: "AmplifyEventLoopTests", dependencies: ["AmplifyEventLoop", "AmplifyTestKit", "AmplifyConcurrency"]),
         .testTarget(name: "AmplifyCryptoTests", dependencies: ["AmplifyCrypto"]),
         .testTarget(name: "AmplifySQLiteTests", dependencies: ["AmplifySQLite"]),
@@ -220,6 +221,9 @@ let package = Package(
             dependencies: ["AWSCognitoAuthPlugin", "AmplifyAuthCore", "AmplifyCrypto", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit", "Amplify", "AmplifyConcurrency"],
             exclude: ["Vectors", "Fixtures"]),
         .testTarget(
+            name: "AmplifyAuthCoreTests",
+            dependencies: ["AmplifyAuthCore", "LocalAuthPlugin", "AmplifyTestKit", "Amplify", "AmplifyEventLoop"]),
+        .testTarget(
             name: "LocalAuthPluginTests",
             dependencies: [
                 "LocalAuthPlugin", "LocalStoragePlugin", "AmplifyTestKit", "AmplifySQLite", "AmplifyCrypto", "Amplify", "AmplifyAuthCore", "AmplifyEventLoop",
@@ -232,6 +236,7 @@ let package = Package(
             name: "AWSKinesisAnalyticsPluginTests",
             dependencies: ["AWSKinesisAnalyticsPlugin", "AmplifyAnalyticsCore", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit", "Amplify"]),
         .testTarget(name: "AmplifyStorageCoreTests", dependencies: ["AmplifyStorageCore", "Amplify"]),
+        .testTarget(name: "AWSS3StoragePluginTests", dependencies: ["AWSS3StoragePlugin", "Amplify"]),
         .testTarget(
             name: "StorageBehaviourTests",
             dependencies: ["LocalStoragePlugin", "AWSS3StoragePlugin", "AmplifyStorageCore", "AWSPluginsCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyTestKit", "Amplify", "AmplifyConcurrency"]),
