@@ -16,7 +16,7 @@ public struct AuthEventReporter: Sendable {
     private let signIns: SignInCounters?
 
     /// A reporter for the plugin `pluginKey` on `hub` (`nil`: `Amplify.Hub`, looked up at each
-    /// dispatch through ``HubReporter``, so a reset Hub is followed); `mapError` turns an error a
+    /// dispatch through `HubReporter`, so a reset Hub is followed); `mapError` turns an error a
     /// call threw into the `AuthError` it reports (given the event name). Metrics go to
     /// `metricsFactory` (default: `MetricsSystem.factory`, looked at once, now).
     public init(

@@ -7,7 +7,7 @@ import Glibc
 #endif
 
 /// What a Storage plugin needs around its own transfer code: reporting each call's outcome on
-/// the Hub, running a transfer as a ``StorageTransferTask`` driven by a ``StorageTransferGate``,
+/// the Hub, running a transfer as a `StorageTransferTask` driven by a ``StorageTransferGate``,
 /// and the identity id of the signed-in user for `.fromIdentityID` paths. The package's local
 /// and S3 plugins use it; a plugin of your own can too.
 public struct StoragePluginSupport: Sendable {
@@ -24,7 +24,7 @@ public struct StoragePluginSupport: Sendable {
     }
 
     /// The signed-in user's id, for `.fromIdentityID` paths.
-    /// - Throws: ``StorageError/authError(_:_:_:)`` when nobody is signed in.
+    /// - Throws: `StorageError.authError(_:_:_:)` when nobody is signed in.
     public static let signedInUserIdentityId: @Sendable () async throws -> String = {
         do {
             return try await Amplify.Auth.getCurrentUser().userId
@@ -35,7 +35,7 @@ public struct StoragePluginSupport: Sendable {
 
     /// Who is calling, for Gen 2 access rules: signed in or not (`Amplify.Auth.fetchAuthSession()`;
     /// no Auth plugin counts as a guest) and the user's groups (from a session that is
-    /// ``AuthUserGroupsProviding``). The identity id is the plugin's to add.
+    /// `AuthUserGroupsProviding`). The identity id is the plugin's to add.
     public static let signedInCaller: @Sendable () async -> StorageAccessRules.Caller = {
         guard let session = try? await Amplify.Auth.fetchAuthSession(), session.isSignedIn else { return .guest }
         return StorageAccessRules.Caller(isAuthenticated: true, groups: (session as? any AuthUserGroupsProviding)?.userGroups ?? [])
@@ -43,7 +43,7 @@ public struct StoragePluginSupport: Sendable {
 
     /// Checks `entry`'s access rules (if it has any) for `permission` on `path`: asks `caller`
     /// who is calling and, only when a rule needs it, `identityId` for the caller's identity id.
-    /// - Throws: ``StorageError/accessDenied(_:_:_:)`` naming the rule.
+    /// - Throws: `StorageError.accessDenied(_:_:_:)` naming the rule.
     public static func checkAccess(
         _ permission: StorageAccessRules.Permission, path: String, in entry: StorageBucketTable.Entry?,
         caller: @Sendable () async -> StorageAccessRules.Caller, identityId: @Sendable () async throws -> String
