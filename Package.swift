@@ -9,9 +9,11 @@ let package = Package(
         .library(name: "Amplify", targets: ["Amplify"]),
         .library(name: "AmplifyConcurrency", targets: ["AmplifyConcurrency"]),
         .library(name: "AmplifyEventLoop", targets: ["AmplifyEventLoop"]),
+        .library(name: "AmplifyCurl", targets: ["AmplifyCurl"]),
         .library(name: "AWSPluginsCore", targets: ["AWSPluginsCore"]),
         .library(name: "AmplifyAuthCore", targets: ["AmplifyAuthCore"]),
         .library(name: "AmplifyAnalyticsCore", targets: ["AmplifyAnalyticsCore"]),
+        .library(name: "AmplifyStorageCore", targets: ["AmplifyStorageCore"]),
         .library(name: "LocalAuthPlugin", targets: ["LocalAuthPlugin"]),
         .library(name: "AWSCognitoAuthPlugin", targets: ["AWSCognitoAuthPlugin"]),
         .library(name: "RedisHubBridgePlugin", targets: ["RedisHubBridgePlugin"]),
@@ -57,6 +59,8 @@ let package = Package(
                 "AmplifyEventLoop", "AmplifyConcurrency", .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
             ]),
+        // libcurl's multi-socket API on the loop: the one driver the HTTP client and the WebSocket's stream share.
+        .target(name: "AmplifyCurl", dependencies: ["AmplifyEventLoop", "CCurlShims"]),
         // OpenSSL's hashes, scrypt, random and ES256, for the plugins.
         .target(name: "AmplifyCrypto", dependencies: ["COpenSSL", "AmplifyConcurrency"]),
         // SQLite on a serial queue of its own, for the plugins' stores.
@@ -64,9 +68,12 @@ let package = Package(
         // What the AWS plugins share: the HTTP client on the loop, SigV4, credentials, JSON and XML protocols.
         .target(
             name: "AWSPluginsCore",
-            dependencies: ["Amplify", "AmplifyCrypto", "AmplifyEventLoop", "CCurlShims", "AmplifyConcurrency", .product(name: "CoreMetrics", package: "swift-metrics")]),
+            dependencies: [
+                "Amplify", "AmplifyCrypto", "AmplifyCurl", "AmplifyEventLoop", "CCurlShims", "AmplifyConcurrency",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]),
         // RFC 6455 on the loop: framing, the upgrade, and libcurl's connect-only stream (for the API plugin's subscriptions).
-        .target(name: "AmplifyWebSocket", dependencies: ["AmplifyEventLoop", "AmplifyCrypto", "CCurlShims"]),
+        .target(name: "AmplifyWebSocket", dependencies: ["AmplifyCurl", "AmplifyEventLoop", "AmplifyCrypto", "CCurlShims"]),
         // What every Auth plugin shares: JWTs, the credential store, the observable session state.
         .target(
             name: "AmplifyAuthCore",
@@ -74,6 +81,8 @@ let package = Package(
         .target(
             name: "AmplifyAnalyticsCore",
             dependencies: ["Amplify", "AmplifyEventLoop", "AmplifySQLite", "AmplifyConcurrency", .product(name: "CoreMetrics", package: "swift-metrics")]),
+        // What every Storage plugin shares: Hub reporting and transfers, the transfer gate, Gen 2 access rules, the bucket table.
+        .target(name: "AmplifyStorageCore", dependencies: ["Amplify", "AmplifyConcurrency"]),
         .target(name: "AmplifyTestKit", dependencies: ["Amplify", "AmplifyConcurrency", .product(name: "Logging", package: "swift-log")], exclude: ["Moto/moto_harness.py", "HTTP/http_test_server.py", "AppSync/appsync_server.py", "AppSync/test_appsync_server.py", "AppSync/schema.graphql", "AppSync/README.md", "WebSocket/ws_test_server.py"]),
         // MARK: Plugins.
         .target(name: "LocalAuthPlugin", dependencies: ["Amplify", "AmplifyAuthCore", "AmplifyConcurrency", "AmplifyCrypto", "AmplifyEventLoop", "AmplifySQLite"], path: "Plugins/LocalAuthPlugin"),
@@ -84,8 +93,11 @@ let package = Package(
             name: "AWSKinesisAnalyticsPlugin", dependencies: ["Amplify", "AmplifyAnalyticsCore", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyConcurrency"],
             path: "Plugins/AWSKinesisAnalyticsPlugin"),
         .target(
-            name: "AWSS3StoragePlugin", dependencies: ["Amplify", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyConcurrency"], path: "Plugins/AWSS3StoragePlugin"),
-        .target(name: "LocalStoragePlugin", dependencies: ["Amplify", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyConcurrency"], path: "Plugins/LocalStoragePlugin"),
+            name: "AWSS3StoragePlugin", dependencies: ["Amplify", "AmplifyStorageCore", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyConcurrency"],
+            path: "Plugins/AWSS3StoragePlugin"),
+        .target(
+            name: "LocalStoragePlugin", dependencies: ["Amplify", "AmplifyStorageCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyConcurrency"],
+            path: "Plugins/LocalStoragePlugin"),
         .target(
             name: "LocalAnalyticsPlugin", dependencies: ["Amplify", "AmplifyAnalyticsCore", "AmplifyEventLoop", "AmplifyConcurrency"],
             path: "Plugins/LocalAnalyticsPlugin"),
@@ -184,6 +196,7 @@ let package = Package(
             path: "Fuzz/AmplifyFuzz"),
 
         // MARK: Tests.
+        .testTarget(name: "AmplifyConcurrencyTests", dependencies: ["AmplifyConcurrency"]),
         .testTarget(name: "AmplifyEventLoopTests", dependencies: ["AmplifyEventLoop", "AmplifyTestKit", "AmplifyConcurrency"]),
         .testTarget(name: "AmplifyCryptoTests", dependencies: ["AmplifyCrypto"]),
         .testTarget(name: "AmplifySQLiteTests", dependencies: ["AmplifySQLite"]),
@@ -208,6 +221,9 @@ let package = Package(
             dependencies: ["AWSCognitoAuthPlugin", "AmplifyAuthCore", "AmplifyCrypto", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit", "Amplify", "AmplifyConcurrency"],
             exclude: ["Vectors", "Fixtures"]),
         .testTarget(
+            name: "AmplifyAuthCoreTests",
+            dependencies: ["AmplifyAuthCore", "LocalAuthPlugin", "AmplifyTestKit", "Amplify", "AmplifyEventLoop"]),
+        .testTarget(
             name: "LocalAuthPluginTests",
             dependencies: [
                 "LocalAuthPlugin", "LocalStoragePlugin", "AmplifyTestKit", "AmplifySQLite", "AmplifyCrypto", "Amplify", "AmplifyAuthCore", "AmplifyEventLoop",
@@ -219,9 +235,11 @@ let package = Package(
         .testTarget(
             name: "AWSKinesisAnalyticsPluginTests",
             dependencies: ["AWSKinesisAnalyticsPlugin", "AmplifyAnalyticsCore", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit", "Amplify"]),
+        .testTarget(name: "AmplifyStorageCoreTests", dependencies: ["AmplifyStorageCore", "Amplify"]),
+        .testTarget(name: "AWSS3StoragePluginTests", dependencies: ["AWSS3StoragePlugin", "Amplify"]),
         .testTarget(
             name: "StorageBehaviourTests",
-            dependencies: ["LocalStoragePlugin", "AWSS3StoragePlugin", "AWSPluginsCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyTestKit", "Amplify", "AmplifyConcurrency"]),
+            dependencies: ["LocalStoragePlugin", "AWSS3StoragePlugin", "AmplifyStorageCore", "AWSPluginsCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyTestKit", "Amplify", "AmplifyConcurrency"]),
         .testTarget(name: "LocalStoragePluginTests", dependencies: ["LocalStoragePlugin", "AmplifyEventLoop", "AmplifyTestKit", "StorageBenchmark", "Amplify", "AmplifyConcurrency"]),
         .testTarget(name: "LocalAnalyticsPluginTests", dependencies: ["LocalAnalyticsPlugin", "AmplifyAnalyticsCore", "AmplifyEventLoop", "Amplify"]),
         .testTarget(

@@ -2,6 +2,7 @@ import AWSPluginsCore
 import Amplify
 import AmplifyConcurrency
 import AmplifyEventLoop
+import AmplifyStorageCore
 import Foundation
 
 /// The Storage plugin for Amazon S3 (key `awsS3StoragePlugin`), configured from the block the

@@ -1,5 +1,6 @@
 import AWSPluginsCore
 import Amplify
+import AmplifyStorageCore
 
 /// The `storage.plugins.awsS3StoragePlugin` block as the Amplify CLI writes it
 /// (`{"bucket": "myapp-storage-dev", "region": "us-east-1", "defaultAccessLevel": "guest"}`;

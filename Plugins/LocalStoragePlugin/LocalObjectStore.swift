@@ -1,6 +1,7 @@
 import Amplify
 import AmplifyCrypto
 import AmplifyEventLoop
+import AmplifyStorageCore
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -2,14 +2,6 @@ import Amplify
 import AmplifyEventLoop
 import Foundation
 
-/// A value that is only ever touched on one event loop's thread.
-final class LoopBound<Value>: @unchecked Sendable {
-    // @unchecked Sendable: created anywhere, then read and mutated on the loop thread only
-    // (every use goes through `loop.execute` or a loop callback).
-    let value: Value
-    init(_ value: Value) { self.value = value }
-}
-
 /// The bridge's two Redis connections on the loop (one publishes, one subscribes or reads the
 /// stream), its queue of events waiting for Redis, and reconnection with backoff. Loop thread
 /// only.
@@ -190,7 +182,7 @@ final class BridgeLink {
         let id = nextTimer
         nextTimer += 1
         let generation = self.generation
-        let bound = LoopBound((link: self, body: body))
+        let bound = LoopBound((link: self, body: body), loop: loop)
         guard let timer = try? loop.scheduleTimer(after: .saturatingSeconds(seconds), {
             let (link, body) = bound.value
             link.timers[id] = nil
@@ -235,7 +227,7 @@ final class BridgeLink {
         }
         let delay = backoff(attempt)
         attempt += 1
-        let me = LoopBound(self)
+        let me = LoopBound(self, loop: loop)
         let generation = self.generation
         if let timer = try? loop.scheduleTimer(after: .saturatingSeconds(delay), {
             let link = me.value

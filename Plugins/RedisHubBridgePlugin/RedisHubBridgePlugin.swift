@@ -112,7 +112,7 @@ public final class RedisHubBridgePlugin: HubPluginWrapper {
         let made = LoopBound(BridgeLink(
             configuration: configuration, loop: loop,
             deliver: { [weak self] event, entryId in self?.deliver(event, entryId: entryId) },
-            report: { [weak self] report in self?.handle(report) }))
+            report: { [weak self] report in self?.handle(report) }), loop: loop)
         link.withLock { $0 = made }
         try loop.execute { made.value.start() }
     }

@@ -10,20 +10,35 @@ import CoreMetrics
 /// operation; the error's description, never a password, code or token), and sign-in calls are
 /// counted in `amplify_auth_sign_ins_total` when a metrics backend is bootstrapped.
 public struct AuthEventReporter: Sendable {
-    private let hub: @Sendable () -> any HubCategoryBehavior
+    private let hub: HubReporter
     private let mapError: @Sendable (any Error, String) -> AuthError
     private let pluginKey: PluginKey
     private let signIns: SignInCounters?
 
-    /// A reporter for the plugin `pluginKey` on `hub` (asked at each dispatch, so a reset Hub is
-    /// followed); `mapError` turns an error a call threw into the `AuthError` it
-    /// reports (given the event name). Metrics go to `metricsFactory` (default:
-    /// `MetricsSystem.factory`, looked at once, now).
+    /// A reporter for the plugin `pluginKey` on `hub` (`nil`: `Amplify.Hub`, looked up at each
+    /// dispatch through `HubReporter`, so a reset Hub is followed); `mapError` turns an error a
+    /// call threw into the `AuthError` it reports (given the event name). Metrics go to
+    /// `metricsFactory` (default: `MetricsSystem.factory`, looked at once, now).
+    public init(
+        pluginKey: PluginKey = "auth", hub: (any HubCategoryBehavior)?, metricsFactory: (any MetricsFactory)? = nil,
+        mapError: @escaping @Sendable (any Error, String) -> AuthError
+    ) {
+        self.init(pluginKey: pluginKey, reporter: HubReporter(hub: hub), metricsFactory: metricsFactory, mapError: mapError)
+    }
+
+    /// A reporter for the plugin `pluginKey` on the Hub `hub` returns (asked at each dispatch).
+    /// Prefer the initializer that takes the Hub itself (`nil` for `Amplify.Hub`).
     public init(
         pluginKey: PluginKey = "auth", hub: @escaping @Sendable () -> any HubCategoryBehavior, metricsFactory: (any MetricsFactory)? = nil,
         mapError: @escaping @Sendable (any Error, String) -> AuthError
     ) {
-        self.hub = hub
+        self.init(pluginKey: pluginKey, reporter: HubReporter(resolving: hub), metricsFactory: metricsFactory, mapError: mapError)
+    }
+
+    private init(
+        pluginKey: PluginKey, reporter: HubReporter, metricsFactory: (any MetricsFactory)?, mapError: @escaping @Sendable (any Error, String) -> AuthError
+    ) {
+        hub = reporter
         self.mapError = mapError
         self.pluginKey = pluginKey
         signIns = AmplifyMetrics.activeFactory(metricsFactory).map { SignInCounters(pluginKey: pluginKey, factory: $0) }
@@ -50,7 +65,7 @@ public struct AuthEventReporter: Sendable {
             result = .failure(mapError(error, event))
         }
         record(event, result)
-        hub().dispatch(to: .auth, payload: HubPayload(eventName: event, context: username, data: result.map(published)))
+        hub.dispatch(to: .auth, payload: HubPayload(eventName: event, context: username, data: result.map(published)))
         return try result.get()
     }
 
@@ -84,7 +99,7 @@ public struct AuthEventReporter: Sendable {
 
     /// Dispatches `event` with an outcome that cannot fail (`Auth.signOutAPI`).
     public func dispatch(_ event: String, username: String?, data: any Sendable) {
-        hub().dispatch(to: .auth, payload: HubPayload(eventName: event, context: username, data: data))
+        hub.dispatch(to: .auth, payload: HubPayload(eventName: event, context: username, data: data))
     }
 
     /// Dispatches the lifecycle `event` with `data` (the user or the username), and logs it at
@@ -94,7 +109,7 @@ public struct AuthEventReporter: Sendable {
     /// (username and sub), so listeners can tell its events from the process-wide session's.
     public func lifecycle(_ event: String, _ data: any Sendable) {
         Amplify.Logging.logger(forCategory: "Auth").log(level: .info, event, metadata: [LogMetadataKey.plugin: pluginKey])
-        hub().dispatch(to: .auth, payload: HubPayload(eventName: event, data: Self.contextual(data)))
+        hub.dispatch(to: .auth, payload: HubPayload(eventName: event, data: Self.contextual(data)))
     }
 
     /// `data` as the current server context's ``AuthUserEvent`` (unchanged outside a context, or

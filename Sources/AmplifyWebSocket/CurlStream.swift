@@ -1,11 +1,12 @@
+import AmplifyCurl
 import AmplifyEventLoop
 import CCurlShims
 import Foundation
 
 /// A TCP or TLS byte stream on the Amplify event loop, opened by libcurl's connect-only mode:
 /// curl resolves the name, connects, does the TLS handshake and checks the certificate (driven
-/// by a multi handle of its own through `LoopPoll`s and a `LoopTimer`, so nothing blocks the
-/// loop); then bytes move with `curl_easy_send` / `curl_easy_recv` on the socket curl reports
+/// by a multi handle of its own through AmplifyCurl's `CurlMultiDriver`, the HTTP client's
+/// driver, so nothing blocks the loop); then bytes move with `curl_easy_send` / `curl_easy_recv` on the socket curl reports
 /// (`CURLINFO_ACTIVESOCKET`), watched by one `LoopPoll`.
 ///
 /// Loop thread only: create it, call its methods and receive its events there.
@@ -25,9 +26,7 @@ final class CurlStream: @unchecked Sendable {
     private let loop: EventLoop
     private let handler: (Event) -> Void
     private var easy: UnsafeMutableRawPointer?
-    private var multi: UnsafeMutableRawPointer?
-    private var connectPolls: [curl_socket_t: LoopPoll] = [:]
-    private var connectTimer: LoopTimer?
+    private var driver: CurlMultiDriver?
     private var poll: LoopPoll?
     private var pending: [[UInt8]] = []
     private var pendingOffset = 0
@@ -35,8 +34,6 @@ final class CurlStream: @unchecked Sendable {
     private var isFinished = false
     private let errorBuffer = UnsafeMutablePointer<CChar>.allocate(capacity: Int(CURL_ERROR_SIZE) + 1)
     private var readBuffer = [UInt8](repeating: 0, count: 64 << 10)
-
-    private static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
 
     /// A stream to `host:port` (TLS when `secure`), reporting to `handler` on the loop thread.
     init(loop: EventLoop, handler: @escaping (Event) -> Void) {
@@ -57,13 +54,22 @@ final class CurlStream: @unchecked Sendable {
     ///   - trustedCertificatesFile: a PEM file of authorities to trust instead of the system's.
     ///   - timeout: how long connecting (and the TLS handshake) may take.
     func connect(host: String, port: Int, secure: Bool, trustedCertificatesFile: String?, timeout: Duration) {
-        _ = Self.globalInit
-        guard let easy = curl_easy_init(), let multi = curl_multi_init() else {
+        // (Unowned: the stream closes the driver before it goes.)
+        let driver = CurlMultiDriver(
+            loop: loop,
+            watchFailed: { [unowned(unsafe) self] in self.finish(WebSocketError(.connectionFailed, "The loop refused to watch curl's socket.")) },
+            finished: { [unowned(unsafe) self] _, code in
+                // Only the connect is driven: what follows is the stream's own poll's.
+                guard !self.isFinished, self.poll == nil else { return }
+                self.connected(code)
+            })
+        guard let driver, let easy = curl_easy_init() else {
+            driver?.close()
             finish(WebSocketError(.connectionFailed, "curl could not be initialised."))
             return
         }
         self.easy = easy
-        self.multi = multi
+        self.driver = driver
         let bracketed = host.contains(":") ? "[\(host)]" : host
         c_curl_easy_setopt_string(easy, CURLOPT_URL, "\(secure ? "https" : "http")://\(bracketed):\(port)/")
         c_curl_easy_setopt_long(easy, CURLOPT_CONNECT_ONLY, 1)
@@ -73,20 +79,7 @@ final class CurlStream: @unchecked Sendable {
         c_curl_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Int(timeout.saturatingMilliseconds))
         c_curl_easy_setopt_pointer(easy, CURLOPT_ERRORBUFFER, errorBuffer)
         if let trustedCertificatesFile { c_curl_easy_setopt_string(easy, CURLOPT_CAINFO, trustedCertificatesFile) }
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        c_curl_multi_setopt_socket_function(multi) { _, socket, what, userp, _ in
-            guard let userp else { return 0 }
-            Unmanaged<CurlStream>.fromOpaque(userp).takeUnretainedValue().connectSocketChanged(socket, what: what)
-            return 0
-        }
-        c_curl_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, me)
-        c_curl_multi_setopt_timer_function(multi) { _, timeout, userp in
-            guard let userp else { return 0 }
-            Unmanaged<CurlStream>.fromOpaque(userp).takeUnretainedValue().connectTimerChanged(timeout)
-            return 0
-        }
-        c_curl_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, me)
-        curl_multi_add_handle(multi, easy)
+        driver.add(easy)
     }
 
     /// Queues `bytes` and writes what the socket takes now. Loop thread only.
@@ -106,66 +99,12 @@ final class CurlStream: @unchecked Sendable {
         release()
     }
 
-    // MARK: Connecting (curl's multi interface)
-
-    private func connectSocketChanged(_ socket: curl_socket_t, what: Int32) {
-        if what == CURL_POLL_REMOVE {
-            connectPolls.removeValue(forKey: socket)?.close()
-            return
-        }
-        let poll: LoopPoll
-        if let existing = connectPolls[socket] {
-            poll = existing
-        } else {
-            guard let made = try? LoopPoll(loop: loop, socket: socket, { [self] status, events in
-                var flags: Int32 = 0
-                if status < 0 { flags |= CURL_CSELECT_ERR }
-                if events.contains(.readable) { flags |= CURL_CSELECT_IN }
-                if events.contains(.writable) { flags |= CURL_CSELECT_OUT }
-                act(on: socket, flags: flags)
-            }) else {
-                finish(WebSocketError(.connectionFailed, "The loop refused to watch curl's socket."))
-                return
-            }
-            connectPolls[socket] = made
-            poll = made
-        }
-        var events: LoopPoll.Events = []
-        if what == CURL_POLL_IN || what == CURL_POLL_INOUT { events.insert(.readable) }
-        if what == CURL_POLL_OUT || what == CURL_POLL_INOUT { events.insert(.writable) }
-        poll.start(events)
-    }
-
-    private func connectTimerChanged(_ milliseconds: Int) {
-        connectTimer?.cancel()
-        connectTimer = nil
-        guard milliseconds >= 0 else { return }
-        do {
-            connectTimer = try loop.scheduleTimer(after: .milliseconds(milliseconds)) { [self] in
-                act(on: CURL_SOCKET_TIMEOUT, flags: 0)
-            }
-        } catch {
-            finish(WebSocketError(.connectionFailed, "The loop is shutting down."))
-        }
-    }
-
-    private func act(on socket: curl_socket_t, flags: Int32) {
-        guard let multi, !isFinished, poll == nil else { return }
-        var running: Int32 = 0
-        curl_multi_socket_action(multi, socket, flags, &running)
-        var remaining: Int32 = 0
-        while let message = curl_multi_info_read(multi, &remaining) {
-            guard message.pointee.msg == CURLMSG_DONE else { continue }
-            connected(c_curl_message_result(message))
-            return
-        }
-    }
+    // MARK: Connecting (curl's multi interface, through the driver)
 
     private func connected(_ code: CURLcode) {
-        connectTimer?.cancel()
-        connectTimer = nil
-        for poll in connectPolls.values { poll.close() }
-        connectPolls.removeAll()
+        // The connected socket is watched by the stream's own poll from here (one poll per
+        // descriptor); the transfer stays in the multi handle, where curl finds its connection.
+        driver?.closeWatches()
         guard code == CURLE_OK else {
             let detail = String(cString: errorBuffer)
             let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
@@ -267,18 +206,15 @@ final class CurlStream: @unchecked Sendable {
     }
 
     private func release() {
-        connectTimer?.cancel()
-        connectTimer = nil
-        for poll in connectPolls.values { poll.close() }
-        connectPolls.removeAll()
+        driver?.closeWatches()
         // The poll stops watching before curl closes the socket.
         poll?.close()
         poll = nil
         pending.removeAll()
-        if let multi, let easy { curl_multi_remove_handle(multi, easy) }
+        if let easy { driver?.remove(easy) }
         if let easy { curl_easy_cleanup(easy) }
-        if let multi { curl_multi_cleanup(multi) }
+        driver?.close()
         easy = nil
-        multi = nil
+        driver = nil
     }
 }

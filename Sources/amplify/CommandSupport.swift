@@ -98,7 +98,7 @@ enum CLIConfiguration {
         let url = path.hasPrefix("/")
             ? URL(fileURLWithPath: path)
             : URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(path)
-        return try ConfigurationLocator.load(url.standardizedFileURL)
+        return try AmplifyConfiguration(configurationFile: url.standardizedFileURL)
     }
 
     /// An error as `{"description", "recoverySuggestion"}`.

@@ -12,7 +12,7 @@ struct ConfigCheckCommandTests {
         #expect(run.stdout == """
             Configuration: \(sample("embedded.json")) (Gen 1 amplifyconfiguration.json)
             Logging:
-              consoleLoggingPlugin — logLevel: warn
+              swiftLogLoggingPlugin — logLevel: warn
             Hub:
               defaultHubPlugin — slowListenerThresholdMilliseconds: 100
             Auth:

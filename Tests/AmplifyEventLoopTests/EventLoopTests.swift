@@ -173,3 +173,24 @@ struct EventLoopTests {
         #expect(loop.loopClosedCleanly)
     }
 }
+
+@Suite("LoopBound")
+struct LoopBoundTests {
+    @Test("a value made off the loop is read and changed on its loop's thread, from execute and from a timer")
+    func boundValueOnItsLoop() async throws {
+        let loop = try EventLoop(name: "loop-bound")
+        let bound = LoopBound([Int](), loop: loop)
+        let seen = Locked<[Int]>([])
+        try loop.submitAndWait { bound.value.append(1) }
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            _ = try? loop.scheduleTimer(after: .milliseconds(1)) {
+                bound.value.append(2)
+                seen.withLock { $0 = bound.value }
+                done.resume()
+            }
+        }
+        #expect(seen.value == [1, 2])
+        #expect(bound.loop === loop)
+        try loop.shutdown()
+    }
+}

@@ -14,8 +14,8 @@ struct PackageLayoutTests {
     static let layers: [String: Int] = [
         "AmplifyConcurrency": 1, "BenchmarkReport": 1,
         "AmplifyEventLoop": 2, "AmplifyCrypto": 2, "AmplifySQLite": 2,
-        "Amplify": 3,
-        "AWSPluginsCore": 4, "AmplifyAuthCore": 4, "AmplifyAnalyticsCore": 4, "AmplifyTestKit": 4, "AmplifyServiceLifecycle": 4, "AmplifyWebSocket": 4,
+        "Amplify": 3, "AmplifyCurl": 3,
+        "AWSPluginsCore": 4, "AmplifyAuthCore": 4, "AmplifyAnalyticsCore": 4, "AmplifyStorageCore": 4, "AmplifyTestKit": 4, "AmplifyServiceLifecycle": 4, "AmplifyWebSocket": 4,
         "AmplifyPlugins": 6,
         "ServerContexts": 7, "SessionBenchmark": 7,
     ]

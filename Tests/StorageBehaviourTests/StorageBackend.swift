@@ -3,6 +3,7 @@ import AWSS3StoragePlugin
 import Amplify
 import AmplifyConcurrency
 import AmplifyEventLoop
+import AmplifyStorageCore
 import AmplifyTestKit
 import Foundation
 import LocalStoragePlugin

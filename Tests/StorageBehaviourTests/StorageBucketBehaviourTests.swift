@@ -1,5 +1,6 @@
 import AWSPluginsCore
 import Amplify
+import AmplifyStorageCore
 import Foundation
 import Testing
 

@@ -1,3 +1,5 @@
+import Amplify
+
 /// The `type` and `id` of a real-time message, and where its payload is, read by one pass over
 /// its top-level members (``JSONSpans``): what routes a message, without decoding its payload (a
 /// `data` message's payload is decoded once, into the response type, by the subscription it

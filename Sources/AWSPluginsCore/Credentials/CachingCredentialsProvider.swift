@@ -26,9 +26,4 @@ public actor CachingCredentialsProvider: AWSCredentialsProvider {
         cached = fresh
         return fresh
     }
-
-    /// Forgets the cached credentials (after the service rejected them, say).
-    public func invalidate() {
-        cached = nil
-    }
 }

@@ -1,15 +1,14 @@
 import Amplify
+import AmplifyCurl
 import AmplifyEventLoop
 import CCurlShims
 import CoreMetrics
 import Foundation
 import Synchronization
-#if canImport(Glibc)
-import Glibc
-#endif
 
-/// An HTTP client on the Amplify event loop: libcurl's multi-socket API driven by libuv (a
-/// `LoopPoll` per socket curl opens, one `LoopAlarm` for curl's timeouts), no threads of its own.
+/// An HTTP client on the Amplify event loop: libcurl's multi-socket API driven by libuv through
+/// AmplifyCurl's `CurlMultiDriver` (a `LoopPoll` per socket curl opens, one `LoopAlarm` for
+/// curl's timeouts), no threads of its own.
 /// Many transfers run at once over reused connections; each is `async`, cancellable (cancelling
 /// the task aborts the transfer) and may stream its body from a file and its response to a file.
 ///
@@ -26,11 +25,8 @@ public final class HTTPClient: @unchecked Sendable {
     public let loop: EventLoop
     /// `nil` when no metrics backend is bootstrapped.
     let metrics: HTTPMetrics?
-    private var multi: UnsafeMutableRawPointer?
-    private var watches: [curl_socket_t: SocketWatch] = [:]
-    /// Sockets curl opened through ``openSocket(family:type:protocol:)`` and has not closed.
-    private var connectionSockets: Set<curl_socket_t> = []
-    private var alarm: LoopAlarm?
+    /// The multi handle and its polls and alarm (`nil` after shutdown).
+    private var driver: CurlMultiDriver?
     private var transfers: [Int: Transfer] = [:]
     /// The last transfer number given out (by the sending task, so that its cancellation handler
     /// knows the number without a lock).
@@ -40,15 +36,12 @@ public final class HTTPClient: @unchecked Sendable {
     private var spareHandles: [UnsafeMutableRawPointer] = []
     private static let maximumSpareHandles = 32
 
-    private static let globalInit: Void = { curl_global_init(Int(CURL_GLOBAL_DEFAULT)) }()
-
     /// A client on `loop`, reporting to `metricsFactory` (default: `MetricsSystem.factory`,
     /// looked at once, now).
     /// - Throws: `EventLoopError` if the loop is shut down, ``HTTPClientError`` if curl fails.
     public init(loop: EventLoop, metricsFactory: (any MetricsFactory)? = nil) throws {
         self.loop = loop
         metrics = HTTPMetrics.make(metricsFactory)
-        _ = Self.globalInit
         let ready = try loop.submitAndWait { [unowned(unsafe) self] () -> Bool in
             self.setUpOnLoop()
         }
@@ -56,25 +49,10 @@ public final class HTTPClient: @unchecked Sendable {
     }
 
     private func setUpOnLoop() -> Bool {
-        guard let multi = curl_multi_init() else { return false }
-        self.multi = multi
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        c_curl_multi_setopt_socket_function(multi) { _, socket, what, userp, _ in
-            guard let userp else { return 0 }
-            Unmanaged<HTTPClient>.fromOpaque(userp).takeUnretainedValue().socketChanged(socket, what: what)
-            return 0
+        driver = CurlMultiDriver(loop: loop) { [unowned(unsafe) self] easy, result in
+            self.finished(easy, result)
         }
-        c_curl_multi_setopt_pointer(multi, CURLMOPT_SOCKETDATA, me)
-        c_curl_multi_setopt_timer_function(multi) { _, timeout, userp in
-            guard let userp else { return 0 }
-            Unmanaged<HTTPClient>.fromOpaque(userp).takeUnretainedValue().timerChanged(timeout)
-            return 0
-        }
-        c_curl_multi_setopt_pointer(multi, CURLMOPT_TIMERDATA, me)
-        alarm = try? LoopAlarm(loop: loop) { [unowned(unsafe) self] in
-            self.act(on: CURL_SOCKET_TIMEOUT, flags: 0)
-        }
-        return alarm != nil
+        return driver != nil
     }
 
     /// Sends `request` and returns the response (any status; HTTP errors are responses).
@@ -157,13 +135,9 @@ public final class HTTPClient: @unchecked Sendable {
                     for id in Array(transfers.keys) { cancel(id) }
                     for easy in spareHandles { curl_easy_cleanup(easy) }
                     spareHandles.removeAll()
-                    // (Cleaning up closes the cached connections, through socketClosing.)
-                    if let multi { curl_multi_cleanup(multi) }
-                    multi = nil
-                    for watch in watches.values { watch.poll.close() }
-                    watches.removeAll()
-                    alarm?.close()
-                    alarm = nil
+                    // (Closing cleans up curl, which closes the cached connections.)
+                    driver?.close()
+                    driver = nil
                     continuation.resume()
                 }
             } catch {
@@ -175,13 +149,13 @@ public final class HTTPClient: @unchecked Sendable {
     /// How many sockets curl opened through this client and has not closed yet (for tests: a
     /// process-wide count of descriptors is not the client's while other tests run).
     package func connectionSocketCount() async -> Int {
-        await loop.value(ifShutDown: 0) { [self] in connectionSockets.count }
+        await loop.value(ifShutDown: 0) { [self] in driver?.connectionSocketCount ?? 0 }
     }
 
     // MARK: Loop thread
 
     private func start(_ request: HTTPRequest, _ continuation: UnsafeContinuation<HTTPResponse, any Error>, id: Int) {
-        guard let multi else {
+        guard let driver else {
             continuation.resume(throwing: HTTPClientError(kind: .other, curlCode: -1, message: "The HTTP client was shut down."))
             return
         }
@@ -198,13 +172,13 @@ public final class HTTPClient: @unchecked Sendable {
         }
         transfer.id = id
         transfers[id] = transfer
-        watchSockets(of: transfer.easy)
-        curl_multi_add_handle(multi, transfer.easy)
+        driver.watchSockets(of: transfer.easy)
+        driver.add(transfer.easy)
     }
 
     private func cancel(_ id: Int) {
         guard let transfer = transfers.removeValue(forKey: id) else { return }
-        if let multi { curl_multi_remove_handle(multi, transfer.easy) }
+        driver?.remove(transfer.easy)
         transfer.finish(.failure(HTTPClientError(kind: .cancelled, curlCode: 0, message: "The transfer was cancelled.")))
         recycle(transfer)
     }
@@ -213,7 +187,7 @@ public final class HTTPClient: @unchecked Sendable {
     /// transfer, up to ``maximumSpareHandles``; frees it beyond that or after shutdown.
     private func recycle(_ transfer: Transfer) {
         let easy = transfer.releaseHandle()
-        guard multi != nil, spareHandles.count < Self.maximumSpareHandles else {
+        guard driver != nil, spareHandles.count < Self.maximumSpareHandles else {
             curl_easy_cleanup(easy)
             return
         }
@@ -221,132 +195,15 @@ public final class HTTPClient: @unchecked Sendable {
         spareHandles.append(easy)
     }
 
-    /// A socket curl uses and the poll watching it: what it waits for, and whether curl is done
-    /// with it for now (a connection kept for reuse).
-    private final class SocketWatch {
-        let poll: LoopPoll
-        var events: LoopPoll.Events = []
-        var idle = false
-        init(_ poll: LoopPoll) { self.poll = poll }
-
-        /// Stops watching; the next use starts afresh.
-        func stop() {
-            poll.stop()
-            events = []
-            idle = false
-        }
-    }
-
-    private func socketChanged(_ socket: curl_socket_t, what: Int32) {
-        if what == CURL_POLL_REMOVE {
-            guard let watch = watches[socket] else { return }
-            if connectionSockets.contains(socket) {
-                // A connection going back to curl's cache: still watched for reading, so that
-                // the next request on it (curl then asks to read again) changes nothing in epoll
-                // (libuv stops and starts a poll with a system call each). The first readiness
-                // while idle (the server closing it) stops the watch; curl closing the socket
-                // does too (socketClosing).
-                watch.idle = true
-            } else {
-                // A socket curl made without openSocket (its resolver's): closed without telling.
-                watch.stop()
-            }
-            return
-        }
-        let watch: SocketWatch
-        if let existing = watches[socket] {
-            watch = existing
-        } else {
-            guard let made = try? LoopPoll(loop: loop, socket: socket, { [unowned(unsafe) self] status, events in
-                self.ready(socket, status: status, events: events)
-            }) else { return }
-            watch = SocketWatch(made)
-            watches[socket] = watch
-        }
-        watch.idle = false
-        var events: LoopPoll.Events = []
-        if what == CURL_POLL_IN || what == CURL_POLL_INOUT { events.insert(.readable) }
-        if what == CURL_POLL_OUT || what == CURL_POLL_INOUT { events.insert(.writable) }
-        guard events != watch.events else { return }
-        watch.events = events
-        watch.poll.start(events)
-    }
-
-    private func ready(_ socket: curl_socket_t, status: Int32, events: LoopPoll.Events) {
-        if let watch = watches[socket], watch.idle {
-            watch.stop()
-            return
-        }
-        var flags: Int32 = 0
-        if status < 0 { flags |= CURL_CSELECT_ERR }
-        if events.contains(.readable) { flags |= CURL_CSELECT_IN }
-        if events.contains(.writable) { flags |= CURL_CSELECT_OUT }
-        act(on: socket, flags: flags)
-    }
-
-    /// A socket for curl (its open-socket function), close-on-exec, known as a connection's.
-    fileprivate func openSocket(family: Int32, type: Int32, protocol: Int32) -> curl_socket_t {
-        let socket = Glibc.socket(family, type | Int32(SOCK_CLOEXEC.rawValue), `protocol`)
-        guard socket >= 0 else { return CURL_SOCKET_BAD }
-        // A watch left on this number belonged to a socket closed before; it starts afresh.
-        watches[socket]?.stop()
-        connectionSockets.insert(socket)
-        return socket
-    }
-
-    /// curl is closing `socket` (its close-socket function): the watch stops first, so that epoll
-    /// never watches a number the process may reuse for another file.
-    fileprivate func socketClosing(_ socket: curl_socket_t) -> Int32 {
-        connectionSockets.remove(socket)
-        watches[socket]?.stop()
-        return close(socket)
-    }
-
-    /// Gives `easy` the open- and close-socket functions that keep ``connectionSockets`` and
-    /// stop a socket's watch before it is closed (curl_easy_reset clears them: set per transfer).
-    private func watchSockets(of easy: UnsafeMutableRawPointer) {
-        let me = Unmanaged.passUnretained(self).toOpaque()
-        c_curl_easy_setopt_opensocket_function(easy) { clientp, _, address in
-            guard let clientp, let address else { return CURL_SOCKET_BAD }
-            return Unmanaged<HTTPClient>.fromOpaque(clientp).takeUnretainedValue().openSocket(
-                family: address.pointee.family, type: address.pointee.socktype, protocol: address.pointee.protocol)
-        }
-        c_curl_easy_setopt_pointer(easy, CURLOPT_OPENSOCKETDATA, me)
-        c_curl_easy_setopt_closesocket_function(easy) { clientp, socket in
-            guard let clientp else { return close(socket) }
-            return Unmanaged<HTTPClient>.fromOpaque(clientp).takeUnretainedValue().socketClosing(socket)
-        }
-        c_curl_easy_setopt_pointer(easy, CURLOPT_CLOSESOCKETDATA, me)
-    }
-
-    private func timerChanged(_ milliseconds: Int) {
-        guard milliseconds >= 0 else {
-            alarm?.clear()
-            return
-        }
-        alarm?.set(afterMilliseconds: UInt64(milliseconds))
-    }
-
-    private func act(on socket: curl_socket_t, flags: Int32) {
-        guard let multi else { return }
-        var running: Int32 = 0
-        curl_multi_socket_action(multi, socket, flags, &running)
-        collectFinished(multi)
-    }
-
-    private func collectFinished(_ multi: UnsafeMutableRawPointer) {
-        var remaining: Int32 = 0
-        while let message = curl_multi_info_read(multi, &remaining) {
-            guard message.pointee.msg == CURLMSG_DONE, let easy = message.pointee.easy_handle else { continue }
-            let code = c_curl_message_result(message)
-            var privateData: UnsafeMutableRawPointer?
-            c_curl_easy_getinfo_pointer(easy, CURLINFO_PRIVATE, &privateData)
-            curl_multi_remove_handle(multi, easy)
-            guard let privateData else { continue }
-            let transfer = Unmanaged<Transfer>.fromOpaque(privateData).takeUnretainedValue()
-            transfers.removeValue(forKey: transfer.id)
-            transfer.complete(code)
-            recycle(transfer)
-        }
+    /// curl finished `easy` (with `code`): out of the multi handle, then its transfer completes.
+    private func finished(_ easy: UnsafeMutableRawPointer, _ code: CURLcode) {
+        var privateData: UnsafeMutableRawPointer?
+        c_curl_easy_getinfo_pointer(easy, CURLINFO_PRIVATE, &privateData)
+        driver?.remove(easy)
+        guard let privateData else { return }
+        let transfer = Unmanaged<Transfer>.fromOpaque(privateData).takeUnretainedValue()
+        transfers.removeValue(forKey: transfer.id)
+        transfer.complete(code)
+        recycle(transfer)
     }
 }

@@ -22,9 +22,15 @@ package enum ConfigurationDocument {
     /// Parses and translates `bytes`, which came from `file` (or from memory when `nil`).
     /// `requireGen2` refuses any other shape (for `Amplify.configure(with:)`).
     package static func configuration(from bytes: [UInt8], file: URL?, requireGen2: Bool = false) throws -> AmplifyConfiguration {
+        let kind: ConfigurationFileReader.Kind = requireGen2 || file?.lastPathComponent == "amplify_outputs.json" ? .gen2 : .gen1
+        return try configuration(from: ConfigurationFileReader.parse(bytes, file: file, kind: kind), file: file, requireGen2: requireGen2)
+    }
+
+    /// Translates `json`, parsed from `file` (or built in memory when `nil`), as
+    /// the bytes-taking `configuration(from:file:requireGen2:)` does after parsing.
+    static func configuration(from json: JSONValue, file: URL?, requireGen2: Bool) throws -> AmplifyConfiguration {
         let named = file?.lastPathComponent
         let kind: ConfigurationFileReader.Kind = requireGen2 || named == "amplify_outputs.json" ? .gen2 : .gen1
-        let json = try ConfigurationFileReader.parse(bytes, file: file, kind: kind)
         if let path = firstStringWithNUL(json) {
             let name = file?.path ?? "the configuration data"
             throw kind.error(

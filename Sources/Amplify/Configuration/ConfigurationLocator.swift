@@ -10,15 +10,8 @@ public enum ConfigurationLocator {
     /// The file names looked for in the working directory, in order.
     public static let fileNames = ["amplifyconfiguration.json", "amplify_outputs.json", "awsconfiguration.json"]
 
-    /// Loads the configuration at `url`, recognising its shape by its content (see
-    /// ``ConfigurationFormat``): a Gen 2 `amplify_outputs.json` has a `version` string, Amplify
-    /// JS's files have their own keys, the rest is Gen 1 or `awsconfiguration.json`.
-    /// - Throws: ``ConfigurationError`` naming the file and the problem.
-    public static func load(_ url: URL) throws -> AmplifyConfiguration {
-        try ConfigurationDocument.load(url)
-    }
-
-    /// Finds and loads the default configuration.
+    /// Finds and loads the default configuration (read as
+    /// ``AmplifyConfiguration/init(configurationFile:)`` reads a file).
     /// - Throws: ``ConfigurationError/invalidAmplifyConfigurationFile(_:_:_:)`` listing where it
     ///   looked when no file exists, or the file's own error.
     public static func loadDefault(
@@ -27,11 +20,11 @@ public enum ConfigurationLocator {
     ) throws -> AmplifyConfiguration {
         if let explicit = environment[environmentVariable], !explicit.isEmpty {
             let url = explicit.hasPrefix("/") ? URL(fileURLWithPath: explicit) : directory.appendingPathComponent(explicit)
-            return try load(url.standardizedFileURL)
+            return try ConfigurationDocument.load(url.standardizedFileURL)
         }
         for name in fileNames {
             let candidate = directory.appendingPathComponent(name)
-            if FileManager.default.fileExists(atPath: candidate.path) { return try load(candidate) }
+            if FileManager.default.fileExists(atPath: candidate.path) { return try ConfigurationDocument.load(candidate) }
         }
         throw ConfigurationError.invalidAmplifyConfigurationFile(
             "No configuration file found: $\(environmentVariable) is not set and none of \(fileNames.joined(separator: ", ")) is in \(directory.path).",

@@ -171,14 +171,16 @@ public enum Amplify {
     /// - Throws: ``ConfigurationError/unableToDecode(_:_:_:)`` naming a missing or bad value, and
     ///   everything ``configure(_:)-(AmplifyConfiguration?)`` throws.
     public static func configure(_ outputs: AmplifyOutputsData) throws {
-        let json: Data
+        // The value becomes the JSON tree the translator reads directly, with no JSON text
+        // written and parsed back in between.
+        let json: JSONValue
         do {
-            json = try outputs.encodedJSON()
+            json = try JSONValueEncoder.encode(outputs)
         } catch {
             throw ConfigurationError.invalidAmplifyOutputsFile(
                 "The AmplifyOutputsData could not be encoded: \(error).", "Check the values built in code (numbers must be finite).", error)
         }
-        try configure(ConfigurationDocument.configuration(from: [UInt8](json), file: nil, requireGen2: true))
+        try configure(ConfigurationDocument.configuration(from: json, file: nil, requireGen2: true))
     }
 
     // MARK: Reset

@@ -27,7 +27,7 @@ struct ConfigurationFileTests {
 
     @Test("a Gen 2 amplify_outputs.json becomes the Cognito and S3 plugin blocks")
     func gen2Sample() throws {
-        let configuration = try ConfigurationLocator.load(Samples.url("amplify_outputs.json"))
+        let configuration = try AmplifyConfiguration(configurationFile: Samples.url("amplify_outputs.json"))
         let cognito = try #require(configuration.auth?.plugins["awsCognitoAuthPlugin"])
         #expect(cognito.value(at: "CognitoUserPool.Default.PoolId") == "us-west-2_Gen2Pool1")
         #expect(cognito.value(at: "CognitoUserPool.Default.AppClientId") == "gen2client0123456789abcd")
@@ -64,7 +64,7 @@ struct ConfigurationFileTests {
         let file = folder.url.appendingPathComponent(name)
         if let text { try Data(text.utf8).write(to: file) }
         do {
-            _ = try ConfigurationLocator.load(file)
+            _ = try AmplifyConfiguration(configurationFile: file)
         } catch let error as ConfigurationError {
             return (error, file.path)
         }

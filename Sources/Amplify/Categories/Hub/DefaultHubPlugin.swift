@@ -27,6 +27,11 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
     // @unchecked Sendable: `builtInListeners`, `customListeners`, `spare` and `closedOnLoop` are
     // touched only on the loop thread; `inbox` and `registry` are behind their `Locked`s;
     // everything else is immutable or atomic.
+    //
+    // The plugin's parts, one file each: this file holds its state and its public surface;
+    // DefaultHubPlugin+Inbox.swift the queue every thread appends to (its waiters and overload);
+    // DefaultHubPlugin+Delivery.swift the loop side (the listener tables, the drain, delivery and
+    // closing); HubListenerBox.swift one registered listener.
 
     /// The plugin's key in the configuration file (`hub.plugins.defaultHubPlugin`; amplify-swift's
     /// `awsHubPlugin` is read too).
@@ -43,90 +48,6 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
     /// finds it.
     public static var key: PluginKey { HubCategory.awsHubPluginKey }
 
-    /// A queue entry: an event, or (rarely) a change to the listener tables or a barrier, which
-    /// travel in the same queue so they take effect at exactly their place among the events.
-    /// A struct, not an enum with payloads, so that queueing and draining copy plainly.
-    private struct Entry: Sendable {
-        let channel: HubChannel
-        let payload: HubPayload
-        /// A class reference, so an event's entry carries a plain null here.
-        let control: ControlBox?
-
-        init(_ channel: HubChannel, _ payload: consuming HubPayload) {
-            self.channel = channel
-            self.payload = payload
-            control = nil
-        }
-
-        init(_ control: Control) {
-            self.init(.hub, control)
-        }
-
-        /// A control entry about a listener on `channel` (adding, removing).
-        init(_ channel: HubChannel, _ control: Control) {
-            self.channel = channel
-            payload = HubPayload(eventName: "")
-            self.control = ControlBox(control)
-        }
-    }
-
-    private enum Control: Sendable {
-        case add(HubListenerBox)
-        case remove(HubListenerBox)
-        case flush(CheckedContinuation<Void, Never>)
-        case close(CheckedContinuation<Void, Never>)
-    }
-
-    private final class ControlBox: Sendable {
-        let control: Control
-        init(_ control: Control) { self.control = control }
-    }
-
-    private struct Inbox {
-        var entries: [Entry] = []
-        var wakeupPending = false
-        var closed = false
-        /// Producers waiting for room, released by the next drain (or the close).
-        var waiters: [Waiter] = []
-        /// Whether the current overload episode was reported (cleared when the queue empties).
-        var overloadReported = false
-        /// Listeners (and streams) on each built-in channel, counted as their add and remove
-        /// entries are queued: an event for a channel at 0 has nobody to reach (a listener added
-        /// later sees only later events), so it is counted and not queued, and costs no wake-up of
-        /// the loop. Custom channels are always queued.
-        var listening = [Int](repeating: 0, count: HubChannel.builtInCount)
-
-        /// Counts the listener that `control` adds to or removes from `channel`.
-        mutating func count(_ control: Control, on channel: HubChannel) {
-            guard let index = channel.builtInIndex else { return }
-            switch control {
-            case .add: listening[index] += 1
-            case .remove: listening[index] -= 1
-            case .flush, .close: break
-            }
-        }
-
-        /// Whether an event on `channel` has no listener to reach.
-        func nobodyListens(on channel: HubChannel) -> Bool {
-            guard let index = channel.builtInIndex else { return false }
-            return listening[index] == 0
-        }
-    }
-
-    /// A producer waiting for room: a task suspended in ``dispatchWaitingForRoom(to:payload:)``, or
-    /// a thread blocked in ``dispatch(to:payload:)`` for at most ``overloadWait``.
-    private enum Waiter: Sendable {
-        case task(CheckedContinuation<Void, Never>)
-        case thread(DispatchSemaphore)
-
-        func release() {
-            switch self {
-            case .task(let continuation): continuation.resume()
-            case .thread(let semaphore): semaphore.signal()
-            }
-        }
-    }
-
     /// The most queue entries whose storage a drain keeps for the next one.
     package static let retainedBatchCapacity = 256
 
@@ -139,37 +60,38 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
     /// The accepted `overloadWaitMilliseconds` (0: a full queue never blocks a producer).
     public static let overloadWaitRange: ClosedRange<Double> = 0...60_000
 
+
     /// The loop listeners run on (`nil` if the plugin could not start).
     public let loop: EventLoop?
     let monitor: SlowListenerMonitor
     /// `nil` when no metrics backend is bootstrapped: then no metric work at all.
-    private let metrics: HubMetrics?
-    private let inbox = Locked(Inbox())
+    let metrics: HubMetrics?
+    let inbox = Locked(Inbox())
     /// Registered listeners by the first 8 bytes of their token's id (the box keeps the other
     /// 8, checked on removal): 16 bytes an entry rather than a `UUID` key's 24, part of keeping
     /// a listener within 128 bytes.
-    private let registry = Locked<[UInt64: HubListenerBox]>([:])
+    let registry = Locked<[UInt64: HubListenerBox]>([:])
     /// How each `AsyncSequence` subscription's stream is ended, by listener serial (closure
     /// listeners have none, so their boxes carry no slot for it).
-    private let streamFinishes = Locked<[Int: @Sendable () -> Void]>([:])
-    private let relay: DrainRelay
-    private let wakeup: LoopWakeup?
+    let streamFinishes = Locked<[Int: @Sendable () -> Void]>([:])
+    let relay: DrainRelay
+    let wakeup: LoopWakeup?
     // Loop-thread state. Exclusivity is unchecked: only the loop thread touches these, and the
     // drain loop never holds an access across a listener call that could re-enter it.
-    @exclusivity(unchecked) private var builtInListeners = DefaultHubPlugin.emptyBuiltInTables
-    @exclusivity(unchecked) private var customListeners: [String: ContiguousArray<HubListenerBox>] = [:]
-    @exclusivity(unchecked) private var spare: [Entry] = []
-    @exclusivity(unchecked) private var closedOnLoop = false
+    @exclusivity(unchecked) var builtInListeners = DefaultHubPlugin.emptyBuiltInTables
+    @exclusivity(unchecked) var customListeners: [String: ContiguousArray<HubListenerBox>] = [:]
+    @exclusivity(unchecked) var spare: [Entry] = []
+    @exclusivity(unchecked) var closedOnLoop = false
     /// The most entries one drain found waiting (written by the loop, read by anyone).
-    private let peakDepth = Atomic<Int>(0)
+    let peakDepth = Atomic<Int>(0)
     /// The capacity of the batch storage kept between drains (written by the loop).
-    private let keptCapacity = Atomic<Int>(0)
-    private let limit = Atomic<Int>(DefaultHubPlugin.defaultQueueLimit)
-    private let overloadWaitNanoseconds = Atomic<Int>(1_000_000_000)
-    private let overloads = Atomic<Int>(0)
-    private let lastReport = Locked<String?>(nil)
+    let keptCapacity = Atomic<Int>(0)
+    let limit = Atomic<Int>(DefaultHubPlugin.defaultQueueLimit)
+    let overloadWaitNanoseconds = Atomic<Int>(1_000_000_000)
+    let overloads = Atomic<Int>(0)
+    let lastReport = Locked<String?>(nil)
 
-    private static var emptyBuiltInTables: [ContiguousArray<HubListenerBox>] {
+    static var emptyBuiltInTables: [ContiguousArray<HubListenerBox>] {
         [ContiguousArray<HubListenerBox>](repeating: [], count: HubChannel.builtInCount)
     }
 
@@ -287,98 +209,6 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
     /// thread queues at once. Either way the overload is counted and reported.
     public func dispatch(to channel: HubChannel, payload: HubPayload) {
         enqueueEvent(channel, payload)
-    }
-
-    /// Queues `payload` for `channel`, first suspending while the queue is full (until a drain
-    /// makes room or the Hub closes); on the loop thread it does not wait. Use it from producers
-    /// that can be slowed down, so a burst never outgrows ``queueLimit``.
-    public func dispatchWaitingForRoom(to channel: HubChannel, payload: HubPayload) async {
-        while true {
-            let full: Bool = inbox.withLock { $0.entries.count >= limit.load(ordering: .relaxed) && !$0.closed }
-            guard full, !(loop?.inEventLoop ?? true) else { break }
-            noteOverload()
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let queued = inbox.withLock { inbox -> Bool in
-                    guard inbox.entries.count >= limit.load(ordering: .relaxed), !inbox.closed else { return false }
-                    inbox.waiters.append(.task(continuation))
-                    return true
-                }
-                if !queued { continuation.resume() }
-            }
-        }
-        enqueue(Entry(channel, payload))
-    }
-
-    /// Whether an event dispatched on `channel` now would reach anything: a listener or stream, the
-    /// metrics backend (which counts every dispatch), or, once the plugin is closed, the plugin
-    /// that replaces it. A producer whose payload costs something to build asks first; a listener
-    /// added after this returns sees only later events either way.
-    package func wantsEvents(on channel: HubChannel) -> Bool {
-        if metrics != nil { return true }
-        return inbox.withLock { $0.closed || !$0.nobodyListens(on: channel) }
-    }
-
-    /// Queues an event; `false` if the plugin is closed (the category then replaces it).
-    @discardableResult
-    @inline(__always)
-    func enqueueEvent(_ channel: HubChannel, _ payload: HubPayload) -> Bool {
-        let entry = Entry(channel, payload)
-        let outcome = inbox.withLock { inbox -> Int in
-            if inbox.closed { return 0 }
-            if inbox.nobodyListens(on: channel) { return 4 }
-            if inbox.entries.count >= limit.load(ordering: .relaxed) { return 3 }
-            inbox.entries.append(entry)
-            if inbox.wakeupPending { return 1 }
-            inbox.wakeupPending = true
-            return 2
-        }
-        switch outcome {
-        case 0: return false
-        case 1: return true
-        case 2:
-            wakeup?.signal()
-            return true
-        case 4:
-            metrics?.dispatched.increment()
-            return true
-        default:
-            return enqueueOverloaded(entry)
-        }
-    }
-
-    /// The queue was full: wait (off the loop, for a bounded time) for room, then queue anyway.
-    private func enqueueOverloaded(_ entry: Entry) -> Bool {
-        noteOverload()
-        let wait = overloadWaitNanoseconds.load(ordering: .relaxed)
-        if wait > 0, !(loop?.inEventLoop ?? true) {
-            let semaphore = DispatchSemaphore(value: 0)
-            let waiting = inbox.withLock { inbox -> Bool in
-                guard inbox.entries.count >= limit.load(ordering: .relaxed), !inbox.closed else { return false }
-                inbox.waiters.append(.thread(semaphore))
-                return true
-            }
-            if waiting, semaphore.wait(timeout: .now() + .nanoseconds(wait)) == .timedOut {
-                report("a dispatch waited \(wait / 1_000_000) ms for room and queued anyway")
-            }
-        }
-        return enqueue(entry)
-    }
-
-    /// Counts an overload and reports the first of an episode, naming the listener the loop is in.
-    private func noteOverload() {
-        overloads.wrappingAdd(1, ordering: .relaxed)
-        let first = inbox.withLock { inbox -> Bool in
-            defer { inbox.overloadReported = true }
-            return !inbox.overloadReported
-        }
-        if first { report("its queue reached \(limit.load(ordering: .relaxed)) events") }
-    }
-
-    private func report(_ what: String) {
-        let culprit = monitor.currentSite() ?? "its listeners as a whole"
-        let message = "The Hub is overloaded: \(what); the loop is behind, delivering to \(culprit). Nothing is dropped; producers are slowed. Move heavy work out of listeners (Amplify.Hub.events(on:) or a Task), or raise maxQueuedEvents."
-        lastReport.withLock { $0 = message }
-        Amplify.Logging.logger(forCategory: "Hub").error(message)
     }
 
     /// See ``HubCategoryBehavior/listen(to:isIncluded:listener:)``. Slow-listener reports name
@@ -508,233 +338,6 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
 
     /// How many listeners (and streams) are registered.
     public var listenerCount: Int { registry.withLock { $0.count } }
-
-    /// Appends to the queue; `false` if the Hub is closed.
-    @discardableResult
-    @inline(__always)
-    private func enqueue(_ entry: Entry) -> Bool {
-        let outcome = inbox.withLock { inbox -> Int in
-            if inbox.closed { return 0 }
-            if let box = entry.control {
-                inbox.count(box.control, on: entry.channel)
-            } else if inbox.nobodyListens(on: entry.channel) {
-                return 3
-            }
-            inbox.entries.append(entry)
-            if inbox.wakeupPending { return 1 }
-            inbox.wakeupPending = true
-            return 2
-        }
-        if outcome == 2 { wakeup?.signal() }
-        if outcome == 3 { metrics?.dispatched.increment() }
-        return outcome != 0
-    }
-
-    // MARK: Loop thread
-
-    fileprivate func drain() {
-        var batch = spare
-        var waiters: [Waiter] = []
-        inbox.withLock { inbox in
-            swap(&inbox.entries, &batch)
-            inbox.wakeupPending = false
-            if !inbox.waiters.isEmpty { swap(&inbox.waiters, &waiters) }
-            if batch.isEmpty { inbox.overloadReported = false }
-        }
-        for waiter in waiters { waiter.release() }
-        if batch.count > peakDepth.load(ordering: .relaxed) { peakDepth.store(batch.count, ordering: .relaxed) }
-        var events = 0
-        var deliveries = 0
-        // Flushes return once the drain is over: counted, and its storage kept or let go (a
-        // caller reading the metrics or `keptBatchCapacity` after `flush()` sees this drain's).
-        var flushes: [CheckedContinuation<Void, Never>] = []
-        batch.withUnsafeBufferPointer { entries in
-            for index in entries.indices {
-                guard let box = entries[index].control else {
-                    events &+= 1
-                    deliveries &+= deliver(entries[index].payload, on: entries[index].channel)
-                    continue
-                }
-                switch box.control {
-                case .add(let box): add(box, on: entries[index].channel)
-                case .remove(let box): remove(box, from: entries[index].channel)
-                case .flush(let continuation): flushes.append(continuation)
-                case .close(let continuation): closeOnLoop(continuation)
-                }
-            }
-        }
-        monitor.leave()
-        metrics?.drained(events: events, deliveries: deliveries, depth: batch.count)
-        // Keep the batch's storage for the next drain while it is being used; once a burst that
-        // grew it is over (a drain uses under an eighth of it), let it go, so the Hub does not
-        // hold a burst's peak memory until reset.
-        if batch.capacity > Self.retainedBatchCapacity, batch.count < batch.capacity / 8 {
-            spare = []
-        } else {
-            batch.removeAll(keepingCapacity: true)
-            spare = batch
-        }
-        keptCapacity.store(spare.capacity, ordering: .relaxed)
-        for flush in flushes { flush.resume() }
-    }
-
-    /// Delivers one event; returns how many listeners were called.
-    @inline(__always)
-    private func deliver(_ payload: HubPayload, on channel: HubChannel) -> Int {
-        // Borrow the table's array in place: no copy, no retain per event.
-        if let index = channel.builtInIndex {
-            return builtInListeners[index].withUnsafeBufferPointer { deliver(payload, to: $0) }
-        } else if case .custom(let name) = channel {
-            return customListeners[name]?.withUnsafeBufferPointer { deliver(payload, to: $0) } ?? 0
-        }
-        return 0
-    }
-
-    @inline(__always)
-    private func deliver(_ payload: HubPayload, to boxes: UnsafeBufferPointer<HubListenerBox>) -> Int {
-        monitor.nextEvent()
-        var called = 0
-        for index in boxes.indices {
-            // The table owns the box for the whole call: no retain/release per delivery.
-            Unmanaged.passUnretained(boxes[index])._withUnsafeGuaranteedRef { box in
-                if box.removed.load(ordering: .relaxed) { return }
-                switch box.predicate {
-                case .all: break
-                case .eventName(let eventName): if eventName != payload.eventName { return }
-                case .filter(let filter): if !filter(payload) { return }
-                }
-                monitor.enter(box.serial)
-                box.listener(payload)
-                called &+= 1
-            }
-        }
-        return called
-    }
-
-    private func add(_ box: HubListenerBox, on channel: HubChannel) {
-        if box.removed.load(ordering: .relaxed) { return }
-        if closedOnLoop {
-            streamFinishes.withLock { $0.removeValue(forKey: box.serial) }?()
-            return
-        }
-        mutateListeners(of: channel) { $0.append(box) }
-    }
-
-    /// Takes `box` out of `channel`'s table (a token made by hand may name another channel than
-    /// the listener's: then every table is searched).
-    private func remove(_ box: HubListenerBox, from channel: HubChannel) {
-        var found = false
-        mutateListeners(of: channel) { list in
-            if let index = list.firstIndex(where: { $0 === box }) {
-                list.remove(at: index)
-                found = true
-            }
-        }
-        guard !found else { return }
-        for index in builtInListeners.indices {
-            if let position = builtInListeners[index].firstIndex(where: { $0 === box }) {
-                builtInListeners[index].remove(at: position)
-                return
-            }
-        }
-        for name in Array(customListeners.keys) {
-            if let position = customListeners[name]?.firstIndex(where: { $0 === box }) {
-                customListeners[name]?.remove(at: position)
-                if customListeners[name]?.isEmpty == true { customListeners[name] = nil }
-                return
-            }
-        }
-    }
-
-    private func mutateListeners(of channel: HubChannel, _ change: (inout ContiguousArray<HubListenerBox>) -> Void) {
-        if let index = channel.builtInIndex {
-            change(&builtInListeners[index])
-        } else if case .custom(let name) = channel {
-            var list = customListeners[name] ?? []
-            change(&list)
-            customListeners[name] = list.isEmpty ? nil : list
-        }
-    }
-
-    private func closeOnLoop(_ continuation: CheckedContinuation<Void, Never>) {
-        finishOnLoop()
-        continuation.resume()
-    }
-
-    /// The loop is shutting down: deliver what is queued (its wake-up may not have run yet),
-    /// then close as a reset would, unless a reset already did.
-    fileprivate func loopEnded() {
-        guard !closedOnLoop else { return }
-        drain()
-        // The queue may have held a reset's close entry, which closed everything already.
-        guard !closedOnLoop else { return }
-        finishOnLoop()
-    }
-
-    private func finishOnLoop() {
-        let waiters = inbox.withLock { inbox -> [Waiter] in
-            inbox.closed = true
-            defer { inbox.waiters.removeAll() }
-            return inbox.waiters
-        }
-        for waiter in waiters { waiter.release() }
-        closedOnLoop = true
-        // Entries queued after the close entry: deliver events (listeners are still here), and
-        // release anyone waiting.
-        drain()
-        let everyone = builtInListeners.flatMap { $0 } + customListeners.values.flatMap { $0 }
-        builtInListeners = Self.emptyBuiltInTables
-        customListeners.removeAll()
-        registry.withLock { $0.removeAll() }
-        for box in everyone { box.removed.store(true, ordering: .relaxed) }
-        // Streams in the tables end now; one still on its way to them ends when its entry is
-        // drained (`add` after the close).
-        let finishes = streamFinishes.withLock { finishes in everyone.compactMap { finishes.removeValue(forKey: $0.serial) } }
-        for finish in finishes { finish() }
-        relay.detach()
-        wakeup?.close()
-    }
-}
-
-/// One registered listener. Created by `listen`, added to the loop's tables through the
-/// dispatch queue, and marked removed by `removeListener`. Everything the loop reads per
-/// delivery is a `let` (a `var` closure would be retained and released around every call), and
-/// the box fits 72 bytes (an 80-byte allocation): its channel travels in the queue entries, and
-/// a stream's `finish` is kept by the plugin, not in every box.
-private final class HubListenerBox: Sendable {
-    /// Which events of the channel the listener gets.
-    enum Predicate: Sendable {
-        case all
-        case eventName(String)
-        case filter(HubFilter)
-    }
-
-    /// The listener's serial for the slow-listener monitor (never 0).
-    let serial: Int
-    /// The second half of its token's id (the registry is keyed by the first).
-    let idLow: UInt64
-    let predicate: Predicate
-    /// Set (then published to the loop) by `removeListener`; read with a plain load per delivery.
-    /// Declared here, in the byte after `predicate`'s tag.
-    let removed = Atomic<Bool>(false)
-    let listener: HubListener
-
-    init(serial: Int, idLow: UInt64, predicate: Predicate, listener: @escaping HubListener) {
-        self.serial = serial
-        self.idLow = idLow
-        self.predicate = predicate
-        self.listener = listener
-    }
-}
-
-/// Lets the wake-up's callback reach the plugin without a retain cycle that outlives close.
-private final class DrainRelay: Sendable {
-    private let target = Locked<DefaultHubPlugin?>(nil)
-
-    func attach(_ hub: DefaultHubPlugin) { target.withLock { $0 = hub } }
-    func detach() { target.withLock { $0 = nil } }
-    func drain() { target.withLock { $0 }?.drain() }
-    func loopEnded() { target.withLock { $0 }?.loopEnded() }
 }
 
 /// amplify-swift's name for its default Hub plugin: here the same plugin as ``DefaultHubPlugin``.

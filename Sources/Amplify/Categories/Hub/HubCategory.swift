@@ -21,11 +21,19 @@ public final class HubCategory: Sendable {
         var plugins: [PluginKey: any HubCategoryPlugin] = [:] {
             didSet {
                 defaultPlugin = plugins.count == 1 ? plugins.first?.value as? DefaultHubPlugin : nil
+                resolved = switch plugins.count {
+                case 0: nil
+                case 1: plugins.first?.value
+                default: AmbiguousHubPlugin(keys: plugins.keys.sorted())
+                }
             }
         }
         /// Whether a plugin was added with `add(plugin:)` (the started-on-first-use default is not).
         var added = false
         private(set) var defaultPlugin: DefaultHubPlugin?
+        /// What `plugin` returns, resolved when the plugins change rather than at each call: the
+        /// only plugin, the ambiguous stand-in for several (its keys sorted once), `nil` for none.
+        private(set) var resolved: (any HubCategoryPlugin)?
     }
 
     private let slot = Locked(Slot())
@@ -42,21 +50,19 @@ public final class HubCategory: Sendable {
     /// more than one plugin it is a stand-in whose every call logs the ``HubError`` and does
     /// nothing (see the type's discussion).
     public var plugin: any HubCategoryPlugin {
-        // A default plugin whose loop shut down (a reset raced a first use) is replaced.
-        func usable(_ plugins: [PluginKey: any HubCategoryPlugin]) -> (any HubCategoryPlugin)? {
-            guard plugins.count == 1, let plugin = plugins.first?.value,
-                  !((plugin as? DefaultHubPlugin)?.isClosed ?? false) else { return nil }
-            return plugin
+        // The fast path: one lock, the plugin resolved when the plugins last changed. A default
+        // plugin whose loop shut down (a reset raced a first use) is replaced below.
+        let current = slot.withLock { $0.resolved }
+        if let current, !((current as? DefaultHubPlugin)?.isClosed ?? false) { return current }
+        func usable(_ slot: Slot) -> (any HubCategoryPlugin)? {
+            guard let resolved = slot.resolved, !((resolved as? DefaultHubPlugin)?.isClosed ?? false) else { return nil }
+            return resolved
         }
-        let (current, keys) = slot.withLock { (usable($0.plugins), $0.plugins.keys.sorted()) }
-        if let current { return current }
-        if keys.count > 1 { return AmbiguousHubPlugin(keys: keys) }
         // Made outside the lock: starting it waits for the loop thread, which may itself be
         // inside a listener that needs this lock.
         let made = DefaultHubPlugin()
         let (winner, lost) = slot.withLock { slot -> (any HubCategoryPlugin, Bool) in
-            if let current = usable(slot.plugins) { return (current, true) }
-            if slot.plugins.count > 1 { return (AmbiguousHubPlugin(keys: slot.plugins.keys.sorted()), true) }
+            if let current = usable(slot) { return (current, true) }
             slot.plugins = [made.key: made]
             return (made, false)
         }

@@ -42,7 +42,7 @@ public final class StorageTransferTask<Success: Sendable>: Sendable {
     public struct Controller: Sendable {
         let task: StorageTransferTask<Success>
         let hubEventName: String?
-        let hub: (any HubCategoryBehavior)?
+        let hub: HubReporter
 
         /// Reports progress (ignored once the task has finished): to the task's `progress`
         /// sequence and, when the task was made with a Hub event name, on the Hub as
@@ -52,7 +52,7 @@ public final class StorageTransferTask<Success: Sendable>: Sendable {
             task.count(progress)
             guard let hubEventName else { return }
             let payload = HubPayload(eventName: HubPayload.EventName.Storage.progress, context: hubEventName, data: progress)
-            if let hub { hub.dispatch(to: .storage, payload: payload) } else { Amplify.Hub.dispatch(to: .storage, payload: payload) }
+            hub.dispatch(to: .storage, payload: payload)
         }
         /// Finishes the task with `value`.
         public func succeed(_ value: Success) { task.finish(.success(value), state: .completed) }
@@ -116,8 +116,8 @@ public final class StorageTransferTask<Success: Sendable>: Sendable {
     }
 
     /// ``make(hooks:hubEventName:hub:metricsFactory:)``; with `tracked: false` the caller counts
-    /// the transfer as under way itself (``StoragePluginSupport`` does, until its work ends).
-    static func make(
+    /// the transfer as under way itself (AmplifyStorageCore's `StoragePluginSupport` does, until its work ends).
+    package static func make(
         hooks: Hooks, hubEventName: String?, hub: (any HubCategoryBehavior)?, metricsFactory: (any MetricsFactory)?, tracked: Bool
     ) -> (task: StorageTransferTask<Success>, controller: Controller) {
         let metrics = hubEventName.flatMap { StorageTransferMetrics.make(event: $0, factory: metricsFactory) }
@@ -126,7 +126,7 @@ public final class StorageTransferTask<Success: Sendable>: Sendable {
             let id = StorageTransferTracker.shared.begin { task.cancel() }
             task.shared.withLock { $0.tracking = id }
         }
-        return (task, Controller(task: task, hubEventName: hubEventName, hub: hub))
+        return (task, Controller(task: task, hubEventName: hubEventName, hub: HubReporter(hub: hub)))
     }
 
     /// Where the transfer stands.

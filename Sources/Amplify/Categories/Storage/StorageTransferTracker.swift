@@ -3,11 +3,11 @@ import AmplifyConcurrency
 /// The transfers under way in the process, so a shutdown can let them finish or cancel them
 /// (``StorageCategory/waitForTransfers(timeout:)``, ``StorageCategory/cancelTransfers(waiting:)``).
 /// A transfer counts from the moment its task is made until it finishes, or, for one run by
-/// ``StoragePluginSupport/transfer(_:_:)``, until the plugin's work has ended (its temporary
+/// AmplifyStorageCore's `StoragePluginSupport.transfer(_:_:)`, until the plugin's work has ended (its temporary
 /// files removed).
-final class StorageTransferTracker: Sendable {
+package final class StorageTransferTracker: Sendable {
     /// A transfer's entry.
-    struct ID: Hashable, Sendable {
+    package struct ID: Hashable, Sendable {
         fileprivate let value: Int
     }
 
@@ -16,12 +16,12 @@ final class StorageTransferTracker: Sendable {
         var cancels: [Int: @Sendable () -> Void] = [:]
     }
 
-    static let shared = StorageTransferTracker()
+    package static let shared = StorageTransferTracker()
 
     private let state = Locked(State())
 
     /// Counts a transfer as under way; `cancel` stops it.
-    func begin(cancel: @escaping @Sendable () -> Void) -> ID {
+    package func begin(cancel: @escaping @Sendable () -> Void) -> ID {
         state.withLock { state in
             state.next += 1
             state.cancels[state.next] = cancel
@@ -30,7 +30,7 @@ final class StorageTransferTracker: Sendable {
     }
 
     /// The transfer has ended.
-    func end(_ id: ID) {
+    package func end(_ id: ID) {
         _ = state.withLock { $0.cancels.removeValue(forKey: id.value) }
     }
 

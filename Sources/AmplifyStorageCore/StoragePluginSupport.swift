@@ -1,3 +1,4 @@
+import Amplify
 import AmplifyConcurrency
 import Foundation
 
@@ -6,20 +7,24 @@ import Glibc
 #endif
 
 /// What a Storage plugin needs around its own transfer code: reporting each call's outcome on
-/// the Hub, running a transfer as a ``StorageTransferTask`` driven by a ``StorageTransferGate``,
+/// the Hub, running a transfer as a `StorageTransferTask` driven by a ``StorageTransferGate``,
 /// and the identity id of the signed-in user for `.fromIdentityID` paths. The package's local
 /// and S3 plugins use it; a plugin of your own can too.
 public struct StoragePluginSupport: Sendable {
     /// Where outcomes and progress go (`nil`: `Amplify.Hub`).
     public let hub: (any HubCategoryBehavior)?
 
+    /// The reporter outcomes go through.
+    private let reporter: HubReporter
+
     /// Support reporting to `hub` (`Amplify.Hub` by default).
     public init(hub: (any HubCategoryBehavior)? = nil) {
         self.hub = hub
+        reporter = HubReporter(hub: hub)
     }
 
     /// The signed-in user's id, for `.fromIdentityID` paths.
-    /// - Throws: ``StorageError/authError(_:_:_:)`` when nobody is signed in.
+    /// - Throws: `StorageError.authError(_:_:_:)` when nobody is signed in.
     public static let signedInUserIdentityId: @Sendable () async throws -> String = {
         do {
             return try await Amplify.Auth.getCurrentUser().userId
@@ -30,7 +35,7 @@ public struct StoragePluginSupport: Sendable {
 
     /// Who is calling, for Gen 2 access rules: signed in or not (`Amplify.Auth.fetchAuthSession()`;
     /// no Auth plugin counts as a guest) and the user's groups (from a session that is
-    /// ``AuthUserGroupsProviding``). The identity id is the plugin's to add.
+    /// `AuthUserGroupsProviding`). The identity id is the plugin's to add.
     public static let signedInCaller: @Sendable () async -> StorageAccessRules.Caller = {
         guard let session = try? await Amplify.Auth.fetchAuthSession(), session.isSignedIn else { return .guest }
         return StorageAccessRules.Caller(isAuthenticated: true, groups: (session as? any AuthUserGroupsProviding)?.userGroups ?? [])
@@ -38,7 +43,7 @@ public struct StoragePluginSupport: Sendable {
 
     /// Checks `entry`'s access rules (if it has any) for `permission` on `path`: asks `caller`
     /// who is calling and, only when a rule needs it, `identityId` for the caller's identity id.
-    /// - Throws: ``StorageError/accessDenied(_:_:_:)`` naming the rule.
+    /// - Throws: `StorageError.accessDenied(_:_:_:)` naming the rule.
     public static func checkAccess(
         _ permission: StorageAccessRules.Permission, path: String, in entry: StorageBucketTable.Entry?,
         caller: @Sendable () async -> StorageAccessRules.Caller, identityId: @Sendable () async throws -> String
@@ -82,7 +87,7 @@ public struct StoragePluginSupport: Sendable {
         case .failure(let error): error as? any AmplifyError ?? StorageError.unknown("\(error)", error)
         }
         let payload = HubPayload(eventName: event, data: data)
-        if let hub { hub.dispatch(to: .storage, payload: payload) } else { Amplify.Hub.dispatch(to: .storage, payload: payload) }
+        reporter.dispatch(to: .storage, payload: payload)
     }
 
     /// Runs `body` and reports its value or its error under `event` (`Storage.getURL`, …), then

@@ -1,4 +1,3 @@
-@testable import AWSAPIPlugin
 import Amplify
 import Foundation
 import Testing

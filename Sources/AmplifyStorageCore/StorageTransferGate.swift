@@ -1,3 +1,4 @@
+import Amplify
 import AmplifyConcurrency
 
 /// For Storage plugins: where a running transfer checks, between chunks or parts, whether it was
@@ -41,7 +42,7 @@ public final class StorageTransferGate: Sendable {
     }
 
     /// Returns when the transfer may go on; waits while it is paused.
-    /// - Throws: ``StorageError/cancelled(_:_:_:)`` once it was cancelled.
+    /// - Throws: `StorageError.cancelled(_:_:_:)` once it was cancelled.
     public func check() async throws {
         await withCheckedContinuation { continuation in
             let goOn = state.withLock { state -> Bool in
@@ -59,7 +60,7 @@ public final class StorageTransferGate: Sendable {
     /// Whether ``cancel()`` was called.
     public var isCancelled: Bool { state.withLock { $0.cancelled } }
 
-    /// Hooks for a ``StorageTransferTask`` driving this gate; `onCancel` runs after the gate is
+    /// Hooks for a `StorageTransferTask` driving this gate; `onCancel` runs after the gate is
     /// cancelled (to stop a request in flight).
     public func hooks<Success: Sendable>(onCancel: @escaping @Sendable () -> Void = {}) -> StorageTransferTask<Success>.Hooks {
         StorageTransferTask<Success>.Hooks(cancel: { [self] in

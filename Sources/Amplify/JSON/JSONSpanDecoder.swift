@@ -1,4 +1,3 @@
-import Amplify
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,5 @@
 import Amplify
+import AmplifyStorageCore
 import Foundation
 import Testing
 

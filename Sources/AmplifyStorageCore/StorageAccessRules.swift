@@ -1,3 +1,5 @@
+import Amplify
+
 /// A bucket's Gen 2 access rules (`storage.buckets[].paths` of `amplify_outputs.json`, version
 /// 1.2 on): for each path pattern (`"photos/*"`, `"private/{entity_id}/*"`), which callers may do
 /// what. Checked before a call reaches the bucket, so a refused call fails at once with an error
@@ -76,7 +78,7 @@ public struct StorageAccessRules: Sendable, Equatable {
     }
 
     /// Reads a `paths` object (absent: no rules).
-    /// - Throws: ``ConfigurationValueError`` at `keyPath` for anything but an object of objects
+    /// - Throws: `ConfigurationValueError` at `keyPath` for anything but an object of objects
     ///   of string arrays.
     public init(json: JSONValue?, keyPath: String) throws(ConfigurationValueError) {
         guard let json, !json.isNull else {
@@ -132,7 +134,7 @@ public struct StorageAccessRules: Sendable, Equatable {
     }
 
     /// Checks that `caller` may `permission` on `path` in the bucket called `bucket`.
-    /// - Throws: ``StorageError/accessDenied(_:_:_:)`` naming the rule (or saying no rule covers
+    /// - Throws: `StorageError.accessDenied(_:_:_:)` naming the rule (or saying no rule covers
     ///   the path).
     public func check(_ permission: Permission, path: String, caller: Caller, bucket: String) throws {
         guard !isEmpty else { return }

@@ -1,4 +1,5 @@
 import Amplify
+import AmplifyStorageCore
 import Testing
 
 /// Gen 2 path access rules, as amplify-backend defines them.

@@ -1,12 +1,14 @@
+import Amplify
+
 /// The buckets a Storage plugin's block names (`"buckets": [{"name", "bucket_name", "aws_region",
 /// "paths"}]`, as the Gen 2 `storage.buckets` section is carried into it), and how a call's
-/// ``StorageBucket`` resolves against them. Both Storage plugins of this package use it; a plugin
+/// `StorageBucket` resolves against them. Both Storage plugins of this package use it; a plugin
 /// of your own can too.
 public struct StorageBucketTable: Sendable, Equatable {
     /// One bucket.
     public struct Entry: Sendable, Equatable {
         /// Its name in the backend (`.fromOutputs(name:)`), or the S3 name for a bucket given by
-        /// ``BucketInfo``.
+        /// `BucketInfo`.
         public let name: String
         /// The S3 bucket.
         public let bucketName: String
@@ -33,7 +35,7 @@ public struct StorageBucketTable: Sendable, Equatable {
     }
 
     /// Reads `buckets` from a plugin's block (absent: none).
-    /// - Throws: ``ConfigurationValueError`` naming the entry that is not an object with the three
+    /// - Throws: `ConfigurationValueError` naming the entry that is not an object with the three
     ///   strings, or whose `paths` is not an object of objects of string arrays.
     public init(json: JSONValue?) throws(ConfigurationValueError) {
         guard let list = json?["buckets"], !list.isNull else {
@@ -60,7 +62,7 @@ public struct StorageBucketTable: Sendable, Equatable {
     /// The entry a call's `bucket` stands for: `nil` for no bucket (the plugin's default); the
     /// named entry for `.fromOutputs(name:)`; for `.fromBucketInfo`, the entry of that S3 bucket
     /// when the block names it (its rules apply), else one made from the info.
-    /// - Throws: ``StorageError/validation(_:_:_:_:)`` for a name the block does not have, naming
+    /// - Throws: `StorageError.validation(_:_:_:_:)` for a name the block does not have, naming
     ///   the names it has.
     public func resolve(_ bucket: (any StorageBucket)?) throws -> Entry? {
         switch bucket {
