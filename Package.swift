@@ -222,7 +222,7 @@ let package = Package(
             exclude: ["Vectors", "Fixtures"]),
         .testTarget(
             name: "AmplifyAuthCoreTests",
-            dependencies: ["AmplifyAuthCore", "LocalAuthPlugin", "AmplifyTestKit", "Amplify", "AmplifyEventLoop"]),
+            dependencies: ["AmplifyAuthCore", "LocalAuthPlugin", "AmplifyTestKit", "Amplify", "AmplifyEventLoop", "AmplifyConcurrency"]),
         .testTarget(
             name: "LocalAuthPluginTests",
             dependencies: [

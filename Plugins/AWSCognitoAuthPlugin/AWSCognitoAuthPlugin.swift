@@ -50,7 +50,7 @@ public final class AWSCognitoAuthPlugin: AuthServerContextPlugin, AWSAuthCredent
         self.hub = hub
         self.loop = loop
         self.environment = environment
-        events = AuthEventReporter(pluginKey: Self.pluginKey, hub: { hub ?? Amplify.Hub.plugin }) { error, event in AuthError.cognito(error, operation: event) }
+        events = AuthEventReporter(pluginKey: Self.pluginKey, hub: hub) { error, event in AuthError.cognito(error, operation: event) }
     }
 
     /// `"awsCognitoAuthPlugin"`.

@@ -34,7 +34,7 @@ public final class LocalAuthPlugin: AuthServerContextPlugin {
         self.delivery = delivery
         self.hub = hub
         self.eventLoop = eventLoop
-        events = AuthEventReporter(pluginKey: Self.pluginKey, hub: { hub ?? Amplify.Hub.plugin }) { error, _ in
+        events = AuthEventReporter(pluginKey: Self.pluginKey, hub: hub) { error, _ in
             AuthError.unknown("The local user pool failed: \(error)", error)
         }
     }

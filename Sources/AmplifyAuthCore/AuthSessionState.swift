@@ -116,7 +116,7 @@ public final class AuthSessionState {
     /// Applies one `.auth` event.
     func apply(_ payload: HubPayload) {
         typealias Names = HubPayload.EventName.Auth
-        if let user = AuthEventData.user(in: payload), user.scope != .processWide {
+        if !AuthEventData.isProcessWide(payload), let user = AuthEventData.user(in: payload) {
             applyUser(payload.eventName, user)
             return
         }

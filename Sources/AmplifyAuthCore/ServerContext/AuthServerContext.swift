@@ -55,22 +55,11 @@ public final class AuthServerContext: AuthServerContextBinding {
         return AmplifyJSCookies.clearingCookies(clientId: tenant.clientId, username: user.username, attributes: attributes)
     }
 
-    /// The session holder a call on a plugin of `tenant` acts on: the context's when the current
-    /// task runs in a context, `processWide` otherwise.
-    /// - Throws: `AuthError.invalidState(_:_:_:)` when the current context belongs to another pool
-    ///   (the call is refused rather than acting as the process-wide user or another tenant's).
-    public static func sessions(for tenant: AuthTenant, processWide: any AuthSessionHolding) throws -> any AuthSessionHolding {
-        guard let context = current else { return processWide }
-        guard context.tenant == tenant else {
-            throw AuthError.invalidState(
-                "This call runs in a server context bound to the pool \(context.tenant.id), and went to the plugin of \(tenant.id).",
-                "Call the context's own plugin (Amplify.Auth inside the context routes there), or make a context for that pool.")
-        }
-        return context.session
-    }
-
-    /// The context of the current task if it is bound to `tenant` (`nil` outside any context).
-    /// - Throws: `AuthError.invalidState(_:_:_:)` when it is bound to another pool.
+    /// The context of the current task if it is bound to `tenant` (`nil` outside any context):
+    /// both engines ask it at the start of each call, and act on its session, else on their
+    /// process-wide one.
+    /// - Throws: `AuthError.invalidState(_:_:_:)` when it is bound to another pool (the call is
+    ///   refused rather than acting as the process-wide user or another tenant's).
     public static func current(for tenant: AuthTenant) throws -> AuthServerContext? {
         guard let context = current else { return nil }
         guard context.tenant == tenant else {

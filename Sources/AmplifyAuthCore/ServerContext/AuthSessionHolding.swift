@@ -3,7 +3,7 @@ import Foundation
 
 /// What an Auth engine needs of the session a call acts on: the process-wide
 /// ``AuthSessionKeeper`` outside any context, a context's ``AuthContextSession`` inside one.
-/// Engines ask ``AuthServerContext/sessions(for:processWide:)`` at the start of each call.
+/// Engines ask ``AuthServerContext/current(for:)`` at the start of each call.
 public protocol AuthSessionHolding: Actor {
     /// The signed-in session, if any (its access token may have expired).
     var current: StoredSession? { get }
