@@ -117,7 +117,8 @@ public struct JSONWebToken: Sendable, Equatable {
         guard algorithm == "ES256" else { throw Problem.unsupportedAlgorithm(algorithm) }
         guard parsed.header["crit"] == nil else { throw Problem.criticalHeader }
         if let keyId, parsed.header["kid"]?.stringValue != keyId { throw Problem.wrongClaim("kid") }
-        guard key.verify(signature: parsed.signature, of: Array(parsed.signingInput.utf8)) else { throw Problem.badSignature }
+        // Low-S only: the tokens this package signs are, and a token has then one valid signature.
+        guard key.verify(signature: parsed.signature, of: Array(parsed.signingInput.utf8), lowSOnly: true) else { throw Problem.badSignature }
         guard let expiry = try parsed.time("exp") else { throw Problem.wrongClaim("exp") }
         let notBefore = try parsed.time("nbf")
         _ = try parsed.time("iat")

@@ -112,7 +112,8 @@ public final class ES256Key: Sendable {
         }
     }
 
-    /// Signs `message` with SHA-256 and ECDSA; returns `r || s` (64 bytes).
+    /// Signs `message` with SHA-256 and ECDSA; returns `r || s` (64 bytes), `s` in its low form
+    /// (≤ n/2).
     /// - Throws: ``CryptoError`` for a public key, or if OpenSSL fails.
     public func sign(_ message: [UInt8]) throws -> [UInt8] {
         guard isPrivate else { throw CryptoError("ES256 sign", "this is a public key") }
@@ -150,11 +151,13 @@ public final class ES256Key: Sendable {
         halfOrder.lexicographicallyPrecedes(signature)
     }
 
-    /// Whether `signature` (`r || s`) is this key's ES256 signature of `message`. Only the low-S
-    /// form (`s ≤ n/2`) is accepted, so a token has one valid signature: its high-S twin, which
-    /// anyone can make from the genuine one, is refused (this key's own signatures are low-S).
-    public func verify(signature: [UInt8], of message: [UInt8]) -> Bool {
-        guard signature.count == 64, !Self.isHighS(signature[32...]), let der = Self.derSignature(fromRaw: signature) else { return false }
+    /// Whether `signature` (`r || s`) is this key's ES256 signature of `message`. With
+    /// `lowSOnly`, only the low-S form (`s ≤ n/2`) is accepted, so a message has one valid
+    /// signature: its high-S twin, which anyone can make from the genuine one, is refused (this
+    /// key's own signatures are always low-S). Without it, both forms verify, as ECDSA defines
+    /// (signatures made elsewhere, RFC 7515's examples among them, may be high-S).
+    public func verify(signature: [UInt8], of message: [UInt8], lowSOnly: Bool = false) -> Bool {
+        guard signature.count == 64, !(lowSOnly && Self.isHighS(signature[32...])), let der = Self.derSignature(fromRaw: signature) else { return false }
         return key.withLock { owned -> Bool in
             guard let context = EVP_MD_CTX_new() else { return false }
             defer { EVP_MD_CTX_free(context) }

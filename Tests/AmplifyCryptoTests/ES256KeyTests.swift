@@ -15,6 +15,22 @@ struct ES256KeyTests {
         #expect(throws: CryptoError.self) { try key.sign([1]) }
     }
 
+    /// (RFC 7515 A.3's signature is high-S: 0xC50A… > n/2.)
+    @Test("lowSOnly refuses a high-S signature, and this key's own signatures are always low-S")
+    func lowS() throws {
+        let x = try #require(Base64URL.decode("f83OJ3D2xF1Bg8vub9tLe1gHMzV76e8Tus9uPHvRVEU"))
+        let y = try #require(Base64URL.decode("x_FEzRu9m36HLN_tue659LNpXW6pCyStikYjKIWI5a0"))
+        let signature = try #require(Base64URL.decode("DtEhU3ljbEg8L38VWAfUAqOyKAM6-Xx-F4GawxaepmXFCgfTjDxw5djxLa8ISlSApmWQxfKTUJqPP3-Kg6NU1Q"))
+        let signingInput = Array("eyJhbGciOiJFUzI1NiJ9.eyJpc3MiOiJqb2UiLA0KICJleHAiOjEzMDA4MTkzODAsDQogImh0dHA6Ly9leGFtcGxlLmNvbS9pc19yb290Ijp0cnVlfQ".utf8)
+        #expect(!(try ES256Key(publicX: x, y: y)).verify(signature: signature, of: signingInput, lowSOnly: true))
+        let key = try ES256Key.generate()
+        // Unnormalised ECDSA makes a high-S signature half the time: 64 in a row low-S by chance is 2^-64.
+        for index in 0..<64 {
+            let message = Array("message \(index)".utf8)
+            #expect(key.verify(signature: try key.sign(message), of: message, lowSOnly: true))
+        }
+    }
+
     @Test("a generated key signs, its public coordinates verify, and its PEM restores it")
     func generatedKeyRoundTrip() throws {
         let key = try ES256Key.generate()
