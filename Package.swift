@@ -77,20 +77,35 @@ let package = Package(
         // What every Auth plugin shares: JWTs, the credential store, the observable session state.
         .target(
             name: "AmplifyAuthCore",
-            dependencies: ["Amplify", "AmplifyCrypto", "AmplifySQLite", "AmplifyEventLoop", "AmplifyConcurrency", .product(name: "CoreMetrics", package: "swift-metrics")]),
+            dependencies: [
+                "Amplify", "AmplifyCrypto", "AmplifySQLite", "AmplifyEventLoop", "AmplifyConcurrency",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]),
         .target(
             name: "AmplifyAnalyticsCore",
-            dependencies: ["Amplify", "AmplifyEventLoop", "AmplifySQLite", "AmplifyConcurrency", .product(name: "CoreMetrics", package: "swift-metrics")]),
+            dependencies: [
+                "Amplify", "AmplifyEventLoop", "AmplifySQLite", "AmplifyConcurrency", .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]),
         // What every Storage plugin shares: Hub reporting and transfers, the transfer gate, Gen 2 access rules, the bucket table.
         .target(name: "AmplifyStorageCore", dependencies: ["Amplify", "AmplifyConcurrency"]),
-        .target(name: "AmplifyTestKit", dependencies: ["Amplify", "AmplifyConcurrency", .product(name: "Logging", package: "swift-log")], exclude: ["Moto/moto_harness.py", "HTTP/http_test_server.py", "AppSync/appsync_server.py", "AppSync/test_appsync_server.py", "AppSync/schema.graphql", "AppSync/README.md", "WebSocket/ws_test_server.py"]),
-        // MARK: Plugins.
-        .target(name: "LocalAuthPlugin", dependencies: ["Amplify", "AmplifyAuthCore", "AmplifyConcurrency", "AmplifyCrypto", "AmplifyEventLoop", "AmplifySQLite"], path: "Plugins/LocalAuthPlugin"),
         .target(
-            name: "AWSCognitoAuthPlugin", dependencies: ["Amplify", "AmplifyAuthCore", "AmplifyCrypto", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyConcurrency"],
+            name: "AmplifyTestKit", dependencies: ["Amplify", "AmplifyConcurrency", .product(name: "Logging", package: "swift-log")],
+            exclude: [
+                "Moto/moto_harness.py", "HTTP/http_test_server.py", "AppSync/appsync_server.py", "AppSync/test_appsync_server.py",
+                "AppSync/schema.graphql", "AppSync/README.md", "WebSocket/ws_test_server.py",
+            ]),
+        // MARK: Plugins.
+        .target(
+            name: "LocalAuthPlugin",
+            dependencies: ["Amplify", "AmplifyAuthCore", "AmplifyConcurrency", "AmplifyCrypto", "AmplifyEventLoop", "AmplifySQLite"],
+            path: "Plugins/LocalAuthPlugin"),
+        .target(
+            name: "AWSCognitoAuthPlugin",
+            dependencies: ["Amplify", "AmplifyAuthCore", "AmplifyCrypto", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyConcurrency"],
             path: "Plugins/AWSCognitoAuthPlugin"),
         .target(
-            name: "AWSKinesisAnalyticsPlugin", dependencies: ["Amplify", "AmplifyAnalyticsCore", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyConcurrency"],
+            name: "AWSKinesisAnalyticsPlugin",
+            dependencies: ["Amplify", "AmplifyAnalyticsCore", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyConcurrency"],
             path: "Plugins/AWSKinesisAnalyticsPlugin"),
         .target(
             name: "AWSS3StoragePlugin", dependencies: ["Amplify", "AmplifyStorageCore", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyConcurrency"],
@@ -109,13 +124,19 @@ let package = Package(
             path: "Plugins/RedisHubBridgePlugin"),
 
         // Registers every plugin this package ships (the one module that depends on them all).
-        .target(name: "AmplifyPlugins", dependencies: ["Amplify", "LocalAuthPlugin", "AWSCognitoAuthPlugin", "LocalAnalyticsPlugin", "AWSKinesisAnalyticsPlugin", "LocalStoragePlugin", "AWSS3StoragePlugin", "AWSAPIPlugin", "RedisHubBridgePlugin"]),
+        .target(
+            name: "AmplifyPlugins",
+            dependencies: [
+                "Amplify", "LocalAuthPlugin", "AWSCognitoAuthPlugin", "LocalAnalyticsPlugin", "AWSKinesisAnalyticsPlugin", "LocalStoragePlugin",
+                "AWSS3StoragePlugin", "AWSAPIPlugin", "RedisHubBridgePlugin",
+            ]),
         // AmplifyService: Amplify under swift-service-lifecycle's graceful shutdown.
         .target(name: "AmplifyServiceLifecycle", dependencies: ["Amplify", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]),
         .executableTarget(
             name: "amplify",
             dependencies: [
-                "AmplifyPlugins", "LocalAuthPlugin", "AWSCognitoAuthPlugin", "AWSAPIPlugin", "AWSPluginsCore", "AmplifyAuthCore", "AmplifyAnalyticsCore", "Amplify",
+                "AmplifyPlugins", "LocalAuthPlugin", "AWSCognitoAuthPlugin", "AWSAPIPlugin", "AWSPluginsCore", "AmplifyAuthCore",
+                "AmplifyAnalyticsCore", "Amplify",
                 "AmplifyConcurrency",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
             ]),
@@ -163,24 +184,38 @@ let package = Package(
             name: "HubBridgeBenchmark", dependencies: ["Amplify", "BenchmarkReport", "AmplifyEventLoop", "AmplifyTestKit", "RedisHubBridgePlugin"],
             path: "Benchmarks/HubBridgeBenchmark"),
         .executableTarget(
-            name: "AnalyticsBenchmark", dependencies: ["Amplify", "BenchmarkReport", "AmplifyAnalyticsCore", "AmplifySQLite"], path: "Benchmarks/AnalyticsBenchmark"),
+            name: "AnalyticsBenchmark", dependencies: ["Amplify", "BenchmarkReport", "AmplifyAnalyticsCore", "AmplifySQLite"],
+            path: "Benchmarks/AnalyticsBenchmark"),
         .executableTarget(
-            name: "StorageBenchmark", dependencies: ["Amplify", "BenchmarkReport", "AmplifyEventLoop", "AmplifyTestKit", "AWSPluginsCore", "LocalStoragePlugin", "AWSS3StoragePlugin"],
+            name: "StorageBenchmark",
+            dependencies: [
+                "Amplify", "BenchmarkReport", "AmplifyEventLoop", "AmplifyTestKit", "AWSPluginsCore", "LocalStoragePlugin", "AWSS3StoragePlugin",
+            ],
             path: "Benchmarks/StorageBenchmark"),
         .executableTarget(
-            name: "CognitoBenchmark", dependencies: ["AWSCognitoAuthPlugin", "AWSPluginsCore", "Amplify", "AmplifyCrypto", "BenchmarkReport", "COpenSSL", "AmplifyEventLoop", "AmplifyTestKit"],
+            name: "CognitoBenchmark",
+            dependencies: [
+                "AWSCognitoAuthPlugin", "AWSPluginsCore", "Amplify", "AmplifyCrypto", "BenchmarkReport", "COpenSSL", "AmplifyEventLoop",
+                "AmplifyTestKit",
+            ],
             path: "Benchmarks/CognitoBenchmark", exclude: ["peers.py"]),
         .executableTarget(
             name: "SessionBenchmark",
-            dependencies: ["LocalAuthPlugin", "AWSCognitoAuthPlugin", "AmplifyAuthCore", "Amplify", "AmplifyConcurrency", "AmplifyEventLoop", "AmplifyTestKit"],
+            dependencies: [
+                "LocalAuthPlugin", "AWSCognitoAuthPlugin", "AmplifyAuthCore", "Amplify", "AmplifyConcurrency", "AmplifyEventLoop", "AmplifyTestKit",
+            ],
             path: "Benchmarks/SessionBenchmark"),
         .executableTarget(
-            name: "APIBenchmark", dependencies: ["AWSAPIPlugin", "AWSPluginsCore", "Amplify", "BenchmarkReport", "AmplifyConcurrency", "AmplifyEventLoop", "AmplifyTestKit"],
+            name: "APIBenchmark",
+            dependencies: [
+                "AWSAPIPlugin", "AWSPluginsCore", "Amplify", "BenchmarkReport", "AmplifyConcurrency", "AmplifyEventLoop", "AmplifyTestKit",
+            ],
             path: "Benchmarks/APIBenchmark", exclude: ["peer.py"]),
         .executableTarget(
             name: "HTTPBenchmark",
             dependencies: [
-                "AWSPluginsCore", "Amplify", "AmplifyEventLoop", "AmplifyTestKit", "BenchmarkReport", .product(name: "CoreMetrics", package: "swift-metrics"),
+                "AWSPluginsCore", "Amplify", "AmplifyEventLoop", "AmplifyTestKit", "BenchmarkReport",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 .product(name: "MetricsTestKit", package: "swift-metrics"),
             ],
             path: "Benchmarks/HTTPBenchmark"),
@@ -190,7 +225,8 @@ let package = Package(
         .executableTarget(
             name: "AmplifyFuzz",
             dependencies: [
-                "Amplify", "AmplifyAuthCore", "AmplifyCrypto", "AmplifyWebSocket", "AWSAPIPlugin", "AWSPluginsCore", "AWSCognitoAuthPlugin", "AWSS3StoragePlugin",
+                "Amplify", "AmplifyAuthCore", "AmplifyCrypto", "AmplifyWebSocket", "AWSAPIPlugin", "AWSPluginsCore", "AWSCognitoAuthPlugin",
+                "AWSS3StoragePlugin",
                 "RedisHubBridgePlugin",
             ],
             path: "Fuzz/AmplifyFuzz"),
@@ -218,7 +254,10 @@ let package = Package(
         .testTarget(name: "AmplifyPluginsTests", dependencies: ["AmplifyPlugins"]),
         .testTarget(
             name: "AWSCognitoAuthPluginTests",
-            dependencies: ["AWSCognitoAuthPlugin", "AmplifyAuthCore", "AmplifyCrypto", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit", "Amplify", "AmplifyConcurrency"],
+            dependencies: [
+                "AWSCognitoAuthPlugin", "AmplifyAuthCore", "AmplifyCrypto", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit", "Amplify",
+                "AmplifyConcurrency",
+            ],
             exclude: ["Vectors", "Fixtures"]),
         .testTarget(
             name: "AmplifyAuthCoreTests",
@@ -226,12 +265,16 @@ let package = Package(
         .testTarget(
             name: "LocalAuthPluginTests",
             dependencies: [
-                "LocalAuthPlugin", "LocalStoragePlugin", "AmplifyTestKit", "AmplifySQLite", "AmplifyCrypto", "Amplify", "AmplifyAuthCore", "AmplifyEventLoop",
+                "LocalAuthPlugin", "LocalStoragePlugin", "AmplifyTestKit", "AmplifySQLite", "AmplifyCrypto", "Amplify", "AmplifyAuthCore",
+                "AmplifyEventLoop",
                 "AmplifyConcurrency", .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]),
         .testTarget(
             name: "AmplifyAnalyticsCoreTests",
-            dependencies: ["AmplifyAnalyticsCore", "AmplifyEventLoop", "Amplify", "AmplifyConcurrency", .product(name: "MetricsTestKit", package: "swift-metrics")]),
+            dependencies: [
+                "AmplifyAnalyticsCore", "AmplifyEventLoop", "Amplify", "AmplifyConcurrency",
+                .product(name: "MetricsTestKit", package: "swift-metrics"),
+            ]),
         .testTarget(
             name: "AWSKinesisAnalyticsPluginTests",
             dependencies: ["AWSKinesisAnalyticsPlugin", "AmplifyAnalyticsCore", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit", "Amplify"]),
@@ -239,12 +282,20 @@ let package = Package(
         .testTarget(name: "AWSS3StoragePluginTests", dependencies: ["AWSS3StoragePlugin", "Amplify"]),
         .testTarget(
             name: "StorageBehaviourTests",
-            dependencies: ["LocalStoragePlugin", "AWSS3StoragePlugin", "AmplifyStorageCore", "AWSPluginsCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyTestKit", "Amplify", "AmplifyConcurrency"]),
-        .testTarget(name: "LocalStoragePluginTests", dependencies: ["LocalStoragePlugin", "AmplifyEventLoop", "AmplifyTestKit", "StorageBenchmark", "Amplify", "AmplifyConcurrency"]),
-        .testTarget(name: "LocalAnalyticsPluginTests", dependencies: ["LocalAnalyticsPlugin", "AmplifyAnalyticsCore", "AmplifyEventLoop", "Amplify"]),
+            dependencies: [
+                "LocalStoragePlugin", "AWSS3StoragePlugin", "AmplifyStorageCore", "AWSPluginsCore", "AmplifyCrypto", "AmplifyEventLoop",
+                "AmplifyTestKit", "Amplify", "AmplifyConcurrency",
+            ]),
+        .testTarget(
+            name: "LocalStoragePluginTests",
+            dependencies: ["LocalStoragePlugin", "AmplifyEventLoop", "AmplifyTestKit", "StorageBenchmark", "Amplify", "AmplifyConcurrency"]),
+        .testTarget(
+            name: "LocalAnalyticsPluginTests", dependencies: ["LocalAnalyticsPlugin", "AmplifyAnalyticsCore", "AmplifyEventLoop", "Amplify"]),
         .testTarget(
             name: "AWSAPIPluginTests",
-            dependencies: ["AWSAPIPlugin", "AWSCognitoAuthPlugin", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit", "Amplify", "AmplifyConcurrency"]),
+            dependencies: [
+                "AWSAPIPlugin", "AWSCognitoAuthPlugin", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit", "Amplify", "AmplifyConcurrency",
+            ]),
         .testTarget(name: "AmplifyCLITests", dependencies: ["amplify", "AmplifyTestKit", "Amplify", "AmplifyCrypto"]),
         .executableTarget(
             name: "AmplifyServicePeer",
@@ -263,12 +314,17 @@ let package = Package(
             ],
             path: "Tests/LogSecrecyPeer"),
         .testTarget(name: "LogSecrecyTests", dependencies: ["LogSecrecyPeer", "AmplifyTestKit"]),
-        .executableTarget(name: "HubBridgePeer", dependencies: ["Amplify", "AmplifyEventLoop", "RedisHubBridgePlugin", "AmplifyConcurrency"], path: "Tests/HubBridgePeer"),
+        .executableTarget(
+            name: "HubBridgePeer", dependencies: ["Amplify", "AmplifyEventLoop", "RedisHubBridgePlugin", "AmplifyConcurrency"],
+            path: "Tests/HubBridgePeer"),
         .testTarget(
             name: "RedisHubBridgePluginTests",
             dependencies: ["RedisHubBridgePlugin", "AmplifyTestKit", "AmplifyEventLoop", "HubBridgePeer", "Amplify", "AmplifyConcurrency"]),
         .testTarget(name: "AmplifyFuzzTests", dependencies: ["AmplifyFuzz"]),
         .testTarget(
-            name: "ExamplesTests", dependencies: ["CustomPlugin", "SessionManager", "ServerContexts", "HubBridgeExample", "TokenGate", "CognitoQuickstart", "Amplify", "AmplifyTestKit"]),
+            name: "ExamplesTests",
+            dependencies: [
+                "CustomPlugin", "SessionManager", "ServerContexts", "HubBridgeExample", "TokenGate", "CognitoQuickstart", "Amplify", "AmplifyTestKit",
+            ]),
     ]
 )

@@ -6,8 +6,9 @@ import AmplifyEventLoop
 import AmplifyTestKit
 import BenchmarkReport
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // API benchmark, against the AppSync stand-in on 127.0.0.1, ratios in one run:
@@ -53,7 +54,9 @@ func cpuSeconds(_ who: Int32) -> Double {
 func cpuSplit(_ who: Int32) -> (user: Double, system: Double) {
     var usage = rusage()
     getrusage(__rusage_who_t(who), &usage)
-    return (Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6, Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6)
+    return (
+        Double(usage.ru_utime.tv_sec) + Double(usage.ru_utime.tv_usec) / 1e6, Double(usage.ru_stime.tv_sec) + Double(usage.ru_stime.tv_usec) / 1e6
+    )
 }
 
 func nowNanoseconds() -> Int64 {
@@ -115,10 +118,14 @@ func decodeOnly() throws {
     print("decoding the query's response (median thread CPU, µs)   warm    cold")
     for (name, decode) in [
         ("the plugin's decoder (span decoder)", { try GraphQLResponseDecoder.decode(body, as: Todo.self, decodePath: "getTodo").get() }),
-        ("the careful path (JSONValue, re-encoded, JSONDecoder)", { try GraphQLResponseDecoder.carefulDecode(body, as: Todo.self, decodePath: "getTodo").get() }),
+        (
+            "the careful path (JSONValue, re-encoded, JSONDecoder)",
+            { try GraphQLResponseDecoder.carefulDecode(body, as: Todo.self, decodePath: "getTodo").get() }
+        ),
         ("one JSONDecoder pass into the response's shape", { try JSONDecoder().decode(Shape.self, from: Data(body)).data.getTodo }),
     ] as [(String, () throws -> Todo)] {
-        let warm = try median(cold: false, decode), cold = try median(cold: true, decode)
+        let warm = try median(cold: false, decode)
+        let cold = try median(cold: true, decode)
         print(name.padding(toLength: 56, withPad: " ", startingAt: 0) + String(format: "%6.2f  %6.2f", warm, cold))
     }
 }
@@ -138,16 +145,21 @@ defer { server.stop() }
 let loop = try EventLoop(name: "api-bench")
 let hub = DefaultHubPlugin(loop: loop)
 let plugin = AWSAPIPlugin(loop: loop, hub: hub)
-try plugin.configure(endpoints: [APIEndpointConfiguration(
-    name: "bench", endpointType: .graphQL, endpoint: server.graphQLEndpoint, region: "us-east-1", authorizationType: .apiKey, apiKey: "da2-bench")])
+try plugin.configure(endpoints: [
+    APIEndpointConfiguration(
+        name: "bench", endpointType: .graphQL, endpoint: server.graphQLEndpoint, region: "us-east-1", authorizationType: .apiKey, apiKey: "da2-bench")
+])
 
 // MARK: 1. CPU per query
 
-let seeded = try await plugin.mutate(request: GraphQLRequest(
-    document: "mutation C($input: CreateTodoInput!) { createTodo(input: $input) { id name description } }",
-    variables: ["input": ["name": "seed", "description": "a todo to read"]], responseType: Todo.self, decodePath: "createTodo")).get()
+let seeded = try await plugin.mutate(
+    request: GraphQLRequest(
+        document: "mutation C($input: CreateTodoInput!) { createTodo(input: $input) { id name description } }",
+        variables: ["input": ["name": "seed", "description": "a todo to read"]], responseType: Todo.self, decodePath: "createTodo")
+).get()
 let document = "query G($id: ID!) { getTodo(id: $id) { id name description } }"
-let body = String(decoding: try JSONEncoder().encode(JSONValue.object(["query": .string(document), "variables": ["id": .string(seeded.id)]])), as: UTF8.self)
+let body = String(
+    decoding: try JSONEncoder().encode(JSONValue.object(["query": .string(document), "variables": ["id": .string(seeded.id)]])), as: UTF8.self)
 let bodyFile = FileManager.default.temporaryDirectory.appendingPathComponent("api-bench-\(getpid()).json")
 try Data(body.utf8).write(to: bodyFile)
 defer { try? FileManager.default.removeItem(at: bodyFile) }
@@ -170,8 +182,11 @@ let seededID = seeded.id
         // `--raw-http`: the same POST through the HTTP client alone (no API layer), to see what
         // the layer above it costs.
         if let rawClient {
-            let request = HTTPRequest(method: "POST", url: server.graphQLEndpoint, headers: [
-                ("Content-Type", "application/json"), ("Accept", "application/json"), ("x-api-key", "da2-bench")], body: .bytes(Array(body.utf8)))
+            let request = HTTPRequest(
+                method: "POST", url: server.graphQLEndpoint,
+                headers: [
+                    ("Content-Type", "application/json"), ("Accept", "application/json"), ("x-api-key", "da2-bench"),
+                ], body: .bytes(Array(body.utf8)))
             for _ in 0..<queries {
                 let response = try await rawClient.send(request)
                 guard response.status == 200 else { throw BenchmarkError("status \(response.status)") }
@@ -179,7 +194,9 @@ let seededID = seeded.id
             return
         }
         for _ in 0..<queries {
-            let todo = try await plugin.query(request: GraphQLRequest(document: document, variables: ["id": seededID], responseType: Todo.self, decodePath: "getTodo")).get()
+            let todo = try await plugin.query(
+                request: GraphQLRequest(document: document, variables: ["id": seededID], responseType: Todo.self, decodePath: "getTodo")
+            ).get()
             guard todo.id == seededID else { throw BenchmarkError("wrong todo") }
         }
     }
@@ -204,8 +221,10 @@ let seededID = seeded.id
     let before = cpuSplit(RUSAGE_CHILDREN.rawValue)
     let tool = Process()
     tool.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    tool.arguments = ["curl", "-s", "-f", "-H", "Content-Type: application/json", "-H", "Accept: application/json", "-H", "x-api-key: da2-bench",
-                      "--data-binary", "@\(bodyFile.path)", "-o", "/dev/null", server.graphQLEndpoint.absoluteString + "?i=[1-\(queries)]"]
+    tool.arguments = [
+        "curl", "-s", "-f", "-H", "Content-Type: application/json", "-H", "Accept: application/json", "-H", "x-api-key: da2-bench",
+        "--data-binary", "@\(bodyFile.path)", "-o", "/dev/null", server.graphQLEndpoint.absoluteString + "?i=[1-\(queries)]",
+    ]
     tool.standardOutput = FileHandle.nullDevice
     tool.standardError = FileHandle.nullDevice
     try tool.run()
@@ -229,10 +248,13 @@ for round in 0..<(burstOnly ? 0 : queryRounds) {
 /// The median of the rounds' ours ÷ curl.
 let queryRatio = median(zip(ours, curl).map { $0 / max($1, 1e-9) })
 if CommandLine.arguments.contains("--queries-only") {
-    print(String(
-        format: "ours %.1f µs (%.1f in the kernel), curl %.1f µs (%.1f) per query, paired ratio %.3f (rounds: %@)", median(ours) * 1e6 / Double(queries),
-        median(oursSystem) * 1e6 / Double(queries), median(curl) * 1e6 / Double(queries), median(curlSystem) * 1e6 / Double(queries), queryRatio,
-        zip(ours, curl).map { String(format: "%.0f/%.0f=%.2f", $0 * 1e6 / Double(queries), $1 * 1e6 / Double(queries), $0 / max($1, 1e-9)) }.joined(separator: " ")))
+    print(
+        String(
+            format: "ours %.1f µs (%.1f in the kernel), curl %.1f µs (%.1f) per query, paired ratio %.3f (rounds: %@)",
+            median(ours) * 1e6 / Double(queries),
+            median(oursSystem) * 1e6 / Double(queries), median(curl) * 1e6 / Double(queries), median(curlSystem) * 1e6 / Double(queries), queryRatio,
+            zip(ours, curl).map { String(format: "%.0f/%.0f=%.2f", $0 * 1e6 / Double(queries), $1 * 1e6 / Double(queries), $0 / max($1, 1e-9)) }
+                .joined(separator: " ")))
     server.stop()
     exit(0)
 }
@@ -260,9 +282,10 @@ struct StreamRound {
 /// latencies (from the time in each todo's description) and CPU per event.
 func streamRound(name: String, count: Int, feed: () async throws -> Void) async throws -> StreamRound {
     let receiver = Receiver()
-    let sequence = plugin.subscribe(request: GraphQLRequest(
-        document: "subscription S($name: String) { onCreateTodo(name: $name) { id name description } }", variables: ["name": name],
-        responseType: Todo.self, decodePath: "onCreateTodo"))
+    let sequence = plugin.subscribe(
+        request: GraphQLRequest(
+            document: "subscription S($name: String) { onCreateTodo(name: $name) { id name description } }", variables: ["name": name],
+            responseType: Todo.self, decodePath: "onCreateTodo"))
     let connected = Locked(false)
     // Detached: top-level code runs on the main actor, which waits for the child processes below.
     let reader = Task.detached {
@@ -291,8 +314,10 @@ func streamRound(name: String, count: Int, feed: () async throws -> Void) async 
     }
     let peer = Process()
     peer.executableURL = URL(fileURLWithPath: python)
-    peer.arguments = [root.appendingPathComponent("Benchmarks/APIBenchmark/peer.py").path, "read", server.realtimeEndpoint.absoluteString,
-                      "127.0.0.1:\(server.port)", "da2-bench", name, String(count)]
+    peer.arguments = [
+        root.appendingPathComponent("Benchmarks/APIBenchmark/peer.py").path, "read", server.realtimeEndpoint.absoluteString,
+        "127.0.0.1:\(server.port)", "da2-bench", name, String(count),
+    ]
     let output = Pipe()
     peer.standardOutput = output
     peer.standardError = FileHandle.nullDevice
@@ -306,7 +331,7 @@ func streamRound(name: String, count: Int, feed: () async throws -> Void) async 
     let answer = lines.readDataToEndOfFile()
     _ = await exited(peer)
     guard let json = try? JSONDecoder().decode(JSONValue.self, from: answer), let latencies = json["latencies"]?.asArray,
-          let first = json["first"]?.doubleValue, let last = json["last"]?.doubleValue
+        let first = json["first"]?.doubleValue, let last = json["last"]?.doubleValue
     else { throw BenchmarkError("the Python peer did not report: \(String(decoding: answer, as: UTF8.self).prefix(300))") }
     var round = StreamRound()
     round.pythonLatencies = latencies.compactMap { $0.doubleValue.map { Int64($0) } }
@@ -337,16 +362,19 @@ struct StreamSummary {
 var mutationRounds: [StreamRound] = []
 for round in 0..<(burstOnly ? 0 : rounds) {
     let name = "stream-\(round)"
-    mutationRounds.append(try await streamRound(name: name, count: events) {
-        let mutator = Process()
-        mutator.executableURL = URL(fileURLWithPath: python)
-        mutator.arguments = [root.appendingPathComponent("Benchmarks/APIBenchmark/peer.py").path, "mutate", server.graphQLEndpoint.absoluteString,
-                             "da2-bench", name, String(events), String(inFlight)]
-        mutator.standardOutput = FileHandle.nullDevice
-        try mutator.run()
-        let mutatorStatus = await exited(mutator)
-        guard mutatorStatus == 0 else { throw BenchmarkError("the mutator exited \(mutatorStatus)") }
-    })
+    mutationRounds.append(
+        try await streamRound(name: name, count: events) {
+            let mutator = Process()
+            mutator.executableURL = URL(fileURLWithPath: python)
+            mutator.arguments = [
+                root.appendingPathComponent("Benchmarks/APIBenchmark/peer.py").path, "mutate", server.graphQLEndpoint.absoluteString,
+                "da2-bench", name, String(events), String(inFlight),
+            ]
+            mutator.standardOutput = FileHandle.nullDevice
+            try mutator.run()
+            let mutatorStatus = await exited(mutator)
+            guard mutatorStatus == 0 else { throw BenchmarkError("the mutator exited \(mutatorStatus)") }
+        })
 }
 let mutationStream = StreamSummary(mutationRounds)
 
@@ -356,15 +384,19 @@ let burstEvents = quick ? 2_000 : 20_000
 var burstRounds: [StreamRound] = []
 for round in 0..<rounds {
     let name = "burst-\(round)"
-    burstRounds.append(try await streamRound(name: name, count: burstEvents) {
-        let answer = try server.control("burst", ["field": "onCreateTodo", "count": String(burstEvents), "name": name])
-        guard answer["subscriptions"] == 2 else { throw BenchmarkError("the burst reached \(answer) subscriptions, not 2") }
-    })
+    burstRounds.append(
+        try await streamRound(name: name, count: burstEvents) {
+            let answer = try server.control("burst", ["field": "onCreateTodo", "count": String(burstEvents), "name": name])
+            guard answer["subscriptions"] == 2 else { throw BenchmarkError("the burst reached \(answer) subscriptions, not 2") }
+        })
 }
 let burstStream = StreamSummary(burstRounds)
 if burstOnly {
-    print(String(format: "burst: ours %.0f events/s, %.1f µs CPU per event; Python %.0f events/s, %.1f µs", burstStream.swiftRate, burstStream.swiftCPU * 1e6,
-                 burstStream.pythonRate, burstStream.pythonCPU * 1e6))
+    print(
+        String(
+            format: "burst: ours %.0f events/s, %.1f µs CPU per event; Python %.0f events/s, %.1f µs", burstStream.swiftRate,
+            burstStream.swiftCPU * 1e6,
+            burstStream.pythonRate, burstStream.pythonCPU * 1e6))
     server.stop()
     exit(0)
 }
@@ -374,25 +406,44 @@ await hub.reset()
 try loop.shutdown()
 
 @MainActor func row(_ label: String, _ unit: String, _ ours: Double, _ peer: Double) {
-    report.figure(label.trimmingCharacters(in: .whitespaces), ours, unit: unit, limit: peer, limitName: "peer", higherIsBetter: !unit.contains("lower is better"))
-    print(label.padding(toLength: 52, withPad: " ", startingAt: 0) + String(format: "%10.1f%10.1f%9.2f×", ours, peer, ours / max(peer, 1e-9)) + "  " + unit)
+    report.figure(
+        label.trimmingCharacters(in: .whitespaces), ours, unit: unit, limit: peer, limitName: "peer",
+        higherIsBetter: !unit.contains("lower is better"))
+    print(
+        label.padding(toLength: 52, withPad: " ", startingAt: 0) + String(format: "%10.1f%10.1f%9.2f×", ours, peer, ours / max(peer, 1e-9)) + "  "
+            + unit)
 }
-print("API benchmark (\(quick ? "quick" : "full") run, \(ProcessInfo.processInfo.activeProcessorCount) cores, release build, medians of \(rounds) rounds, \(queryRounds) for the queries) against the AppSync stand-in on 127.0.0.1")
+print(
+    "API benchmark (\(quick ? "quick" : "full") run, \(ProcessInfo.processInfo.activeProcessorCount) cores, release build, medians of \(rounds) rounds, \(queryRounds) for the queries) against the AppSync stand-in on 127.0.0.1"
+)
 print("")
 print("what".padding(toLength: 52, withPad: " ", startingAt: 0) + "      ours      peer   ours÷peer")
 row("\(queries) GraphQL queries, one at a time", "µs client CPU per query (peer: curl tool); lower is better", oursPerQuery, curlPerQuery)
 print("  ours÷curl, median of \(queryRounds) paired rounds".padding(toLength: 72, withPad: " ", startingAt: 0) + String(format: "%9.2f×", queryRatio))
-row("\(events) subscription events, \(inFlight) mutations in flight", "events/s received (peer: Python websockets); higher is better", mutationStream.swiftRate, mutationStream.pythonRate)
-row("  latency mutation → event, p50", "ms; lower is better", percentile(mutationStream.swiftLatencies, 0.5), percentile(mutationStream.pythonLatencies, 0.5))
-row("  latency mutation → event, p99", "ms; lower is better", percentile(mutationStream.swiftLatencies, 0.99), percentile(mutationStream.pythonLatencies, 0.99))
+row(
+    "\(events) subscription events, \(inFlight) mutations in flight", "events/s received (peer: Python websockets); higher is better",
+    mutationStream.swiftRate, mutationStream.pythonRate)
+row(
+    "  latency mutation → event, p50", "ms; lower is better", percentile(mutationStream.swiftLatencies, 0.5),
+    percentile(mutationStream.pythonLatencies, 0.5))
+row(
+    "  latency mutation → event, p99", "ms; lower is better", percentile(mutationStream.swiftLatencies, 0.99),
+    percentile(mutationStream.pythonLatencies, 0.99))
 row("  client CPU per event", "µs while reading; lower is better", mutationStream.swiftCPU * 1e6, mutationStream.pythonCPU * 1e6)
-row("\(burstEvents) subscription events sent at once", "events/s received (peer: Python websockets); higher is better", burstStream.swiftRate, burstStream.pythonRate)
-row("  latency burst start → event, p50", "ms (the backlog drained); lower is better", percentile(burstStream.swiftLatencies, 0.5), percentile(burstStream.pythonLatencies, 0.5))
-row("  latency burst start → event, p99", "ms (the backlog drained); lower is better", percentile(burstStream.swiftLatencies, 0.99), percentile(burstStream.pythonLatencies, 0.99))
+row(
+    "\(burstEvents) subscription events sent at once", "events/s received (peer: Python websockets); higher is better", burstStream.swiftRate,
+    burstStream.pythonRate)
+row(
+    "  latency burst start → event, p50", "ms (the backlog drained); lower is better", percentile(burstStream.swiftLatencies, 0.5),
+    percentile(burstStream.pythonLatencies, 0.5))
+row(
+    "  latency burst start → event, p99", "ms (the backlog drained); lower is better", percentile(burstStream.swiftLatencies, 0.99),
+    percentile(burstStream.pythonLatencies, 0.99))
 row("  client CPU per event", "µs while reading; lower is better", burstStream.swiftCPU * 1e6, burstStream.pythonCPU * 1e6)
 print("")
 report.goal("a GraphQL query at most 1.2× the curl tool's client CPU (median of the paired rounds' ratios)", burstOnly || queryRatio <= 1.2)
 report.goal("more events per second than the Python reader when the stream outruns both (the burst)", burstStream.swiftRate > burstStream.pythonRate)
-report.goal("a lower p99 latency than the Python reader on the mutation stream",
-            percentile(mutationStream.swiftLatencies, 0.99) < percentile(mutationStream.pythonLatencies, 0.99))
+report.goal(
+    "a lower p99 latency than the Python reader on the mutation stream",
+    percentile(mutationStream.swiftLatencies, 0.99) < percentile(mutationStream.pythonLatencies, 0.99))
 report.finish()

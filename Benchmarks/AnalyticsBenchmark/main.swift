@@ -121,7 +121,9 @@ func batchedLimit() async throws -> Double {
 /// A database with the queue's tables and settings.
 func baselineDatabase(_ directory: String) throws -> SQLiteDatabase {
     try SQLiteDatabase(path: directory + "/baseline.sqlite") { connection in
-        try connection.run("CREATE TABLE events (id INTEGER PRIMARY KEY AUTOINCREMENT, body BLOB NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, set_aside INTEGER NOT NULL DEFAULT 0, last_error TEXT)")
+        try connection.run(
+            "CREATE TABLE events (id INTEGER PRIMARY KEY AUTOINCREMENT, body BLOB NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, set_aside INTEGER NOT NULL DEFAULT 0, last_error TEXT)"
+        )
         try connection.run("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
     }
 }
@@ -134,7 +136,9 @@ if CommandLine.arguments.contains("--fire-only") {
     exit(0)
 }
 
-print("Analytics benchmark (\(quick ? "quick" : "full") run, \(ProcessInfo.processInfo.activeProcessorCount) cores, release build, medians of \(rounds))")
+print(
+    "Analytics benchmark (\(quick ? "quick" : "full") run, \(ProcessInfo.processInfo.activeProcessorCount) cores, release build, medians of \(rounds))"
+)
 print("events acknowledged per second; every acknowledged event is committed to SQLite (WAL, synchronous=NORMAL)")
 print("")
 var results: [String: [Double]] = [:]
@@ -149,8 +153,9 @@ let base = median(results["baseline"] ?? [1])
 let batched = median(results["batched"] ?? [1])
 @MainActor func row(_ label: String, _ key: String) {
     let value = median(results[key] ?? [0])
-    print(label.padding(toLength: 58, withPad: " ", startingAt: 0)
-        + String(format: "%10.0f /s   %6.2f× one per transaction   %5.2f× batched", value, value / base, value / batched))
+    print(
+        label.padding(toLength: 58, withPad: " ", startingAt: 0)
+            + String(format: "%10.0f /s   %6.2f× one per transaction   %5.2f× batched", value, value / base, value / batched))
     report.figure(label, value, unit: "events/s", limit: batched, limitName: "SQLite, 1,000 inserts per transaction")
 }
 row("limit: SQLite, 1,000 inserts per transaction (pre-encoded)", "batched")
@@ -159,7 +164,8 @@ row("ours: recordDurably, 1 caller awaiting each event", "durable1")
 row("ours: recordDurably, 64 concurrent callers (group commit)", "durable64")
 row("ours: record() fire-and-forget, timed to the last commit", "fire")
 print("")
-report.goal("durable record() at least 0.5× SQLite batched 1,000 per transaction",
-            median(results["fire"] ?? [0]) >= 0.5 * batched)
+report.goal(
+    "durable record() at least 0.5× SQLite batched 1,000 per transaction",
+    median(results["fire"] ?? [0]) >= 0.5 * batched)
 report.goal("one awaiting caller at least the one-transaction-per-event baseline", median(results["durable1"] ?? [0]) >= base)
 report.finish()

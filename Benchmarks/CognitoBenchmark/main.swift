@@ -7,8 +7,9 @@ import AmplifyTestKit
 import BenchmarkReport
 import COpenSSL
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // Cognito benchmark: RS256 token verifications per second (our CognitoTokenVerifier against a
@@ -56,7 +57,9 @@ func run(_ executable: URL, _ arguments: [String]) throws -> String {
     try process.run()
     let data = output.fileHandleForReading.readDataToEndOfFile()
     process.waitUntilExit()
-    guard process.terminationStatus == 0 else { throw BenchmarkError("\(executable.lastPathComponent) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)") }
+    guard process.terminationStatus == 0 else {
+        throw BenchmarkError("\(executable.lastPathComponent) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
+    }
     return String(decoding: data, as: UTF8.self)
 }
 
@@ -123,7 +126,8 @@ _ = try await verifier.verify(token, as: .id)  // fetches and caches the JWKS
 
 // `--verify-only N`: only N verifications of ours, for profiling.
 if let flag = CommandLine.arguments.firstIndex(of: "--verify-only"), flag + 1 < CommandLine.arguments.count,
-   let count = Int(CommandLine.arguments[flag + 1]) {
+    let count = Int(CommandLine.arguments[flag + 1])
+{
     let start = cpuSeconds()
     for index in 0..<count { _ = try await verifier.verify(tokens[index & 63], as: .id) }
     print(String(format: "ours %.0f verifications per CPU second", Double(count) / (cpuSeconds() - start)))
@@ -134,14 +138,18 @@ if let flag = CommandLine.arguments.firstIndex(of: "--verify-only"), flag + 1 < 
 /// its SHA-256 digest (computed once), on one prepared context: the limit of any verifier.
 @MainActor func rawVerifications(_ count: Int) throws -> Double {
     let (n, e) = (modulus, exponent)
-    guard let pkey = n.withUnsafeBufferPointer({ n in e.withUnsafeBufferPointer { e in
-        c_openssl_rsa_public_key(n.baseAddress, Int32(n.count), e.baseAddress, Int32(e.count))
-    } }) else { throw BenchmarkError("OpenSSL refused the public key") }
+    guard
+        let pkey = n.withUnsafeBufferPointer({ n in
+            e.withUnsafeBufferPointer { e in
+                c_openssl_rsa_public_key(n.baseAddress, Int32(n.count), e.baseAddress, Int32(e.count))
+            }
+        })
+    else { throw BenchmarkError("OpenSSL refused the public key") }
     defer { EVP_PKEY_free(pkey) }
     guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else { throw BenchmarkError("EVP_PKEY_CTX_new_from_pkey failed") }
     defer { EVP_PKEY_CTX_free(context) }
     guard EVP_PKEY_verify_init(context) == 1, EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1,
-          EVP_PKEY_CTX_set_signature_md(context, EVP_sha256()) == 1
+        EVP_PKEY_CTX_set_signature_md(context, EVP_sha256()) == 1
     else { throw BenchmarkError("preparing the verify context failed") }
     let parts = token.utf8.split(separator: UInt8(ascii: "."))
     guard parts.count == 3, let signature = Base64URL.decode(String(decoding: parts[2], as: UTF8.self)) else { throw BenchmarkError("bad token") }
@@ -168,11 +176,14 @@ for _ in 0..<rounds {
 }
 let verifyRatio = median(ours) / median(pyjwt)
 let rawRatio = median(ours) / median(raw)
-print(String(
-    format: "token verification (RS256, 2048-bit key, 64 distinct tokens, JWKS cached), per CPU second: ours %.0f/s, PyJWT %.0f/s, ratio %.2f× (higher is better)",
-    median(ours), median(pyjwt), verifyRatio))
+print(
+    String(
+        format:
+            "token verification (RS256, 2048-bit key, 64 distinct tokens, JWKS cached), per CPU second: ours %.0f/s, PyJWT %.0f/s, ratio %.2f× (higher is better)",
+        median(ours), median(pyjwt), verifyRatio))
 print(String(format: "OpenSSL raw RSA-2048 verify (the limit), per CPU second: %.0f/s; ours %.2f× of it", median(raw), rawRatio))
-report.figure("token verifications per CPU second vs raw RSA-2048 verify", median(ours), unit: "1/s", limit: median(raw), limitName: "OpenSSL raw verify")
+report.figure(
+    "token verifications per CPU second vs raw RSA-2048 verify", median(ours), unit: "1/s", limit: median(raw), limitName: "OpenSSL raw verify")
 report.figure("token verifications per CPU second vs PyJWT", median(ours), unit: "1/s", limit: median(pyjwt), limitName: "PyJWT")
 await http.shutdown()
 try loop.shutdown()
@@ -183,14 +194,18 @@ try loop.shutdown()
 let vectors = try JSONDecoder().decode(
     JSONValue.self, from: Data(contentsOf: root.appendingPathComponent("Tests/AWSCognitoAuthPluginTests/Vectors/srp_vectors.json")))
 guard let vector = vectors["cases"]?.asArray?.first, let salt = vector["salt"]?.stringValue, let serverB = vector["B"]?.stringValue,
-      let block = vector["secretBlock"]?.stringValue, let poolId = vector["poolId"]?.stringValue,
-      let userId = vector["userIdForSrp"]?.stringValue, let password = vector["password"]?.stringValue
+    let block = vector["secretBlock"]?.stringValue, let poolId = vector["poolId"]?.stringValue,
+    let userId = vector["userIdForSrp"]?.stringValue, let password = vector["password"]?.stringValue
 else { throw BenchmarkError("srp_vectors.json has no first case") }
 let srpWork = scratch.appendingPathComponent("srp.json")
-try write([
-    "username": .string(userId), "password": .string(password), "poolId": .string(poolId),
-    "challenge": ["USER_ID_FOR_SRP": .string(userId), "SALT": .string(salt), "SRP_B": .string(serverB), "SECRET_BLOCK": .string(block), "USERNAME": .string(userId)],
-], to: srpWork)
+try write(
+    [
+        "username": .string(userId), "password": .string(password), "poolId": .string(poolId),
+        "challenge": [
+            "USER_ID_FOR_SRP": .string(userId), "SALT": .string(salt), "SRP_B": .string(serverB), "SECRET_BLOCK": .string(block),
+            "USERNAME": .string(userId),
+        ],
+    ], to: srpWork)
 
 var oursSRP: [Double] = []
 var pycognito: [Double] = []
@@ -205,12 +220,13 @@ for _ in 0..<rounds {
     oursSRP.append((cpuSeconds() - start) / Double(signIns) * 1000)
     pycognito.append(try peerSeconds("srp", work: srpWork, count: signIns) / Double(signIns) * 1000)
 }
-print(String(
-    format: "SRP sign-in client CPU (A = g^a mod N, then the PASSWORD_VERIFIER claim): ours %.2f ms, pycognito %.2f ms, ratio %.2f× (lower is better)",
-    median(oursSRP), median(pycognito), median(oursSRP) / median(pycognito)))
+print(
+    String(
+        format:
+            "SRP sign-in client CPU (A = g^a mod N, then the PASSWORD_VERIFIER claim): ours %.2f ms, pycognito %.2f ms, ratio %.2f× (lower is better)",
+        median(oursSRP), median(pycognito), median(oursSRP) / median(pycognito)))
 report.figure("SRP sign-in client CPU", median(oursSRP), unit: "ms", limit: median(pycognito), limitName: "pycognito", higherIsBetter: false)
 print("")
 report.goal("token verification at least 0.6× OpenSSL's raw RSA-2048 verify", rawRatio >= 0.6)
 report.goal("token verification at least 2× PyJWT", verifyRatio >= 2)
 report.finish()
-

@@ -6,8 +6,9 @@ import BenchmarkReport
 import CoreMetrics
 import Foundation
 import MetricsTestKit
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // HTTP client benchmark: client CPU time (user + system) per MiB uploaded, per MiB downloaded
@@ -136,7 +137,9 @@ if CommandLine.arguments.contains("--requests-only") {
     let onLoop = try await ownCPU { try await onLoopExecutor(loop) { for _ in 0..<count { _ = try await http.send(HTTPRequest(url: smallURL)) } } }
     let curl = try curlCPU([smallURL.absoluteString + "&i=[1-\(count)]", "-o", "/dev/null"])
     func µs(_ seconds: Double) -> String { String(format: "%.1f µs", seconds * 1e6 / Double(count)) }
-    print("per GET of 64 B: ours \(µs(ours)) from a server task, \(µs(main)) from the main actor, \(µs(onLoop)) on the loop's executor; curl tool \(µs(curl))")
+    print(
+        "per GET of 64 B: ours \(µs(ours)) from a server task, \(µs(main)) from the main actor, \(µs(onLoop)) on the loop's executor; curl tool \(µs(curl))"
+    )
     await http.shutdown()
     try loop.shutdown()
     server.stop()
@@ -146,44 +149,67 @@ if CommandLine.arguments.contains("--requests-only") {
 
 var results: [String: [Double]] = [:]
 for _ in 0..<rounds {
-    results["ours upload", default: []].append(try await ownCPU { try await inServerTask {
-        let response = try await http.send(HTTPRequest(method: "PUT", url: uploadURL, body: .file(source)))
-        guard response.status == 200 else { throw BenchmarkError("upload answered \(response.status)") }
-    } })
+    results["ours upload", default: []].append(
+        try await ownCPU {
+            try await inServerTask {
+                let response = try await http.send(HTTPRequest(method: "PUT", url: uploadURL, body: .file(source)))
+                guard response.status == 200 else { throw BenchmarkError("upload answered \(response.status)") }
+            }
+        })
     results["curl upload", default: []].append(try curlCPU(["-T", source, uploadURL.absoluteString, "-o", "/dev/null"]))
-    results["ours download", default: []].append(try await ownCPU { try await inServerTask {
-        let response = try await http.send(HTTPRequest(url: downloadURL, responseFile: target))
-        guard response.status == 200 else { throw BenchmarkError("download answered \(response.status)") }
-    } })
+    results["ours download", default: []].append(
+        try await ownCPU {
+            try await inServerTask {
+                let response = try await http.send(HTTPRequest(url: downloadURL, responseFile: target))
+                guard response.status == 200 else { throw BenchmarkError("download answered \(response.status)") }
+            }
+        })
     results["curl download", default: []].append(try curlCPU([downloadURL.absoluteString, "-o", target]))
-    results["ours requests", default: []].append(try await ownCPU { try await inServerTask {
-        for _ in 0..<requests { _ = try await http.send(HTTPRequest(url: smallURL)) }
-    } })
-    results["ours requests on the loop", default: []].append(try await ownCPU { try await onLoopExecutor(loop) {
-        for _ in 0..<requests { _ = try await http.send(HTTPRequest(url: smallURL)) }
-    } })
+    results["ours requests", default: []].append(
+        try await ownCPU {
+            try await inServerTask {
+                for _ in 0..<requests { _ = try await http.send(HTTPRequest(url: smallURL)) }
+            }
+        })
+    results["ours requests on the loop", default: []].append(
+        try await ownCPU {
+            try await onLoopExecutor(loop) {
+                for _ in 0..<requests { _ = try await http.send(HTTPRequest(url: smallURL)) }
+            }
+        })
     results["curl requests", default: []].append(try curlCPU([smallURL.absoluteString + "&i=[1-\(requests)]", "-o", "/dev/null"]))
-    results["ours puts", default: []].append(try await ownCPU { try await inServerTask {
-        for _ in 0..<requests {
-            _ = try await http.send(HTTPRequest(method: "PUT", url: uploadURL, headers: [("Content-Type", "application/octet-stream")], body: .bytes(smallBody)))
-        }
-    } })
+    results["ours puts", default: []].append(
+        try await ownCPU {
+            try await inServerTask {
+                for _ in 0..<requests {
+                    _ = try await http.send(
+                        HTTPRequest(method: "PUT", url: uploadURL, headers: [("Content-Type", "application/octet-stream")], body: .bytes(smallBody)))
+                }
+            }
+        })
     results["curl puts", default: []].append(try curlCPU(["-T", smallFile, uploadURL.absoluteString + "?i=[1-\(requests)]", "-o", "/dev/null"]))
-    results["ours signed", default: []].append(try await ownCPU { try await inServerTask {
-        for _ in 0..<requests {
-            _ = try await signer.send(AWSRESTRequest(method: "PUT", path: "/echo", headers: [("Content-Type", "application/octet-stream")], body: .bytes(smallBody)))
-        }
-    } })
+    results["ours signed", default: []].append(
+        try await ownCPU {
+            try await inServerTask {
+                for _ in 0..<requests {
+                    _ = try await signer.send(
+                        AWSRESTRequest(method: "PUT", path: "/echo", headers: [("Content-Type", "application/octet-stream")], body: .bytes(smallBody))
+                    )
+                }
+            }
+        })
 }
 let signingKeys = AWSCredentials(accessKeyId: "AKIDEXAMPLE", secretAccessKey: "secret")
 for _ in 0..<rounds {
-    results["ours signing only", default: []].append(await ownCPU {
-        let signer = SigV4Signer(credentials: signingKeys, region: "us-east-1", service: "s3")
-        for _ in 0..<requests * 10 {
-            var request = SignableRequest(method: "PUT", path: "/bucket/photos/cat.jpg", headers: [("Host", "127.0.0.1:9000"), ("Content-Type", "image/jpeg")])
-            signer.sign(&request, payload: .bytes(smallBody))
-        }
-    })
+    results["ours signing only", default: []].append(
+        await ownCPU {
+            let signer = SigV4Signer(credentials: signingKeys, region: "us-east-1", service: "s3")
+            for _ in 0..<requests * 10 {
+                var request = SignableRequest(
+                    method: "PUT", path: "/bucket/photos/cat.jpg", headers: [("Host", "127.0.0.1:9000"), ("Content-Type", "image/jpeg")])
+                signer.sign(&request, payload: .bytes(smallBody))
+            }
+        })
 }
 await http.shutdown()
 try loop.shutdown()
@@ -195,16 +221,28 @@ try loop.shutdown()
     let ratioText = curl.map { String(format: "%8.2f×", ours / max($0, 1e-9)) } ?? "        -"
     print(label.padding(toLength: 38, withPad: " ", startingAt: 0) + String(format: "%10.3f", ours) + curlText + ratioText + "  " + unit)
 }
-print("HTTP client benchmark (\(quick ? "quick" : "full") run, \(ProcessInfo.processInfo.activeProcessorCount) cores, release build, medians of \(rounds)\(CommandLine.arguments.contains("--test-metrics") ? ", TestMetrics backend" : ""))")
+print(
+    "HTTP client benchmark (\(quick ? "quick" : "full") run, \(ProcessInfo.processInfo.activeProcessorCount) cores, release build, medians of \(rounds)\(CommandLine.arguments.contains("--test-metrics") ? ", TestMetrics backend" : ""))"
+)
 print("client CPU time (user + system) against a local Python server on 127.0.0.1; lower is better;")
 print("ours called from a task on the global executor (as a server's handler), or on the loop's executor")
 print("")
 print("what".padding(toLength: 38, withPad: " ", startingAt: 0) + "      ours  curl tool  ours÷curl  unit")
-row("upload \(mebibytes) MiB from a file", "ms CPU per MiB", figure("ours upload") * 1000 / Double(mebibytes), figure("curl upload") * 1000 / Double(mebibytes))
-row("download \(mebibytes) MiB to a file", "ms CPU per MiB", figure("ours download") * 1000 / Double(mebibytes), figure("curl download") * 1000 / Double(mebibytes))
-row("\(requests) GETs of 64 B, one at a time", "µs CPU per request", figure("ours requests") * 1e6 / Double(requests), figure("curl requests") * 1e6 / Double(requests))
-row("  the same GETs on the loop's executor", "µs CPU per request", figure("ours requests on the loop") * 1e6 / Double(requests), figure("curl requests") * 1e6 / Double(requests))
-row("\(requests) PUTs of 1 KiB, one at a time", "µs CPU per request", figure("ours puts") * 1e6 / Double(requests), figure("curl puts") * 1e6 / Double(requests))
+row(
+    "upload \(mebibytes) MiB from a file", "ms CPU per MiB", figure("ours upload") * 1000 / Double(mebibytes),
+    figure("curl upload") * 1000 / Double(mebibytes))
+row(
+    "download \(mebibytes) MiB to a file", "ms CPU per MiB", figure("ours download") * 1000 / Double(mebibytes),
+    figure("curl download") * 1000 / Double(mebibytes))
+row(
+    "\(requests) GETs of 64 B, one at a time", "µs CPU per request", figure("ours requests") * 1e6 / Double(requests),
+    figure("curl requests") * 1e6 / Double(requests))
+row(
+    "  the same GETs on the loop's executor", "µs CPU per request", figure("ours requests on the loop") * 1e6 / Double(requests),
+    figure("curl requests") * 1e6 / Double(requests))
+row(
+    "\(requests) PUTs of 1 KiB, one at a time", "µs CPU per request", figure("ours puts") * 1e6 / Double(requests),
+    figure("curl puts") * 1e6 / Double(requests))
 row("\(requests * 10) SigV4 signatures (1 KiB body)", "µs CPU per signature", figure("ours signing only") * 1e6 / Double(requests * 10), nil)
 row("\(requests) SigV4-signed PUTs of 1 KiB", "µs CPU per request", figure("ours signed") * 1e6 / Double(requests), nil)
 if let testMetrics {

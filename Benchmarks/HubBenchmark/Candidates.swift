@@ -19,8 +19,10 @@ enum Candidates {
         let start = nowNanoseconds()
         onThreads(producers) { producer in
             for sequence in 0..<eventsPerProducer {
-                Amplify.Hub.dispatch(to: channel, payload: HubPayload(
-                    eventName: eventName, data: Stamp(producer: producer, sequence: sequence, sentNanoseconds: 0)))
+                Amplify.Hub.dispatch(
+                    to: channel,
+                    payload: HubPayload(
+                        eventName: eventName, data: Stamp(producer: producer, sequence: sequence, sentNanoseconds: 0)))
             }
         }
         await Amplify.Hub.flush()
@@ -47,8 +49,10 @@ enum Candidates {
             for sequence in 0..<samples {
                 next += intervalNanoseconds
                 pace(until: next)
-                Amplify.Hub.dispatch(to: channel, payload: HubPayload(
-                    eventName: eventName, data: Stamp(producer: 0, sequence: sequence, sentNanoseconds: nowNanoseconds())))
+                Amplify.Hub.dispatch(
+                    to: channel,
+                    payload: HubPayload(
+                        eventName: eventName, data: Stamp(producer: 0, sequence: sequence, sentNanoseconds: nowNanoseconds())))
             }
         }
         await Amplify.Hub.flush()
@@ -89,8 +93,10 @@ enum Candidates {
         let start = nowNanoseconds()
         onThreads(producers) { producer in
             for sequence in 0..<eventsPerProducer {
-                hub.dispatch(to: channel, payload: HubPayload(
-                    eventName: eventName, data: Stamp(producer: producer, sequence: sequence, sentNanoseconds: 0)))
+                hub.dispatch(
+                    to: channel,
+                    payload: HubPayload(
+                        eventName: eventName, data: Stamp(producer: producer, sequence: sequence, sentNanoseconds: 0)))
             }
         }
         while probes.reduce(0, { $0 + $1.callCount }) < expected { usleep(200) }
@@ -114,8 +120,10 @@ enum Candidates {
             for sequence in 0..<samples {
                 next += intervalNanoseconds
                 pace(until: next)
-                hub.dispatch(to: channel, payload: HubPayload(
-                    eventName: eventName, data: Stamp(producer: 0, sequence: sequence, sentNanoseconds: nowNanoseconds())))
+                hub.dispatch(
+                    to: channel,
+                    payload: HubPayload(
+                        eventName: eventName, data: Stamp(producer: 0, sequence: sequence, sentNanoseconds: nowNanoseconds())))
             }
         }
         while latencies.count < samples { usleep(200) }

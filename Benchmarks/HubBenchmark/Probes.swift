@@ -59,7 +59,8 @@ final class ConcurrentProbe: Sendable {
 
     @inline(__always)
     func observe(producer: Int, sequence: Int) {
-        let previous = producer == 0
+        let previous =
+            producer == 0
             ? nextFromFirst.exchange(sequence + 1, ordering: .relaxed)
             : nextFromSecond.exchange(sequence + 1, ordering: .relaxed)
         if sequence < previous { reorderedCount.wrappingAdd(1, ordering: .relaxed) }

@@ -25,8 +25,8 @@ if let testMetrics { MetricsSystem.bootstrap(testMetrics) }
 /// event is one report's cost times drains per event.
 func metricsLine() -> String? {
     guard let testMetrics, let dispatched = try? testMetrics.expectCounter(AmplifyMetrics.hubDispatched),
-          let delivered = try? testMetrics.expectCounter(AmplifyMetrics.hubDelivered),
-          let depth = try? testMetrics.expectGauge(AmplifyMetrics.hubQueueDepth)
+        let delivered = try? testMetrics.expectCounter(AmplifyMetrics.hubDelivered),
+        let depth = try? testMetrics.expectGauge(AmplifyMetrics.hubQueueDepth)
     else { return nil }
     let drains = depth.values.count
     // One drain's report, the Hub's own code on a backend of its own, timed over many reports.
@@ -45,7 +45,8 @@ let quick = CommandLine.arguments.contains("--quick")
 let latencyOnly = CommandLine.arguments.contains("--latency-only")
 // `--ours-only P L`: only our throughput with P producers and L listeners (for profiling).
 if let flag = CommandLine.arguments.firstIndex(of: "--ours-only"), CommandLine.arguments.count > flag + 2,
-   let producers = Int(CommandLine.arguments[flag + 1]), let listeners = Int(CommandLine.arguments[flag + 2]) {
+    let producers = Int(CommandLine.arguments[flag + 1]), let listeners = Int(CommandLine.arguments[flag + 2])
+{
     let result = await Candidates.oursThroughput(producers: producers, listeners: listeners, eventsPerProducer: 12_000_000 / (producers * listeners))
     print(String(format: "ours %d×%d: %.2f M deliveries/s", producers, listeners, result.deliveriesPerSecond / 1e6))
     if let line = metricsLine() { print("  " + line) }
@@ -62,10 +63,14 @@ func millions(_ value: Double) -> String { String(format: "%8.2f", value / 1e6) 
 func ratio(_ value: Double) -> String { String(format: "%7.1f×", value) }
 func megabytes(_ bytes: Int) -> String { String(format: "%6.1f", Double(bytes) / 1_048_576) }
 
-print("Hub benchmark (\(quick ? "quick" : "full") run, \(ProcessInfo.processInfo.activeProcessorCount) cores, release build\(CommandLine.arguments.contains("--test-metrics") ? ", TestMetrics backend" : ""))")
+print(
+    "Hub benchmark (\(quick ? "quick" : "full") run, \(ProcessInfo.processInfo.activeProcessorCount) cores, release build\(CommandLine.arguments.contains("--test-metrics") ? ", TestMetrics backend" : ""))"
+)
 print("")
 print("Throughput, million deliveries per second (deliveries = events × listeners):")
-print("prod lis |     ours  amplify-style  NotifCenter  C floor | ours÷amplify  C floor÷ours | reordered ours/amplify | peak MB ours/amplify/C | peak queued ours/C")
+print(
+    "prod lis |     ours  amplify-style  NotifCenter  C floor | ours÷amplify  C floor÷ours | reordered ours/amplify | peak MB ours/amplify/C | peak queued ours/C"
+)
 
 struct Row {
     var producers: Int
@@ -96,14 +101,16 @@ for producers in latencyOnly ? [] : [1, 2] {
         let amplify = Candidates.amplifyStyleThroughput(producers: producers, listeners: listeners, eventsPerProducer: slowEvents)
         let row = Row(producers: producers, listeners: listeners, ours: ours, amplify: amplify, notificationCenter: center, floor: floor)
         rows.append(row)
-        report.figure("deliveries/s, \(producers) producer(s) × \(listeners) listener(s)", ours.deliveriesPerSecond, unit: "1/s",
-                      limit: floor.deliveriesPerSecond, limitName: "C floor")
-        print(String(format: "%4d %3d | ", producers, listeners)
-            + "\(millions(ours.deliveriesPerSecond))  \(millions(amplify.deliveriesPerSecond))       \(millions(center.deliveriesPerSecond))  \(millions(floor.deliveriesPerSecond)) | "
-            + "\(ratio(ours.deliveriesPerSecond / amplify.deliveriesPerSecond))      \(ratio(floor.deliveriesPerSecond / ours.deliveriesPerSecond)) | "
-            + String(format: "%10d / %-10d", ours.reordered, amplify.reordered) + " | "
-            + "\(megabytes(ours.peakMemoryBytes)) / \(megabytes(amplify.peakMemoryBytes)) / \(megabytes(floor.peakMemoryBytes)) | "
-            + "\(ours.peakQueued) / \(floor.peakQueued)")
+        report.figure(
+            "deliveries/s, \(producers) producer(s) × \(listeners) listener(s)", ours.deliveriesPerSecond, unit: "1/s",
+            limit: floor.deliveriesPerSecond, limitName: "C floor")
+        print(
+            String(format: "%4d %3d | ", producers, listeners)
+                + "\(millions(ours.deliveriesPerSecond))  \(millions(amplify.deliveriesPerSecond))       \(millions(center.deliveriesPerSecond))  \(millions(floor.deliveriesPerSecond)) | "
+                + "\(ratio(ours.deliveriesPerSecond / amplify.deliveriesPerSecond))      \(ratio(floor.deliveriesPerSecond / ours.deliveriesPerSecond)) | "
+                + String(format: "%10d / %-10d", ours.reordered, amplify.reordered) + " | "
+                + "\(megabytes(ours.peakMemoryBytes)) / \(megabytes(amplify.peakMemoryBytes)) / \(megabytes(floor.peakMemoryBytes)) | "
+                + "\(ours.peakQueued) / \(floor.peakQueued)")
         let expectedOurs = producers * listeners * fastEvents
         if ours.deliveries != expectedOurs {
             print("  LOST: ours delivered \(ours.deliveries) of \(expectedOurs)")
@@ -114,7 +121,9 @@ for producers in latencyOnly ? [] : [1, 2] {
 print("(peak MB is resident memory above the run's start; ours holds one entry per queued event and nothing else,")
 print(" so its peak follows the peak queue: a producer faster than the listeners builds a backlog, and nothing is dropped.)")
 print("")
-print("Latency, dispatch to listener, one event every \(latencyInterval / 1_000) µs, \(latencySamples) samples, median of \(rounds) interleaved runs (µs):")
+print(
+    "Latency, dispatch to listener, one event every \(latencyInterval / 1_000) µs, \(latencySamples) samples, median of \(rounds) interleaved runs (µs):"
+)
 var floorLatencies: [LatencyResult] = []
 var oursLatencies: [LatencyResult] = []
 for _ in 0..<rounds {
@@ -127,7 +136,9 @@ let amplifyLatency = Candidates.amplifyStyleLatency(samples: latencySamples, int
 let centerLatency = Candidates.notificationCenterLatency(samples: latencySamples, intervalNanoseconds: latencyInterval)
 print("           p50      p99      max  samples over 1 ms")
 for (name, latency) in [("ours", oursLatency), ("amplify", amplifyLatency), ("NotifCtr", centerLatency), ("C floor", floorLatency)] {
-    print(name.padding(toLength: 8, withPad: " ", startingAt: 0) + String(format: " %8.1f %8.1f %8.1f  %d", latency.p50, latency.p99, latency.max, latency.overOneMillisecond))
+    print(
+        name.padding(toLength: 8, withPad: " ", startingAt: 0)
+            + String(format: " %8.1f %8.1f %8.1f  %d", latency.p50, latency.p99, latency.max, latency.overOneMillisecond))
 }
 print(String(format: "ours÷C floor: p50 %.2f×, p99 %.2f×", oursLatency.p50 / floorLatency.p50, oursLatency.p99 / floorLatency.p99))
 report.figure("latency p50, dispatch to listener", oursLatency.p50, unit: "µs", limit: floorLatency.p50, limitName: "C floor", higherIsBetter: false)
@@ -149,16 +160,20 @@ let overloadBound = quick ? 500 : 5_000
 print("Overload: one listener 100 µs per event (over 1000× a dispatch), \(overloadEvents) events of 1 KiB, queue bounded at \(overloadBound):")
 let overload = await Overload.run(events: overloadEvents, bound: overloadBound, listenerNanoseconds: 100_000)
 let unboundedMegabytes = Double(overloadEvents) * 1.2 / 1024
-print(String(format: "delivered %d of %d, peak queued %d, peak resident +%.1f MB (the whole burst queued would be ~%.0f MB), %d dispatches slowed, %.1f s",
-             overload.delivered, overload.events, overload.peakQueued, Double(overload.peakMemoryBytes) / 1_048_576, unboundedMegabytes,
-             overload.overloads, overload.seconds))
+print(
+    String(
+        format: "delivered %d of %d, peak queued %d, peak resident +%.1f MB (the whole burst queued would be ~%.0f MB), %d dispatches slowed, %.1f s",
+        overload.delivered, overload.events, overload.peakQueued, Double(overload.peakMemoryBytes) / 1_048_576, unboundedMegabytes,
+        overload.overloads, overload.seconds))
 
 print("")
 print("Targets:")
 let tenfold = rows.allSatisfy { $0.ours.deliveriesPerSecond >= 10 * $0.amplify.deliveriesPerSecond }
 let withinThree = rows.allSatisfy { $0.floor.deliveriesPerSecond <= 3 * $0.ours.deliveriesPerSecond }
 let latencyOK = oursLatency.p50 <= 1.5 * floorLatency.p50 && oursLatency.p99 <= 1.5 * floorLatency.p99
-let orderOK = rows.allSatisfy { $0.ours.reordered == 0 && $0.ours.deliveries == $0.producers * $0.listeners * max(1, fastDeliveries / ($0.producers * $0.listeners)) }
+let orderOK = rows.allSatisfy {
+    $0.ours.reordered == 0 && $0.ours.deliveries == $0.producers * $0.listeners * max(1, fastDeliveries / ($0.producers * $0.listeners))
+}
 let nearFloor = rows.allSatisfy { $0.ours.deliveriesPerSecond >= 0.8 * $0.floor.deliveriesPerSecond }
 let latencyNear = oursLatency.p50 <= 1.3 * floorLatency.p50 && oursLatency.p99 <= 1.3 * floorLatency.p99
 report.goal("at least 10× the amplify-style dispatcher at every listener count", tenfold)
@@ -168,7 +183,8 @@ report.goal("p50 and p99 latency within 1.5× of the C floor", latencyOK)
 report.goal("p50 and p99 latency within 1.3× of the C floor (issue 21)", latencyNear)
 report.goal("at most 128 heap bytes per listener (issue 21)", oursBytes <= 128)
 report.goal("zero reordered or lost deliveries", orderOK)
-let boundHeld = overload.delivered == overload.events && overload.peakQueued <= overloadBound + 2
+let boundHeld =
+    overload.delivered == overload.events && overload.peakQueued <= overloadBound + 2
     && Double(overload.peakMemoryBytes) < Double(overloadBound) * 4 * 1.2 * 1024 + 16 * 1_048_576
 report.goal("a listener 1000× slower than its producer: nothing lost, the queue within its bound, memory near it", boundHeld)
 report.finish()

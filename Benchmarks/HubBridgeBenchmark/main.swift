@@ -4,8 +4,9 @@ import AmplifyTestKit
 import BenchmarkReport
 import Foundation
 import RedisHubBridgePlugin
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // Redis Hub bridge benchmark: events per second and latency from a bridge in this process to a
@@ -95,7 +96,8 @@ func runOurs(port: Int, mode: RedisHubBridgeConfiguration.Mode, count: Int, inte
     let hub = DefaultHubPlugin(loop: loop)
     let bridge = try RedisHubBridgePlugin(wrapping: hub, loop: loop)
     let connected = DispatchSemaphore(value: 0)
-    bridge.listen(to: RedisHubBridgePlugin.statusChannel, eventName: "RedisHubBridge.connected", file: #fileID, line: #line) { _ in connected.signal() }
+    bridge.listen(to: RedisHubBridgePlugin.statusChannel, eventName: "RedisHubBridge.connected", file: #fileID, line: #line) { _ in connected.signal()
+    }
     let channel = HubChannel.custom("peer")
     try bridge.start(RedisHubBridgeConfiguration(port: port, mode: mode, channels: [channel], eventNames: nil, key: "peer-test"))
     guard connected.wait(timeout: .now() + 10) == .success else { throw BenchmarkError(description: "the bridge did not connect") }
@@ -107,9 +109,13 @@ func runOurs(port: Int, mode: RedisHubBridgeConfiguration.Mode, count: Int, inte
                 next += interval * 1000
                 while monotonicNanos() < next {}
             }
-            bridge.dispatch(to: channel, payload: HubPayload(eventName: "Peer.event", data: JSONValue.object([
-                "seq": .number(Double(seq)), "sentNanos": .number(Double(monotonicNanos())),
-            ])))
+            bridge.dispatch(
+                to: channel,
+                payload: HubPayload(
+                    eventName: "Peer.event",
+                    data: JSONValue.object([
+                        "seq": .number(Double(seq)), "sentNanos": .number(Double(monotonicNanos())),
+                    ])))
         }
     }
     producer.start()
@@ -146,15 +152,20 @@ func redisBenchmark(port: Int, count: Int, _ command: [String]) throws -> String
     process.waitUntilExit()
     let line = text.split(whereSeparator: { $0 == "\r" || $0 == "\n" }).last.map(String.init) ?? "(no output)"
     // Its line repeats the whole command; keep the command's name and the figures.
-    return command.first(where: { !$0.hasPrefix("-") && Int($0) == nil }).map { "\($0): " } .map { $0 + (line.components(separatedBy: "}: ").last ?? line) } ?? line
+    return command.first(where: { !$0.hasPrefix("-") && Int($0) == nil }).map { "\($0): " }.map {
+        $0 + (line.components(separatedBy: "}: ").last ?? line)
+    } ?? line
 }
 
 let redis = try await RedisServer.launch()
 defer { redis.stop() }
 // A payload of the size our events have on the wire.
-let sample = #"{"v":1,"id":"6F1C3B0E-6A4B-4F0B-9C61-0D2B4C9E7A11","origin":"2B7E1D9A-3C5F-4E8A-B1D2-7F6A5C4B3E21","channel":"peer","event":"Peer.event","time":1764512345.678,"dataType":"Amplify.JSONValue","data":{"seq":12345,"sentNanos":123456789012345}}"#
+let sample =
+    #"{"v":1,"id":"6F1C3B0E-6A4B-4F0B-9C61-0D2B4C9E7A11","origin":"2B7E1D9A-3C5F-4E8A-B1D2-7F6A5C4B3E21","channel":"peer","event":"Peer.event","time":1764512345.678,"dataType":"Amplify.JSONValue","data":{"seq":12345,"sentNanos":123456789012345}}"#
 
-print("Redis Hub bridge benchmark (\(quick ? "quick" : "full") run, \(ProcessInfo.processInfo.activeProcessorCount) cores, release build, \(events) events, medians of \(rounds))")
+print(
+    "Redis Hub bridge benchmark (\(quick ? "quick" : "full") run, \(ProcessInfo.processInfo.activeProcessorCount) cores, release build, \(events) events, medians of \(rounds))"
+)
 print("ours: Amplify.Hub.dispatch in this process -> bridge -> redis-server -> bridge -> listener in another process")
 print("")
 let paced = quick ? 500 : 5_000
@@ -179,8 +190,10 @@ for mode in [RedisHubBridgeConfiguration.Mode.pubsub, .streams] {
     let p50 = results.map(\.p50).sorted()[results.count / 2]
     let p99 = results.map(\.p99).sorted()[results.count / 2]
     outOfOrder += results.map(\.outOfOrder).reduce(0, +)
-    print(String(format: "  ours %-8@ %9.0f events/s   p50 %9.1f µs   p99 %9.1f µs   out of order: %d",
-                 mode.rawValue as NSString, rate, p50, p99, results.map(\.outOfOrder).reduce(0, +)))
+    print(
+        String(
+            format: "  ours %-8@ %9.0f events/s   p50 %9.1f µs   p99 %9.1f µs   out of order: %d",
+            mode.rawValue as NSString, rate, p50, p99, results.map(\.outOfOrder).reduce(0, +)))
     benchmarkReport.figure("\(mode.rawValue) \(pace), latency p50", p50, unit: "µs", higherIsBetter: false)
     benchmarkReport.figure("\(mode.rawValue) \(pace), latency p99", p99, unit: "µs", higherIsBetter: false)
     return rate
@@ -199,8 +212,10 @@ print("  " + publishLine)
 print("  " + xaddLine)
 print("redis-benchmark pipelined 16 deep (its ceiling):")
 print("  " + (try redisBenchmark(port: redis.port, count: events * 4, ["-P", "16", "PUBLISH", "peer-test", sample])))
-benchmarkReport.figure("pubsub flat out, events/s", throughput["pubsub"] ?? 0, unit: "1/s", limit: requestsPerSecond(publishLine), limitName: "redis-benchmark PUBLISH")
-benchmarkReport.figure("streams flat out, events/s", throughput["streams"] ?? 0, unit: "1/s", limit: requestsPerSecond(xaddLine), limitName: "redis-benchmark XADD")
+benchmarkReport.figure(
+    "pubsub flat out, events/s", throughput["pubsub"] ?? 0, unit: "1/s", limit: requestsPerSecond(publishLine), limitName: "redis-benchmark PUBLISH")
+benchmarkReport.figure(
+    "streams flat out, events/s", throughput["streams"] ?? 0, unit: "1/s", limit: requestsPerSecond(xaddLine), limitName: "redis-benchmark XADD")
 print("")
 benchmarkReport.goal("every event delivered, in order, in both modes", outOfOrder == 0)
 benchmarkReport.finish()

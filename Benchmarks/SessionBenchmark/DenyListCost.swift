@@ -34,7 +34,10 @@ enum DenyListCost {
         for _ in 0..<100_000 { sized.revokeSession(claims: ["origin_jti": .string("s-\(UUID().uuidString)"), "exp": exp]) }
         let perEntry = Double(residentBytes() - bytesBefore) / 100_000
         print("deny list (RevokedSessions), per request look-up, median of 15 × 100,000:")
-        print(String(format: "  empty: %.0f ns; 100,000 sessions and 10,000 users: %.0f ns; memory per signed-out session ≈ %.0f B", nanoseconds(empty), nanoseconds(full), perEntry))
+        print(
+            String(
+                format: "  empty: %.0f ns; 100,000 sessions and 10,000 users: %.0f ns; memory per signed-out session ≈ %.0f B", nanoseconds(empty),
+                nanoseconds(full), perEntry))
         _ = sized.count
     }
 }

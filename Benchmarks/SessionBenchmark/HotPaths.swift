@@ -20,9 +20,10 @@ enum HotPaths {
         let loop = try EventLoop(name: "hot-paths")
         let hub = DefaultHubPlugin(loop: loop)
         let plugin = LocalAuthPlugin(hub: hub, eventLoop: loop)
-        try plugin.configure(using: JSONValue.object([
-            "directory": .string(folder), "signUpRequiresConfirmation": false, "passwordHashCost": 2,
-        ]))
+        try plugin.configure(
+            using: JSONValue.object([
+                "directory": .string(folder), "signUpRequiresConfirmation": false, "passwordHashCost": 2,
+            ]))
         let password = "Bench-Passw0rd"
         for name in ["ann", "Jos\u{E9}-Mar\u{ED}a"] { _ = try await plugin.signUp(username: name, password: password, options: nil) }
 

@@ -31,14 +31,17 @@ enum MotoPart {
         let folder = NSTemporaryDirectory() + "session-benchmark-moto-\(UUID().uuidString.prefix(8))"
         defer { try? FileManager.default.removeItem(atPath: folder) }
         let plugin = AWSCognitoAuthPlugin(hub: hub, loop: loop, environment: [:])
-        try plugin.configure(using: JSONValue.object([
-            "CognitoUserPool": ["Default": [
-                "PoolId": seeded["userPoolId"] ?? .null, "AppClientId": seeded["clientId"] ?? .null, "Region": "us-east-1",
-                "Endpoint": .string(moto.endpoint.absoluteString),
-            ]],
-            "Auth": ["Default": ["authenticationFlowType": "USER_PASSWORD_AUTH"]],
-            "credentialStore": .string(folder + "/credentials.sqlite"),
-        ]))
+        try plugin.configure(
+            using: JSONValue.object([
+                "CognitoUserPool": [
+                    "Default": [
+                        "PoolId": seeded["userPoolId"] ?? .null, "AppClientId": seeded["clientId"] ?? .null, "Region": "us-east-1",
+                        "Endpoint": .string(moto.endpoint.absoluteString),
+                    ]
+                ],
+                "Auth": ["Default": ["authenticationFlowType": "USER_PASSWORD_AUTH"]],
+                "credentialStore": .string(folder + "/credentials.sqlite"),
+            ]))
         let store = try AuthSessionStore(
             plugin: plugin, credentialStorePath: nil,
             settings: .init(refreshLead: 3570, jitter: 10, maxConcurrentRefreshes: cap, maximumLeadFraction: 1), eventLoop: { loop })

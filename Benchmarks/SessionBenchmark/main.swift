@@ -4,8 +4,9 @@ import AmplifyConcurrency
 import AmplifyEventLoop
 import Foundation
 import LocalAuthPlugin
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // Session benchmark (issue 19): many users held in one process on the embedded local pool.
@@ -63,7 +64,9 @@ func verdict(_ pass: Bool) -> String { pass ? "PASS" : "MISS" }
 
 func report(_ name: String, _ value: String, baseline: String, ratio: Double, goal: String, pass: Bool?) {
     let outcome = pass.map(verdict) ?? "-"
-    print("\(name.padding(toLength: 44, withPad: " ", startingAt: 0)) \(value.padding(toLength: 14, withPad: " ", startingAt: 0)) baseline \(baseline.padding(toLength: 14, withPad: " ", startingAt: 0)) ratio \(String(format: "%6.2f", ratio))  goal \(goal.padding(toLength: 10, withPad: " ", startingAt: 0)) \(outcome)")
+    print(
+        "\(name.padding(toLength: 44, withPad: " ", startingAt: 0)) \(value.padding(toLength: 14, withPad: " ", startingAt: 0)) baseline \(baseline.padding(toLength: 14, withPad: " ", startingAt: 0)) ratio \(String(format: "%6.2f", ratio))  goal \(goal.padding(toLength: 10, withPad: " ", startingAt: 0)) \(outcome)"
+    )
 }
 
 /// Runs `body` for each of `items`, `width` at a time.
@@ -87,9 +90,10 @@ defer { try? FileManager.default.removeItem(atPath: folder) }
 let loop = try EventLoop(name: "session-benchmark")
 let hub = DefaultHubPlugin(loop: loop)
 let plugin = LocalAuthPlugin(hub: hub, eventLoop: loop)
-try plugin.configure(using: JSONValue.object([
-    "directory": .string(folder), "accessTokenLifetimeSeconds": 60, "signUpRequiresConfirmation": false, "passwordHashCost": 2,
-]))
+try plugin.configure(
+    using: JSONValue.object([
+        "directory": .string(folder), "accessTokenLifetimeSeconds": 60, "signUpRequiresConfirmation": false, "passwordHashCost": 2,
+    ]))
 let password = "Bench-Passw0rd"
 let names = (0..<sessionCount).map { "user\($0)" }
 let extras = (0..<exchangeCount).map { "extra\($0)" }
@@ -127,7 +131,8 @@ for name in names {
     copies.append(session)
 }
 let perSession = Double(rssAfter - rssBefore - tokenBytes) / Double(sessionCount)
-print("  \(sessionCount) sign-ins into held sessions in \(String(format: "%.1f", signInSeconds)) s; tokens \(tokenBytes / sessionCount) B per session")
+print(
+    "  \(sessionCount) sign-ins into held sessions in \(String(format: "%.1f", signInSeconds)) s; tokens \(tokenBytes / sessionCount) B per session")
 
 // The baseline: the same sessions as bare values in a dictionary (fresh copies of every string).
 let rssBaselineBefore = residentBytes()
@@ -136,7 +141,8 @@ bare.reserveCapacity(sessionCount)
 for session in copies {
     bare[String(decoding: Array(session.username.utf8), as: UTF8.self)] = StoredSession(
         username: String(decoding: Array(session.username.utf8), as: UTF8.self), userId: String(decoding: Array(session.userId.utf8), as: UTF8.self),
-        idToken: String(decoding: Array(session.idToken.utf8), as: UTF8.self), accessToken: String(decoding: Array(session.accessToken.utf8), as: UTF8.self),
+        idToken: String(decoding: Array(session.idToken.utf8), as: UTF8.self),
+        accessToken: String(decoding: Array(session.accessToken.utf8), as: UTF8.self),
         refreshToken: String(decoding: Array(session.refreshToken.utf8), as: UTF8.self), accessTokenExpiresAt: session.accessTokenExpiresAt,
         refreshTokenExpiresAt: session.refreshTokenExpiresAt)
 }
@@ -238,27 +244,57 @@ let overhead = median(inContext) - median(processWide)
 // MARK: Report
 
 print("")
-report("memory per held session beyond tokens", "\(Int(perSession)) B", baseline: "\(Int(bareSession)) B (bare)", ratio: perSession / bareSession, goal: "≤ 8192 B", pass: perSession <= 8192)
-report("CPU per timer refresh", String(format: "%.1f µs", cpuPerRefresh * 1e6), baseline: String(format: "%.1f µs", cpuPerExchange * 1e6), ratio: cpuPerRefresh / cpuPerExchange, goal: "-", pass: nil)
-report("p99 refresh lateness vs token expiry", String(format: "%.3f s", percentile(lateness, 0.99)), baseline: String(format: "%.0f s spread", spread), ratio: percentile(lateness, 0.99), goal: "< 1 s", pass: percentile(lateness, 0.99) < 1 && failed == 0 && firstRecords.count == sessionCount)
-report("p99 timer lateness vs its due time", String(format: "%.3f s", percentile(timerLateness, 0.99)), baseline: "0 s", ratio: percentile(timerLateness, 0.99), goal: "-", pass: nil)
-report("peak concurrent refreshes", "\(peakBeforeShutdown)", baseline: "cap \(cap)", ratio: Double(peakBeforeShutdown) / Double(cap), goal: "≤ cap", pass: peakBeforeShutdown <= cap)
-report("call in a context (fetchAuthSession)", String(format: "%.0f ns", median(inContext)), baseline: String(format: "%.0f ns", median(processWide)), ratio: median(inContext) / median(processWide), goal: "+< 1 µs", pass: overhead < 1000)
-report("call in a context entered once", String(format: "%.0f ns", median(inside)), baseline: String(format: "%.0f ns", median(processWide)), ratio: median(inside) / median(processWide), goal: "-", pass: nil)
-report("entering a context (run, empty body)", String(format: "%.0f ns", median(entering)), baseline: "-", ratio: median(entering) / median(processWide), goal: "-", pass: nil)
+report(
+    "memory per held session beyond tokens", "\(Int(perSession)) B", baseline: "\(Int(bareSession)) B (bare)", ratio: perSession / bareSession,
+    goal: "≤ 8192 B", pass: perSession <= 8192)
+report(
+    "CPU per timer refresh", String(format: "%.1f µs", cpuPerRefresh * 1e6), baseline: String(format: "%.1f µs", cpuPerExchange * 1e6),
+    ratio: cpuPerRefresh / cpuPerExchange, goal: "-", pass: nil)
+report(
+    "p99 refresh lateness vs token expiry", String(format: "%.3f s", percentile(lateness, 0.99)), baseline: String(format: "%.0f s spread", spread),
+    ratio: percentile(lateness, 0.99), goal: "< 1 s", pass: percentile(lateness, 0.99) < 1 && failed == 0 && firstRecords.count == sessionCount)
+report(
+    "p99 timer lateness vs its due time", String(format: "%.3f s", percentile(timerLateness, 0.99)), baseline: "0 s",
+    ratio: percentile(timerLateness, 0.99), goal: "-", pass: nil)
+report(
+    "peak concurrent refreshes", "\(peakBeforeShutdown)", baseline: "cap \(cap)", ratio: Double(peakBeforeShutdown) / Double(cap), goal: "≤ cap",
+    pass: peakBeforeShutdown <= cap)
+report(
+    "call in a context (fetchAuthSession)", String(format: "%.0f ns", median(inContext)), baseline: String(format: "%.0f ns", median(processWide)),
+    ratio: median(inContext) / median(processWide), goal: "+< 1 µs", pass: overhead < 1000)
+report(
+    "call in a context entered once", String(format: "%.0f ns", median(inside)), baseline: String(format: "%.0f ns", median(processWide)),
+    ratio: median(inside) / median(processWide), goal: "-", pass: nil)
+report(
+    "entering a context (run, empty body)", String(format: "%.0f ns", median(entering)), baseline: "-", ratio: median(entering) / median(processWide),
+    goal: "-", pass: nil)
 if let moto = motoFigures {
-    report("moto: memory per held session beyond tokens", "\(Int(moto.perSession)) B", baseline: "\(Int(perSession)) B (local)", ratio: moto.perSession / perSession, goal: "≤ 8192 B", pass: moto.perSession <= 8192)
-    report("moto: CPU per timer refresh (client)", String(format: "%.1f µs", moto.cpuPerRefresh * 1e6), baseline: String(format: "%.1f µs", cpuPerRefresh * 1e6), ratio: moto.cpuPerRefresh / cpuPerRefresh, goal: "-", pass: nil)
-    report("moto: p99 refresh end vs its due time", String(format: "%.3f s", moto.p99DueLateness), baseline: "0 s", ratio: moto.p99DueLateness, goal: "< 1 s", pass: moto.p99DueLateness < 1 && moto.failed == 0 && moto.refreshed == moto.sessions)
-    report("moto: peak concurrent refreshes", "\(moto.peak)", baseline: "cap \(cap)", ratio: Double(moto.peak) / Double(cap), goal: "≤ cap", pass: moto.peak <= cap)
+    report(
+        "moto: memory per held session beyond tokens", "\(Int(moto.perSession)) B", baseline: "\(Int(perSession)) B (local)",
+        ratio: moto.perSession / perSession, goal: "≤ 8192 B", pass: moto.perSession <= 8192)
+    report(
+        "moto: CPU per timer refresh (client)", String(format: "%.1f µs", moto.cpuPerRefresh * 1e6),
+        baseline: String(format: "%.1f µs", cpuPerRefresh * 1e6), ratio: moto.cpuPerRefresh / cpuPerRefresh, goal: "-", pass: nil)
+    report(
+        "moto: p99 refresh end vs its due time", String(format: "%.3f s", moto.p99DueLateness), baseline: "0 s", ratio: moto.p99DueLateness,
+        goal: "< 1 s", pass: moto.p99DueLateness < 1 && moto.failed == 0 && moto.refreshed == moto.sessions)
+    report(
+        "moto: peak concurrent refreshes", "\(moto.peak)", baseline: "cap \(cap)", ratio: Double(moto.peak) / Double(cap), goal: "≤ cap",
+        pass: moto.peak <= cap)
     print("")
-    print("  moto: \(moto.refreshed) of \(moto.sessions) refreshed (\(moto.failed) failed) in \(String(format: "%.1f", moto.seconds)) s; tokens \(moto.tokenBytes) B per session (moto answers a few hundred requests a second, so it is no server benchmark)")
+    print(
+        "  moto: \(moto.refreshed) of \(moto.sessions) refreshed (\(moto.failed) failed) in \(String(format: "%.1f", moto.seconds)) s; tokens \(moto.tokenBytes) B per session (moto answers a few hundred requests a second, so it is no server benchmark)"
+    )
 } else {
     print("")
 }
-print("  refreshed \(firstRecords.count) of \(sessionCount) sessions (\(failed) failed, \(refreshesDone) refreshes in all) in \(String(format: "%.1f", refreshSeconds)) s; expiries spread over \(String(format: "%.0f", spread)) s")
+print(
+    "  refreshed \(firstRecords.count) of \(sessionCount) sessions (\(failed) failed, \(refreshesDone) refreshes in all) in \(String(format: "%.1f", refreshSeconds)) s; expiries spread over \(String(format: "%.0f", spread)) s"
+)
 print("  idle CPU \(String(format: "%.2f", idleRate * 100)) % of a core, taken off the refresh window's CPU")
-print("  context overhead \(String(format: "%.0f", overhead)) ns per call (medians of \(processWide.count) alternating chunks of \(max(100, callCount / 20)) calls)")
+print(
+    "  context overhead \(String(format: "%.0f", overhead)) ns per call (medians of \(processWide.count) alternating chunks of \(max(100, callCount / 20)) calls)"
+)
 _ = bare.count
 
 await plugin.reset()

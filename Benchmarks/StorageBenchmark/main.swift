@@ -1,13 +1,14 @@
-import Amplify
-import AmplifyEventLoop
-import Foundation
 import AWSPluginsCore
 import AWSS3StoragePlugin
+import Amplify
+import AmplifyEventLoop
 import AmplifyTestKit
 import BenchmarkReport
+import Foundation
 import LocalStoragePlugin
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // Storage benchmark: the local plugin's upload (uploadFile) and download (downloadFile)
@@ -74,7 +75,8 @@ func residentBytes() -> Int {
 if memoryCheck != nil {
     let before = residentBytes()
     _ = try await plugin.uploadFile(path: .fromString("public/memory.bin"), local: URL(fileURLWithPath: source), options: nil).value
-    try await plugin.downloadFile(path: .fromString("public/memory.bin"), local: URL(fileURLWithPath: folder + "/memory-back.bin"), options: nil).value
+    try await plugin.downloadFile(path: .fromString("public/memory.bin"), local: URL(fileURLWithPath: folder + "/memory-back.bin"), options: nil)
+        .value
     let size = (try FileManager.default.attributesOfItem(atPath: folder + "/memory-back.bin")[.size] as? Int) ?? 0
     guard size == mebibytes << 20 else { throw CocoaError(.fileReadCorruptFile) }
     print("resident growth bytes: \(residentBytes() - before)")
@@ -85,17 +87,22 @@ if memoryCheck != nil {
 
 var results: [String: [Double]] = [:]
 for round in 0..<(s3Only ? 0 : rounds) {
-    results["cp", default: []].append(try await seconds {
-        try shell(["cp", source, folder + "/copy-\(round).bin"])
-        try shell(["sync", "-f", folder + "/copy-\(round).bin"])
-    })
+    results["cp", default: []].append(
+        try await seconds {
+            try shell(["cp", source, folder + "/copy-\(round).bin"])
+            try shell(["sync", "-f", folder + "/copy-\(round).bin"])
+        })
     try? FileManager.default.removeItem(atPath: folder + "/copy-\(round).bin")
-    results["upload", default: []].append(try await seconds {
-        _ = try await plugin.uploadFile(path: .fromString("public/big-\(round).bin"), local: URL(fileURLWithPath: source), options: nil).value
-    })
-    results["download", default: []].append(try await seconds {
-        try await plugin.downloadFile(path: .fromString("public/big-\(round).bin"), local: URL(fileURLWithPath: folder + "/back-\(round).bin"), options: nil).value
-    })
+    results["upload", default: []].append(
+        try await seconds {
+            _ = try await plugin.uploadFile(path: .fromString("public/big-\(round).bin"), local: URL(fileURLWithPath: source), options: nil).value
+        })
+    results["download", default: []].append(
+        try await seconds {
+            try await plugin.downloadFile(
+                path: .fromString("public/big-\(round).bin"), local: URL(fileURLWithPath: folder + "/back-\(round).bin"), options: nil
+            ).value
+        })
     try? FileManager.default.removeItem(atPath: folder + "/back-\(round).bin")
     _ = try await plugin.remove(path: .fromString("public/big-\(round).bin"), options: nil)
 }
@@ -122,11 +129,13 @@ let s3 = AWSS3StoragePlugin(loop: s3Loop, credentials: StaticCredentialsProvider
 try s3.configure(using: ["bucket": "bench-bucket", "region": .string(moto.region), "endpoint": .string(moto.endpoint.absoluteString)] as JSONValue)
 // The same plugin with the multipart threshold above the file's size: one PUT, the transfer the
 // curl tool makes.
-let s3SinglePut = AWSS3StoragePlugin(loop: s3Loop, credentials: StaticCredentialsProvider(AWSCredentials(accessKeyId: "testing", secretAccessKey: "testing")))
-try s3SinglePut.configure(using: [
-    "bucket": "bench-bucket", "region": .string(moto.region), "endpoint": .string(moto.endpoint.absoluteString),
-    "multipartThresholdBytes": .number(Double(s3Mebibytes << 21)),
-] as JSONValue)
+let s3SinglePut = AWSS3StoragePlugin(
+    loop: s3Loop, credentials: StaticCredentialsProvider(AWSCredentials(accessKeyId: "testing", secretAccessKey: "testing")))
+try s3SinglePut.configure(
+    using: [
+        "bucket": "bench-bucket", "region": .string(moto.region), "endpoint": .string(moto.endpoint.absoluteString),
+        "multipartThresholdBytes": .number(Double(s3Mebibytes << 21)),
+    ] as JSONValue)
 let sigv4 = ["--aws-sigv4", "aws:amz:\(moto.region):s3", "--user", "testing:testing"]
 for round in 0..<rounds {
     let start = cpuSeconds(RUSAGE_SELF.rawValue)
@@ -154,7 +163,9 @@ try s3Loop.shutdown()
 
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 let cp = Double(mebibytes) / median(results["cp"] ?? [1])
-print("Storage benchmark (\(quick ? "quick" : "full") run, \(ProcessInfo.processInfo.activeProcessorCount) cores, release build, \(mebibytes) MiB file, medians of \(rounds))")
+print(
+    "Storage benchmark (\(quick ? "quick" : "full") run, \(ProcessInfo.processInfo.activeProcessorCount) cores, release build, \(mebibytes) MiB file, medians of \(rounds))"
+)
 var localRatios: [String: Double] = [:]
 if !s3Only {
     print("cp + sync (the disk's limit)".padding(toLength: 44, withPad: " ", startingAt: 0) + String(format: "%8.1f MiB/s", cp))
@@ -168,13 +179,15 @@ if !s3Only {
 print("")
 print("S3 plugin against moto_server, \(s3Mebibytes) MiB, client CPU (user + system) per MiB:")
 for (label, ours, curl) in [
-    ("upload (multipart, 8 MiB parts, 4 at once)", "s3 ours up", "s3 curl up"), ("upload as one PUT (as the curl tool)", "s3 ours single up", "s3 curl up"),
+    ("upload (multipart, 8 MiB parts, 4 at once)", "s3 ours up", "s3 curl up"),
+    ("upload as one PUT (as the curl tool)", "s3 ours single up", "s3 curl up"),
     ("download to a file", "s3 ours down", "s3 curl down"),
 ] {
     let oursPerMiB = median(results[ours] ?? [0]) * 1000 / Double(s3Mebibytes)
     let curlPerMiB = median(results[curl] ?? [0]) * 1000 / Double(s3Mebibytes)
-    print(label.padding(toLength: 44, withPad: " ", startingAt: 0)
-        + String(format: "ours %6.2f ms/MiB   curl tool %6.2f ms/MiB   %5.2f×", oursPerMiB, curlPerMiB, oursPerMiB / max(curlPerMiB, 1e-9)))
+    print(
+        label.padding(toLength: 44, withPad: " ", startingAt: 0)
+            + String(format: "ours %6.2f ms/MiB   curl tool %6.2f ms/MiB   %5.2f×", oursPerMiB, curlPerMiB, oursPerMiB / max(curlPerMiB, 1e-9)))
     report.figure("S3 " + label + ", client CPU", oursPerMiB, unit: "ms/MiB", limit: curlPerMiB, limitName: "curl tool", higherIsBetter: false)
 }
 print("")

@@ -1,5 +1,5 @@
-import AmplifyConcurrency
 import Amplify
+import AmplifyConcurrency
 import Foundation
 
 /// A third-party Analytics plugin: it writes every recorded event as one JSON line to an output

@@ -6,7 +6,8 @@ import Foundation
 //
 //   swift run CustomPlugin [path/to/amplifyconfiguration.json]
 
-let file = CommandLine.arguments.dropFirst().first.map { URL(fileURLWithPath: $0) }
+let file =
+    CommandLine.arguments.dropFirst().first.map { URL(fileURLWithPath: $0) }
     ?? URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("amplifyconfiguration.json")
 
 // 1. Register the plugin's factory under the key its block uses in the file.

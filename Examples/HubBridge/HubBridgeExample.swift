@@ -1,8 +1,8 @@
 import Amplify
 import AmplifyAuthCore
 import AmplifyPlugins
-import Foundation
 import AmplifyServiceLifecycle
+import Foundation
 import LocalAuthPlugin
 import Logging
 import RedisHubBridgePlugin
@@ -44,7 +44,8 @@ enum HubBridgeExample {
         let connected = AsyncStream<Void> { continuation in
             Amplify.Hub.listen(to: RedisHubBridgePlugin.statusChannel, eventName: "RedisHubBridge.connected") { _ in continuation.yield() }
         }
-        let amplify = try AmplifyService(configuration: AmplifyConfiguration(hub: CategoryConfiguration(plugins: ["redisHubBridgePlugin": ["url": .string(url)]])))
+        let amplify = try AmplifyService(
+            configuration: AmplifyConfiguration(hub: CategoryConfiguration(plugins: ["redisHubBridgePlugin": ["url": .string(url)]])))
         let watcher = SessionWatcher(url: url, connected: connected)
         let group = ServiceGroup(
             configuration: ServiceGroupConfiguration(
@@ -61,9 +62,10 @@ enum HubBridgeExample {
         let connected = AsyncStream<Void> { continuation in
             Amplify.Hub.listen(to: RedisHubBridgePlugin.statusChannel, eventName: "RedisHubBridge.connected") { _ in continuation.yield() }
         }
-        try Amplify.configure(AmplifyConfiguration(
-            auth: CategoryConfiguration(plugins: ["localAuthPlugin": ["directory": .string(folder.path), "passwordHashCost": 16384]]),
-            hub: CategoryConfiguration(plugins: ["redisHubBridgePlugin": ["url": .string(url)]])))
+        try Amplify.configure(
+            AmplifyConfiguration(
+                auth: CategoryConfiguration(plugins: ["localAuthPlugin": ["directory": .string(folder.path), "passwordHashCost": 16384]]),
+                hub: CategoryConfiguration(plugins: ["redisHubBridgePlugin": ["url": .string(url)]])))
         for await _ in connected { break }
         let pool = try Amplify.Auth.getPlugin(for: LocalAuthPlugin.pluginKey) as? LocalAuthPlugin
         _ = try await Amplify.Auth.signUp(

@@ -17,14 +17,19 @@ enum ServerContextsExample {
         // The pool's folder: the first argument (kept, so several runs share the pool), or a
         // temporary one removed at the end.
         let given = CommandLine.arguments.dropFirst().first
-        let folder = given.map { URL(fileURLWithPath: $0) }
+        let folder =
+            given.map { URL(fileURLWithPath: $0) }
             ?? URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("server-contexts-\(UUID().uuidString.prefix(8))")
         defer { if given == nil { try? FileManager.default.removeItem(at: folder) } }
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         Amplify.registerBuiltInPlugins()
-        try Amplify.configure(AmplifyConfiguration(auth: CategoryConfiguration(plugins: ["localAuthPlugin": [
-            "directory": .string(folder.path), "signUpRequiresConfirmation": false, "passwordHashCost": 16384,
-        ]])))
+        try Amplify.configure(
+            AmplifyConfiguration(
+                auth: CategoryConfiguration(plugins: [
+                    "localAuthPlugin": [
+                        "directory": .string(folder.path), "signUpRequiresConfirmation": false, "passwordHashCost": 16384,
+                    ]
+                ])))
         guard let plugin = try Amplify.Auth.getPlugin(for: LocalAuthPlugin.pluginKey) as? LocalAuthPlugin else { return }
         for (name, email) in [("ann@example.com", "ann@example.com"), ("ben", "ben@example.com")] {
             // Already there when a previous run made the pool.

@@ -15,9 +15,11 @@ enum SessionManagerExample {
         defer { try? FileManager.default.removeItem(at: folder) }
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let configuration = AmplifyConfiguration(
-            auth: CategoryConfiguration(plugins: ["localAuthPlugin": [
-                "directory": .string(folder.path), "accessTokenLifetimeSeconds": 1, "refreshTokenLifetimeSeconds": 2, "passwordHashCost": 16384,
-            ]]))
+            auth: CategoryConfiguration(plugins: [
+                "localAuthPlugin": [
+                    "directory": .string(folder.path), "accessTokenLifetimeSeconds": 1, "refreshTokenLifetimeSeconds": 2, "passwordHashCost": 16384,
+                ]
+            ]))
 
         Amplify.registerBuiltInPlugins()
         try Amplify.configure(configuration)

@@ -65,11 +65,12 @@ public enum FuzzHarnesses {
     static func configuration(_ bytes: [UInt8]) {
         guard let mode = bytes.first else { return }
         let rest = Array(bytes.dropFirst())
-        let file: URL? = switch mode % 3 {
-        case 1: URL(fileURLWithPath: "/fuzz/amplifyconfiguration.json")
-        case 2: URL(fileURLWithPath: "/fuzz/amplify_outputs.json")
-        default: nil
-        }
+        let file: URL? =
+            switch mode % 3 {
+            case 1: URL(fileURLWithPath: "/fuzz/amplifyconfiguration.json")
+            case 2: URL(fileURLWithPath: "/fuzz/amplify_outputs.json")
+            default: nil
+            }
         guard let configuration = try? ConfigurationDocument.configuration(from: rest, file: file, requireGen2: mode & 0x80 != 0) else { return }
         // What configured must also read back through its own JSON.
         _ = configuration.json
@@ -135,7 +136,8 @@ public enum FuzzHarnesses {
             _ = try? HostedUISignIn.code(from: target, expectedState: "fuzz-state")
         }
         let shown = HostedUISignIn.printable(String(decoding: bytes, as: UTF8.self))
-        if shown.unicodeScalars.contains(where: { [.control, .format, .lineSeparator, .paragraphSeparator].contains($0.properties.generalCategory) }) {
+        if shown.unicodeScalars.contains(where: { [.control, .format, .lineSeparator, .paragraphSeparator].contains($0.properties.generalCategory) })
+        {
             fatalError("printable(_:) let a control or format character through: \(shown.debugDescription)")
         }
     }
@@ -204,12 +206,13 @@ public enum FuzzHarnesses {
     static func appSync(_ bytes: [UInt8]) {
         guard let first = bytes.first else { return }
         let rest = Array(bytes.dropFirst())
-        let path: String? = switch first % 4 {
-        case 1: "getTodo"
-        case 2: "a.b"
-        case 3: "."
-        default: nil
-        }
+        let path: String? =
+            switch first % 4 {
+            case 1: "getTodo"
+            case 2: "a.b"
+            case 3: "."
+            default: nil
+            }
         _ = try? GraphQLResponseDecoder.decode(rest, as: JSONValue.self, decodePath: path)
         _ = try? GraphQLResponseDecoder.decode(rest, as: String.self, decodePath: path)
         _ = try? GraphQLResponseDecoder.decode(rest, as: Model.self, decodePath: path)
@@ -218,17 +221,26 @@ public enum FuzzHarnesses {
         // The span decoder must give what JSONDecoder gives wherever it decides.
         let spans = JSONSpans(rest)
         if let root = spans.root() {
-            if let value = JSONSpanDecoder.decode(JSONValue.self, from: spans, at: root), value != (try? JSONDecoder().decode(JSONValue.self, from: Data(rest))) {
-                fatalError("the span decoder read \(value), JSONDecoder \(String(describing: try? JSONDecoder().decode(JSONValue.self, from: Data(rest))))")
+            if let value = JSONSpanDecoder.decode(JSONValue.self, from: spans, at: root),
+                value != (try? JSONDecoder().decode(JSONValue.self, from: Data(rest)))
+            {
+                fatalError(
+                    "the span decoder read \(value), JSONDecoder \(String(describing: try? JSONDecoder().decode(JSONValue.self, from: Data(rest))))")
             }
-            if let model = JSONSpanDecoder.decode(Model.self, from: spans, at: root), model != (try? JSONDecoder().decode(Model.self, from: Data(rest))) {
+            if let model = JSONSpanDecoder.decode(Model.self, from: spans, at: root),
+                model != (try? JSONDecoder().decode(Model.self, from: Data(rest)))
+            {
                 fatalError("the span decoder read \(model), JSONDecoder another model")
             }
         }
         // The routing scan must agree with a full parse wherever both read the message.
         if let header = RealtimeMessageHeader(scanning: rest), let json = try? JSONValue(parsing: rest) {
-            if json["type"]?.stringValue != header.type { fatalError("the header scan read type \(header.type), the parser \(String(describing: json["type"]))") }
-            if let id = json["id"]?.stringValue, id != header.id { fatalError("the header scan read id \(String(describing: header.id)), the parser \(id)") }
+            if json["type"]?.stringValue != header.type {
+                fatalError("the header scan read type \(header.type), the parser \(String(describing: json["type"]))")
+            }
+            if let id = json["id"]?.stringValue, id != header.id {
+                fatalError("the header scan read id \(String(describing: header.id)), the parser \(id)")
+            }
         }
     }
 }

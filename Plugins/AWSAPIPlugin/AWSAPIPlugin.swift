@@ -40,7 +40,8 @@ public final class AWSAPIPlugin: APICategoryPlugin {
         ///   - acknowledgementTimeout: how long to wait for `connection_ack` and each `start_ack`.
         ///   - maximumMessageSize: the largest WebSocket message accepted.
         public init(
-            requestTimeout: Duration = .seconds(60), trustedCertificatesFile: String? = nil, reconnect: RealtimeReconnectPolicy = RealtimeReconnectPolicy(),
+            requestTimeout: Duration = .seconds(60), trustedCertificatesFile: String? = nil,
+            reconnect: RealtimeReconnectPolicy = RealtimeReconnectPolicy(),
             acknowledgementTimeout: Duration = .seconds(15), maximumMessageSize: Int = 1 << 20
         ) {
             self.requestTimeout = requestTimeout
@@ -176,7 +177,9 @@ public final class AWSAPIPlugin: APICategoryPlugin {
         try await graphQL(request, operation: .mutation, event: HubPayload.EventName.API.mutate)
     }
 
-    private func graphQL<R: Decodable & Sendable>(_ request: GraphQLRequest<R>, operation: GraphQLOperationType, event: String) async throws -> GraphQLResponse<R> {
+    private func graphQL<R: Decodable & Sendable>(_ request: GraphQLRequest<R>, operation: GraphQLOperationType, event: String) async throws
+        -> GraphQLResponse<R>
+    {
         let current = try configured()
         let endpoint = try current.configuration.endpoint(named: request.apiName, type: .graphQL)
         return try await reporter.reporting(event, context: APIOperationContext(apiName: endpoint.name, operation: operation.rawValue)) {
@@ -222,7 +225,8 @@ public final class AWSAPIPlugin: APICategoryPlugin {
         guard let requested else { return endpoint.authorizationType }
         guard let mode = requested as? AWSAuthorizationType else {
             throw APIError.invalidConfiguration(
-                "The request's authMode (\(type(of: requested))) is not an AWSAuthorizationType.", "Pass an AWSAuthorizationType (`.apiKey`, `.awsIAM`, …).")
+                "The request's authMode (\(type(of: requested))) is not an AWSAuthorizationType.",
+                "Pass an AWSAuthorizationType (`.apiKey`, `.awsIAM`, …).")
         }
         return mode
     }
@@ -299,12 +303,14 @@ enum RESTURL {
             var allowed = CharacterSet.urlQueryAllowed
             allowed.remove(charactersIn: "&=+?/")
             components.percentEncodedQueryItems = query.sorted { $0.key < $1.key }.map {
-                URLQueryItem(name: $0.key.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0.key,
-                             value: $0.value.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0.value)
+                URLQueryItem(
+                    name: $0.key.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0.key,
+                    value: $0.value.addingPercentEncoding(withAllowedCharacters: allowed) ?? $0.value)
             }
         }
         guard let url = components.url else {
-            throw APIError.invalidURL("The path '\(path ?? "")' and query do not make a URL with \(endpoint).", "Check the request's path and query parameters.")
+            throw APIError.invalidURL(
+                "The path '\(path ?? "")' and query do not make a URL with \(endpoint).", "Check the request's path and query parameters.")
         }
         return url
     }

@@ -155,7 +155,8 @@ public final class AWSCognitoAuthPlugin: AuthServerContextPlugin, AWSAuthCredent
     /// cannot be reached (the result is then `.partial`). Never throws.
     public func signOut(options: AuthSignOutRequest.Options?) async -> any AuthSignOutResult {
         guard let engine = try? engine() else {
-            return AWSCognitoSignOutResult.failed(AuthError.configuration("The Cognito auth plugin is not configured.", "Call Amplify.configure() first."))
+            return AWSCognitoSignOutResult.failed(
+                AuthError.configuration("The Cognito auth plugin is not configured.", "Call Amplify.configure() first."))
         }
         let (result, username) = await engine.signOut(global: options?.globalSignOut ?? false)
         events.dispatch(HubPayload.EventName.Auth.signOutAPI, username: username, data: Result<AWSCognitoSignOutResult, AuthError>.success(result))
@@ -173,7 +174,9 @@ public final class AWSCognitoAuthPlugin: AuthServerContextPlugin, AWSAuthCredent
     }
 
     /// UpdateUserAttributes. - Throws: `AuthError`.
-    public func update(userAttributes: [AuthUserAttribute], options: AuthUpdateUserAttributesRequest.Options?) async throws -> [AuthUserAttributeKey: AuthUpdateAttributeResult] {
+    public func update(userAttributes: [AuthUserAttribute], options: AuthUpdateUserAttributesRequest.Options?) async throws -> [AuthUserAttributeKey:
+        AuthUpdateAttributeResult]
+    {
         try await events.report(HubPayload.EventName.Auth.updateUserAttributesAPI) { try await engine().update(userAttributes) }
     }
 
@@ -227,4 +230,3 @@ extension AWSCognitoAuthPlugin: ConfigurationWarningsProviding {
     /// `CognitoAuthConfiguration.warnings`).
     public var configurationWarnings: [ConfigurationWarning] { lastWarnings.withLock { $0 } }
 }
-

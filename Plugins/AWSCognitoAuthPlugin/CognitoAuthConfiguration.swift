@@ -122,7 +122,8 @@ public struct CognitoAuthConfiguration: Sendable, Equatable {
             guard let value, !value.isNull else { return false }
             return value.asObject.map { !$0.isEmpty } ?? true
         }
-        return holdsSomething(block.value(at: "CognitoUserPool.Default")) || holdsSomething(block.value(at: "CredentialsProvider.CognitoIdentity.Default"))
+        return holdsSomething(block.value(at: "CognitoUserPool.Default"))
+            || holdsSomething(block.value(at: "CredentialsProvider.CognitoIdentity.Default"))
     }
 
     /// Reads the block.
@@ -144,23 +145,27 @@ public struct CognitoAuthConfiguration: Sendable, Equatable {
         if hasUserPool {
             userPoolId = try block.requiredString("CognitoUserPool.Default.PoolId")
             guard let underscore = userPoolId.firstIndex(of: "_"), underscore != userPoolId.startIndex,
-                  userPoolId.index(after: underscore) != userPoolId.endIndex
+                userPoolId.index(after: underscore) != userPoolId.endIndex
             else {
-                throw ConfigurationValueError(keyPath: "CognitoUserPool.Default.PoolId", expected: "a pool id such as us-east-1_AbCdEfGhI", found: .string(userPoolId))
+                throw ConfigurationValueError(
+                    keyPath: "CognitoUserPool.Default.PoolId", expected: "a pool id such as us-east-1_AbCdEfGhI", found: .string(userPoolId))
             }
             appClientId = try block.requiredString("CognitoUserPool.Default.AppClientId")
             let poolRegion = String(userPoolId[..<underscore])
             region = try pool.optionalString("Region").flatMap { $0.isEmpty ? nil : $0 } ?? poolRegion
             if region != poolRegion {
-                warnings.append(ConfigurationWarning(
-                    path: "CognitoUserPool.Default.Region",
-                    message: "the region is \(region), but the user pool \(userPoolId) is in \(poolRegion); calls go to \(region), where Cognito will not find the pool.",
-                    suggestion: "Set the region to \(poolRegion), or check the pool id."))
+                warnings.append(
+                    ConfigurationWarning(
+                        path: "CognitoUserPool.Default.Region",
+                        message:
+                            "the region is \(region), but the user pool \(userPoolId) is in \(poolRegion); calls go to \(region), where Cognito will not find the pool.",
+                        suggestion: "Set the region to \(poolRegion), or check the pool id."))
             }
         } else {
             userPoolId = ""
             appClientId = ""
-            region = try identity?.optionalString("Region").flatMap { $0.isEmpty ? nil : $0 }
+            region =
+                try identity?.optionalString("Region").flatMap { $0.isEmpty ? nil : $0 }
                 ?? identityPoolId.flatMap { $0.split(separator: ":").first.map(String.init) } ?? "us-east-1"
         }
         appClientSecret = try pool.optionalString("AppClientSecret").flatMap { $0.isEmpty ? nil : $0 }
@@ -169,7 +174,8 @@ public struct CognitoAuthConfiguration: Sendable, Equatable {
             service: "cognito-idp", serviceId: "Cognito Identity Provider", region: region,
             configured: poolEndpoint, environment: environment)
 
-        identityPoolRegion = try identity?.optionalString("Region").flatMap { $0.isEmpty ? nil : $0 }
+        identityPoolRegion =
+            try identity?.optionalString("Region").flatMap { $0.isEmpty ? nil : $0 }
             ?? identityPoolId.flatMap { $0.split(separator: ":").first.map(String.init) } ?? region
         identityEndpoint = try AWSEndpoint.resolve(
             service: "cognito-identity", serviceId: "Cognito Identity", region: identityPoolRegion,
@@ -195,7 +201,8 @@ public struct CognitoAuthConfiguration: Sendable, Equatable {
         http = try AWSClientOptions(json: block, defaults: .jsonDefaults)
         tokenIssuer = try block.optionalString("tokenIssuer") ?? "https://cognito-idp.\(region).amazonaws.com/\(userPoolId)"
         // Keys come from the endpoint in use: AWS's issuer URL, or the stand-in's path for the pool.
-        let keysBase = poolEndpoint != nil || environment.keys.contains(where: { $0.hasPrefix("AWS_ENDPOINT_URL") })
+        let keysBase =
+            poolEndpoint != nil || environment.keys.contains(where: { $0.hasPrefix("AWS_ENDPOINT_URL") })
             ? userPoolEndpoint.appendingPathComponent(userPoolId).absoluteString
             : tokenIssuer
         guard let keys = URL(string: keysBase + "/.well-known/jwks.json") else {
@@ -203,7 +210,9 @@ public struct CognitoAuthConfiguration: Sendable, Equatable {
         }
         jwksURL = keys
         try readGen2Extras(block.value(at: "AmplifyOutputs"))
-        if allowsGuestAccess == nil, let guest = block.value(at: "AmplifyJS.allowGuestAccess") ?? block.value(at: "AmplifyJS.allowUnauthenticatedIdentities") {
+        if allowsGuestAccess == nil,
+            let guest = block.value(at: "AmplifyJS.allowGuestAccess") ?? block.value(at: "AmplifyJS.allowUnauthenticatedIdentities")
+        {
             allowsGuestAccess = guest.booleanValue ?? guest.stringValue.map { $0.lowercased() == "true" }
         }
     }
@@ -220,7 +229,8 @@ public struct CognitoAuthConfiguration: Sendable, Equatable {
         for (index, entry) in (outputs["groups"]?.asArray ?? []).enumerated() {
             for (name, settings) in entry.asObject ?? [:] {
                 guard settings.asObject != nil || settings.isNull else {
-                    throw ConfigurationValueError(keyPath: "AmplifyOutputs.groups.\(index).\(name)", expected: "an object such as {\"precedence\": 0}", found: settings)
+                    throw ConfigurationValueError(
+                        keyPath: "AmplifyOutputs.groups.\(index).\(name)", expected: "an object such as {\"precedence\": 0}", found: settings)
                 }
                 userPoolGroups.updateValue(try settings.optionalInt("precedence"), forKey: name)
             }

@@ -74,7 +74,7 @@ extension CognitoAuthEngine: AuthDeviceEngine {
             guard verifier["ChallengeName"]?.stringValue == "DEVICE_PASSWORD_VERIFIER" else { return try await handle(verifier, username: owner) }
             let parameters = verifier["ChallengeParameters"]
             guard let salt = parameters?["SALT"]?.stringValue, let serverPublic = parameters?["SRP_B"]?.stringValue,
-                  let block = parameters?["SECRET_BLOCK"]?.stringValue
+                let block = parameters?["SECRET_BLOCK"]?.stringValue
             else {
                 throw AuthError.service("Cognito's DEVICE_PASSWORD_VERIFIER challenge lacks SALT, SRP_B or SECRET_BLOCK.", "Check the endpoint.")
             }
@@ -91,7 +91,8 @@ extension CognitoAuthEngine: AuthDeviceEngine {
                 username: parameters?["USERNAME"]?.stringValue ?? username)
             return try await handle(answer, username: owner)
         } catch let error as CryptoError {
-            throw AuthError.service("The device's SRP challenge could not be answered: \(error)", "Check that the endpoint is a Cognito user pool.", error)
+            throw AuthError.service(
+                "The device's SRP challenge could not be answered: \(error)", "Check that the endpoint is a Cognito user pool.", error)
         }
     }
 
@@ -139,18 +140,21 @@ extension CognitoAuthEngine: AuthDeviceEngine {
     /// unconfirmed.
     func confirmNewDevice(_ answer: JSONValue, accessToken: String, usernames: Set<String>) async {
         guard let metadata = answer["AuthenticationResult"]?["NewDeviceMetadata"], let key = metadata["DeviceKey"]?.stringValue,
-              let group = metadata["DeviceGroupKey"]?.stringValue
+            let group = metadata["DeviceGroupKey"]?.stringValue
         else { return }
         do {
             let verifier = try CognitoDeviceVerifier.make(deviceGroupKey: group, deviceKey: key)
-            _ = try await service.call("ConfirmDevice", [
-                "AccessToken": .string(accessToken), "DeviceKey": .string(key), "DeviceName": .string(DeviceHost.name),
-                "DeviceSecretVerifierConfig": ["PasswordVerifier": .string(verifier.passwordVerifier), "Salt": .string(verifier.salt)],
-            ])
+            _ = try await service.call(
+                "ConfirmDevice",
+                [
+                    "AccessToken": .string(accessToken), "DeviceKey": .string(key), "DeviceName": .string(DeviceHost.name),
+                    "DeviceSecretVerifierConfig": ["PasswordVerifier": .string(verifier.passwordVerifier), "Salt": .string(verifier.salt)],
+                ])
             // Kept for the process-wide session only: in a server context the device is the
             // server, not the user's, and remembering it must not spare the user's MFA elsewhere.
             if !inServerContext {
-                try await keeper.saveDeviceSecret(DeviceSecret(deviceKey: key, deviceGroupKey: group, devicePassword: verifier.password), usernames: usernames)
+                try await keeper.saveDeviceSecret(
+                    DeviceSecret(deviceKey: key, deviceGroupKey: group, devicePassword: verifier.password), usernames: usernames)
             }
         } catch {
             Amplify.Logging.logger(forCategory: "Auth").warn("The new device \(key) could not be confirmed (ConfirmDevice): \(error)")

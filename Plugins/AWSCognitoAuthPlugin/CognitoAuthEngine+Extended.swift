@@ -19,7 +19,8 @@ extension CognitoAuthEngine: AuthExtendedAccountEngine {
     public func confirmAttribute(_ key: AuthUserAttributeKey, code: String) async throws {
         let service = service
         _ = try await withAccessToken {
-            try await service.call("VerifyUserAttribute", ["AccessToken": .string($0), "AttributeName": .string(key.rawValue), "Code": .string(code)])
+            try await service.call(
+                "VerifyUserAttribute", ["AccessToken": .string($0), "AttributeName": .string(key.rawValue), "Code": .string(code)])
         }
     }
 
@@ -60,12 +61,13 @@ extension CognitoAuthEngine: AuthExtendedAccountEngine {
     public func updateMFAPreference(_ changes: [MFAType: MFAPreference]) async throws {
         var body: [String: JSONValue] = [:]
         for (type, preference) in changes {
-            let settings: JSONValue = switch preference {
-            case .disabled: ["Enabled": false, "PreferredMfa": false]
-            case .enabled: ["Enabled": true]
-            case .preferred: ["Enabled": true, "PreferredMfa": true]
-            case .notPreferred: ["Enabled": true, "PreferredMfa": false]
-            }
+            let settings: JSONValue =
+                switch preference {
+                case .disabled: ["Enabled": false, "PreferredMfa": false]
+                case .enabled: ["Enabled": true]
+                case .preferred: ["Enabled": true, "PreferredMfa": true]
+                case .notPreferred: ["Enabled": true, "PreferredMfa": false]
+                }
             switch type {
             case .sms: body["SMSMfaSettings"] = settings
             case .totp: body["SoftwareTokenMfaSettings"] = settings

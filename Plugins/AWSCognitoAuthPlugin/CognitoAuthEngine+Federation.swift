@@ -54,7 +54,9 @@ extension CognitoAuthEngine {
         if let session = await keeper.current {
             throw AuthError.invalidState("'\(session.username)' is signed in to the user pool.", "Sign out before federating to the identity pool.")
         }
-        guard !token.isEmpty else { throw AuthError.validation("withProviderToken", "The provider's token is empty.", "Pass the token the provider issued.") }
+        guard !token.isEmpty else {
+            throw AuthError.validation("withProviderToken", "The provider's token is empty.", "Pass the token the provider issued.")
+        }
         let logins = [provider.identityPoolProviderName: token]
         let made = makeIdentity(identityId) { logins }
         let credentials: AWSCredentials
@@ -78,7 +80,8 @@ extension CognitoAuthEngine {
     /// - Throws: `AuthError.invalidState` when no federation is in effect.
     func clearFederation() throws {
         guard federation != nil else {
-            throw AuthError.invalidState("The session is not federated to the identity pool.", "Call federateToIdentityPool(withProviderToken:for:) first.")
+            throw AuthError.invalidState(
+                "The session is not federated to the identity pool.", "Call federateToIdentityPool(withProviderToken:for:) first.")
         }
         federation = nil
     }

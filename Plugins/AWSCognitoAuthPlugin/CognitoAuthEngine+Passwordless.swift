@@ -59,7 +59,9 @@ extension CognitoAuthEngine {
 
     /// SELECT_CHALLENGE with `ANSWER` `PASSWORD` and the password, or `PASSWORD_SRP` and `SRP_A`
     /// (then the `PASSWORD_VERIFIER` claim).
-    private func answerWithPassword(_ password: String, factor: AuthFactorType, challenge: PendingChallenge) async throws -> (AuthSignInResult, SignedInUser?) {
+    private func answerWithPassword(_ password: String, factor: AuthFactorType, challenge: PendingChallenge) async throws -> (
+        AuthSignInResult, SignedInUser?
+    ) {
         if factor == .passwordSRP {
             let ephemeral = try CognitoSRP.start()
             let answer = try await service.respondToAuthChallenge(
@@ -69,7 +71,8 @@ extension CognitoAuthEngine {
             return try await answerPasswordVerifier(answer, typedUsername: challenge.username, password: password, ephemeral: ephemeral)
         }
         let answer = try await service.respondToAuthChallenge(
-            name: "SELECT_CHALLENGE", session: challenge.session, responses: ["ANSWER": "PASSWORD", "PASSWORD": password], username: challenge.username)
+            name: "SELECT_CHALLENGE", session: challenge.session, responses: ["ANSWER": "PASSWORD", "PASSWORD": password],
+            username: challenge.username)
         return try await handle(answer, username: challenge.username)
     }
 

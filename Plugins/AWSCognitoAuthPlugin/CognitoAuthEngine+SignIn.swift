@@ -76,9 +76,10 @@ extension CognitoAuthEngine {
     ) async throws -> (AuthSignInResult, SignedInUser?) {
         let parameters = challenge["ChallengeParameters"]
         guard let userId = parameters?["USER_ID_FOR_SRP"]?.stringValue, let salt = parameters?["SALT"]?.stringValue,
-              let serverPublic = parameters?["SRP_B"]?.stringValue, let block = parameters?["SECRET_BLOCK"]?.stringValue
+            let serverPublic = parameters?["SRP_B"]?.stringValue, let block = parameters?["SECRET_BLOCK"]?.stringValue
         else {
-            throw AuthError.service("Cognito's PASSWORD_VERIFIER challenge lacks SALT, SRP_B, SECRET_BLOCK or USER_ID_FOR_SRP.", "Check the endpoint.")
+            throw AuthError.service(
+                "Cognito's PASSWORD_VERIFIER challenge lacks SALT, SRP_B, SECRET_BLOCK or USER_ID_FOR_SRP.", "Check the endpoint.")
         }
         let timestamp = CognitoSRP.timestamp(Date())
         let claim = try CognitoSRP.passwordClaim(
@@ -185,7 +186,8 @@ extension CognitoAuthEngine {
         try await prepare()
         guard let oauth = configuration.oauth else {
             throw AuthError.configuration(
-                "The hosted UI is not configured.", "Add Auth.Default.OAuth (WebDomain, AppClientId, SignInRedirectURI, Scopes) to the awsCognitoAuthPlugin block.")
+                "The hosted UI is not configured.",
+                "Add Auth.Default.OAuth (WebDomain, AppClientId, SignInRedirectURI, Scopes) to the awsCognitoAuthPlugin block.")
         }
         if let session = await (try sessions()).current {
             throw AuthError.invalidState("'\(session.username)' is already signed in.", "Sign out first.")
@@ -194,10 +196,12 @@ extension CognitoAuthEngine {
         pending = nil
         let flow = HostedUISignIn(oauth: oauth, clientSecret: configuration.appClientSecret, http: http, loop: try loop())
         let answer = try await flow.run(presentURL: presentURL, timeout: timeout)
-        let result: JSONValue = ["AuthenticationResult": [
-            "IdToken": answer["id_token"] ?? .null, "AccessToken": answer["access_token"] ?? .null,
-            "RefreshToken": answer["refresh_token"] ?? .null, "ExpiresIn": answer["expires_in"] ?? 3600,
-        ]]
+        let result: JSONValue = [
+            "AuthenticationResult": [
+                "IdToken": answer["id_token"] ?? .null, "AccessToken": answer["access_token"] ?? .null,
+                "RefreshToken": answer["refresh_token"] ?? .null, "ExpiresIn": answer["expires_in"] ?? 3600,
+            ]
+        ]
         let session = try Self.session(from: result, username: "", keepingRefreshToken: nil)
         try await claim(session)
         return (AuthSignInResult(nextStep: .done), SignedInUser(username: session.username, userId: session.userId))
@@ -245,8 +249,8 @@ extension CognitoAuthEngine {
     /// token when Cognito sends none).
     static func session(from answer: JSONValue, username: String, keepingRefreshToken: String?) throws -> StoredSession {
         guard let result = answer["AuthenticationResult"], let idToken = result["IdToken"]?.stringValue,
-              let accessToken = result["AccessToken"]?.stringValue,
-              let refreshToken = result["RefreshToken"]?.stringValue ?? keepingRefreshToken
+            let accessToken = result["AccessToken"]?.stringValue,
+            let refreshToken = result["RefreshToken"]?.stringValue ?? keepingRefreshToken
         else {
             throw AuthError.service("Cognito's AuthenticationResult lacks a token.", "Check the endpoint.")
         }

@@ -50,7 +50,8 @@ extension CognitoAuthEngine: AuthWebAuthnEngine {
                 try await service.call("DeleteWebAuthnCredential", ["AccessToken": .string($0), "CredentialId": .string(credentialId)])
             }
         } catch AuthError.configuration(let description, _, let underlying as AWSCognitoAuthError) where underlying == .resourceNotFound {
-            throw AuthError.service(description, "The credential does not exist (any more): call listWebAuthnCredentials() for the user's.", underlying)
+            throw AuthError.service(
+                description, "The credential does not exist (any more): call listWebAuthnCredentials() for the user's.", underlying)
         }
     }
 }

@@ -47,7 +47,8 @@ public actor CognitoAuthEngine: AuthAccountEngine {
     }
     private let identity: CognitoIdentityCredentialsProvider?
     /// Makes an identity-pool provider presenting the given logins (a context user's).
-    let makeIdentity: (@Sendable (_ identityId: String?, _ logins: @escaping @Sendable () async throws -> [String: String]) -> CognitoIdentityCredentialsProvider)?
+    let makeIdentity:
+        (@Sendable (_ identityId: String?, _ logins: @escaping @Sendable () async throws -> [String: String]) -> CognitoIdentityCredentialsProvider)?
     /// The process-wide federation (`federateToIdentityPool`), if one is in effect.
     var federation: CognitoFederation?
     /// Each context user's identity-pool provider (their identity id and credentials, cached), by tenant user.
@@ -74,7 +75,8 @@ public actor CognitoAuthEngine: AuthAccountEngine {
         self.loop = eventLoop
         let service = CognitoUserPoolService(
             client: AWSJSONClient(
-                http: http, endpoint: configuration.userPoolEndpoint, region: configuration.region, signingName: "cognito-idp", options: configuration.http),
+                http: http, endpoint: configuration.userPoolEndpoint, region: configuration.region, signingName: "cognito-idp",
+                options: configuration.http),
             clientId: configuration.appClientId, clientSecret: configuration.appClientSecret)
         self.service = service
         let tenant = AuthTenant(pool: configuration.userPoolId, clientId: configuration.appClientId, issuer: configuration.tokenIssuer)
@@ -236,7 +238,8 @@ public actor CognitoAuthEngine: AuthAccountEngine {
     public func resetPassword(username: String) async throws -> AuthResetPasswordResult {
         let answer = try await service.forgotPassword(username: username)
         return AuthResetPasswordResult(
-            isPasswordReset: false, nextStep: .confirmResetPasswordWithCode(CognitoUserPoolService.deliveryDetails(answer["CodeDeliveryDetails"]), nil))
+            isPasswordReset: false,
+            nextStep: .confirmResetPasswordWithCode(CognitoUserPoolService.deliveryDetails(answer["CodeDeliveryDetails"]), nil))
     }
 
     /// See `AuthAccountEngine`.
@@ -307,9 +310,10 @@ public actor CognitoAuthEngine: AuthAccountEngine {
             do {
                 let session = try await holder.validSession(forceRefresh: forceRefresh)
                 signedIn = true
-                tokens = .success(AWSCognitoUserPoolTokens(
-                    idToken: session.idToken, accessToken: session.accessToken, refreshToken: session.refreshToken,
-                    expiration: session.accessTokenExpiresAt))
+                tokens = .success(
+                    AWSCognitoUserPoolTokens(
+                        idToken: session.idToken, accessToken: session.accessToken, refreshToken: session.refreshToken,
+                        expiration: session.accessTokenExpiresAt))
             } catch let error as AuthError {
                 if case .sessionExpired = error {} else { signedIn = await holder.current != nil }
                 tokens = .failure(error)
@@ -435,9 +439,10 @@ public actor CognitoAuthEngine: AuthAccountEngine {
         guard let refreshToken = tokens.refreshToken, !refreshToken.isEmpty else {
             throw AuthError.notAuthorized("The access token is refused: the token has expired, and no refresh token came with it.", "Sign in again.")
         }
-        let renewed = try await exchange(StoredSession(
-            username: username, userId: subject, idToken: "", accessToken: tokens.accessToken, refreshToken: refreshToken,
-            accessTokenExpiresAt: Date(), refreshTokenExpiresAt: nil))
+        let renewed = try await exchange(
+            StoredSession(
+                username: username, userId: subject, idToken: "", accessToken: tokens.accessToken, refreshToken: refreshToken,
+                accessTokenExpiresAt: Date(), refreshTokenExpiresAt: nil))
         guard renewed.userId == subject else {
             throw AuthError.notAuthorized("The refresh token is refused: it belongs to another user than the access token.", "Sign in again.")
         }

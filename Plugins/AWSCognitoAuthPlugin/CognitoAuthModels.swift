@@ -67,8 +67,11 @@ public enum AWSCognitoSignOutResult: AuthSignOutResult, CustomStringConvertible 
         switch self {
         case .complete: "Signed out."
         case .partial(let revoke, let global):
-            "Signed out here, but " + [revoke.map { "the refresh token was not revoked (\($0.errorDescription))" },
-                                        global.map { "the global sign-out failed (\($0.errorDescription))" }]
+            "Signed out here, but "
+                + [
+                    revoke.map { "the refresh token was not revoked (\($0.errorDescription))" },
+                    global.map { "the global sign-out failed (\($0.errorDescription))" },
+                ]
                 .compactMap { $0 }.joined(separator: " and ") + "."
         case .failed(let error): error.errorDescription
         }

@@ -55,7 +55,8 @@ public final class AWSKinesisAnalyticsPlugin: AnalyticsEngineProviding {
         let engine = try AnalyticsEngine(
             queue: settings.queue.openQueue(), sender: KinesisSender(client: client, configuration: settings),
             batchSize: settings.queue.batchSize,
-            autoFlushInterval: settings.queue.autoFlushEventsInterval > 0 ? .seconds(settings.queue.autoFlushEventsInterval) : nil, loop: loop, pluginKey: key,
+            autoFlushInterval: settings.queue.autoFlushEventsInterval > 0 ? .seconds(settings.queue.autoFlushEventsInterval) : nil, loop: loop,
+            pluginKey: key,
             dispatch: AnalyticsEngine.dispatcher(hub))
         engineSlot.withLock { $0 = engine }
         httpSlot.withLock { $0 = http }

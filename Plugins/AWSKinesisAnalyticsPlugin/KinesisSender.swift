@@ -28,16 +28,22 @@ struct KinesisSender: AnalyticsEventSender {
             if configuration.target == .kinesis { entry["PartitionKey"] = .string(partitionKey(queued.record)) }
             records.append(.object(entry))
         }
-        let (operation, body, resultsKey): (String, JSONValue, String) = switch configuration.target {
-        case .kinesis: ("Kinesis_20131202.PutRecords", ["StreamName": .string(configuration.streamName), "Records": .array(records)], "Records")
-        case .firehose: ("Firehose_20150804.PutRecordBatch", ["DeliveryStreamName": .string(configuration.streamName), "Records": .array(records)], "RequestResponses")
-        }
+        let (operation, body, resultsKey): (String, JSONValue, String) =
+            switch configuration.target {
+            case .kinesis: ("Kinesis_20131202.PutRecords", ["StreamName": .string(configuration.streamName), "Records": .array(records)], "Records")
+            case .firehose:
+                (
+                    "Firehose_20150804.PutRecordBatch", ["DeliveryStreamName": .string(configuration.streamName), "Records": .array(records)],
+                    "RequestResponses"
+                )
+            }
         do {
             let answer = try await client.call(operation, body)
             return Self.outcomes(answer[resultsKey]?.asArray ?? [], count: batch.count)
         } catch let error as AWSPluginsError {
             let reason = "\(operation) failed: \(error.errorDescription)"
-            let requestRefused = (error.httpStatus.map { (400..<500).contains($0) } ?? false)
+            let requestRefused =
+                (error.httpStatus.map { (400..<500).contains($0) } ?? false)
                 && !RetryPolicy.throttlingCodes.contains(error.code) && !Self.notSentCodes.contains(error.code) && error.httpStatus != 429
             return batch.map { _ in requestRefused ? .rejected(reason) : .notSent(reason) }
         } catch {

@@ -48,13 +48,15 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
         self.caller = caller ?? StoragePluginSupport.signedInCaller
         support = StoragePluginSupport(hub: hub)
         self.credentials = credentials
-        self.identityId = identityId ?? {
-            do {
-                return try await AuthPluginCredentialsProvider.identityId()
-            } catch {
-                throw StorageError.authError("This path is built from the identity id, and none is available: \(error)", "Sign in first, or use a string path.", error)
+        self.identityId =
+            identityId ?? {
+                do {
+                    return try await AuthPluginCredentialsProvider.identityId()
+                } catch {
+                    throw StorageError.authError(
+                        "This path is built from the identity id, and none is available: \(error)", "Sign in first, or use a string path.", error)
+                }
             }
-        }
     }
 
     /// Reads the block and prepares the client.
@@ -68,7 +70,10 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
         let signing = credentials ?? AuthPluginCredentialsProvider.defaultChain()
         let client = AWSRESTClient(http: http, endpoint: addressing.endpoint, region: settings.region, credentials: signing, options: settings.http)
         otherBuckets.withLock { $0.removeAll() }
-        state.withLock { $0 = Configured(operations: S3Operations(client: client, addressing: addressing), http: http, configuration: settings, credentials: signing) }
+        state.withLock {
+            $0 = Configured(
+                operations: S3Operations(client: client, addressing: addressing), http: http, configuration: settings, credentials: signing)
+        }
     }
 
     private func configured() throws -> (operations: S3Operations, http: HTTPClient, configuration: S3StorageConfiguration) {
@@ -96,9 +101,11 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
         do {
             addressing = try S3Addressing(bucket: entry.bucketName, region: entry.region, configuredEndpoint: settings.endpoint)
         } catch {
-            throw StorageError.validation("bucket", "The bucket '\(entry.bucketName)' cannot be used: \(error)", "Check the bucket's name and region.", error)
+            throw StorageError.validation(
+                "bucket", "The bucket '\(entry.bucketName)' cannot be used: \(error)", "Check the bucket's name and region.", error)
         }
-        let client = AWSRESTClient(http: current.http, endpoint: addressing.endpoint, region: entry.region, credentials: current.credentials, options: settings.http)
+        let client = AWSRESTClient(
+            http: current.http, endpoint: addressing.endpoint, region: entry.region, credentials: current.credentials, options: settings.http)
         let operations = S3Operations(client: client, addressing: addressing)
         otherBuckets.withLock { $0[id] = operations }
         return (operations, entry)
@@ -112,7 +119,8 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
         let key = try await path.resolve(identityId: identityId)
         guard !key.isEmpty, !key.hasPrefix("/"), !key.contains("\0"), key.utf8.count <= 1024 else {
             throw StorageError.validation(
-                "path", "The storage path '\(key.replacingOccurrences(of: "\0", with: "\\0"))' is not a valid S3 key (empty, absolute, NUL, or longer than 1024 bytes).",
+                "path",
+                "The storage path '\(key.replacingOccurrences(of: "\0", with: "\\0"))' is not a valid S3 key (empty, absolute, NUL, or longer than 1024 bytes).",
                 "Use a relative path such as public/photos/cat.jpg.")
         }
         return key
@@ -123,14 +131,18 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
         if error is StorageError { return error }
         if let error = error as? AWSPluginsError {
             switch error.code {
-            case "NoSuchKey", "NotFound": return StorageError.keyNotFound(key, "There is no object at '\(key)'.", "Check the path; `list` shows which objects exist.", error)
+            case "NoSuchKey", "NotFound":
+                return StorageError.keyNotFound(key, "There is no object at '\(key)'.", "Check the path; `list` shows which objects exist.", error)
             case "AccessDenied", "Forbidden": return StorageError.accessDenied(error.errorDescription, error.recoverySuggestion, error)
-            case "InvalidRange": return StorageError.validation("range", "The range is outside the object '\(key)'.", "Ask for a range that starts inside the object.", error)
+            case "InvalidRange":
+                return StorageError.validation(
+                    "range", "The range is outside the object '\(key)'.", "Ask for a range that starts inside the object.", error)
             default: return StorageError.service(error.errorDescription, error.recoverySuggestion, error)
             }
         }
         if let error = error as? HTTPClientError {
-            let tries = error.attempts > 1
+            let tries =
+                error.attempts > 1
                 ? "The request was tried \(error.attempts) times under the retry policy"
                 : "The request was not retried (\(error.kind == .other ? "curl error \(error.curlCode) is not a failure the retry policy retries" : "the block's http.maxAttempts is 1"))"
             switch error.kind {
@@ -144,12 +156,12 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
             case .connection:
                 return StorageError.service("S3 could not be reached: \(error.message)", "\(tries). Check the network and the endpoint.", error)
             case .other:
-                return StorageError.service("The S3 request failed: \(error.message)", "\(tries). Check the network, the endpoint and the local file.", error)
+                return StorageError.service(
+                    "The S3 request failed: \(error.message)", "\(tries). Check the network, the endpoint and the local file.", error)
             }
         }
         return StorageError.service("S3 could not be reached: \(error)", "Check the network and the endpoint.", error)
     }
-
 
     // MARK: Uploads
 
@@ -165,7 +177,9 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
             let (operations, entry) = try target(options?.bucket)
             try await check(.write, key, entry)
             var headers: [(name: String, value: String)] = [("Content-Type", options?.contentType ?? StorageContentType.guess(for: key))]
-            for (name, value) in (options?.metadata ?? [:]).sorted(by: { $0.key < $1.key }) { headers.append(("x-amz-meta-\(name.lowercased())", value)) }
+            for (name, value) in (options?.metadata ?? [:]).sorted(by: { $0.key < $1.key }) {
+                headers.append(("x-amz-meta-\(name.lowercased())", value))
+            }
             let size: Int64
             switch source {
             case .data(let data): size = Int64(data.count)
@@ -179,15 +193,17 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
             try await gate.check()
             do {
                 if size <= Int64(settings.multipartThresholdBytes) {
-                    let body: HTTPBody = switch source {
-                    case .data(let data): .bytes(Array(data))
-                    case .file(let path): .file(path)
-                    }
+                    let body: HTTPBody =
+                        switch source {
+                        case .data(let data): .bytes(Array(data))
+                        case .file(let path): .file(path)
+                        }
                     try await operations.putObject(key, body: body, headers: headers) { sent, _ in
                         controller.report(StorageTransferProgress(completedBytes: sent, totalBytes: size))
                     }
                 } else {
-                    try await multipart(key, source: source, size: size, headers: headers, operations: operations, settings: settings, gate: gate) { done in
+                    try await multipart(key, source: source, size: size, headers: headers, operations: operations, settings: settings, gate: gate) {
+                        done in
                         controller.report(StorageTransferProgress(completedBytes: done, totalBytes: size))
                     }
                 }
@@ -218,7 +234,11 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
                 while next < min(settings.concurrentParts, partCount) {
                     try await gate.check()
                     let index = next
-                    group.addTask { try await self.uploadPart(index, key: key, uploadId: uploadId, source: source, size: size, partSize: partSize, operations: operations, gate: gate, sent: sent, progress: progress) }
+                    group.addTask {
+                        try await self.uploadPart(
+                            index, key: key, uploadId: uploadId, source: source, size: size, partSize: partSize, operations: operations, gate: gate,
+                            sent: sent, progress: progress)
+                    }
                     next += 1
                 }
                 while let part = try await group.next() {
@@ -226,7 +246,11 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
                     if next < partCount {
                         try await gate.check()
                         let index = next
-                        group.addTask { try await self.uploadPart(index, key: key, uploadId: uploadId, source: source, size: size, partSize: partSize, operations: operations, gate: gate, sent: sent, progress: progress) }
+                        group.addTask {
+                            try await self.uploadPart(
+                                index, key: key, uploadId: uploadId, source: source, size: size, partSize: partSize, operations: operations,
+                                gate: gate, sent: sent, progress: progress)
+                        }
                         next += 1
                     }
                 }
@@ -245,10 +269,11 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
     ) async throws -> S3Operations.Part {
         let offset = Int64(index) * partSize
         let length = min(partSize, size - offset)
-        let body: HTTPBody = switch source {
-        case .data(let data): .bytes(Array(data[data.startIndex + Int(offset)..<data.startIndex + Int(offset + length)]))
-        case .file(let path): .fileRange(path, offset: offset, length: length)
-        }
+        let body: HTTPBody =
+            switch source {
+            case .data(let data): .bytes(Array(data[data.startIndex + Int(offset)..<data.startIndex + Int(offset + length)]))
+            case .file(let path): .fileRange(path, offset: offset, length: length)
+            }
         var attempt = 0
         while true {
             try await gate.check()
@@ -354,7 +379,9 @@ public final class AWSS3StoragePlugin: StorageCategoryPlugin {
             let (operations, entry) = try target(options?.bucket)
             try await check(.delete, key, entry)
             do {
-                guard try await operations.headObject(key) != nil else { throw StorageError.keyNotFound(key, "There is no object at '\(key)'.", "Check the path; `list` shows which objects exist.") }
+                guard try await operations.headObject(key) != nil else {
+                    throw StorageError.keyNotFound(key, "There is no object at '\(key)'.", "Check the path; `list` shows which objects exist.")
+                }
                 try await operations.deleteObject(key)
             } catch {
                 throw Self.storageError(error, key: key)

@@ -13,21 +13,26 @@ package struct S3Operations: Sendable {
         let eTag: String
     }
 
-    func putObject(_ key: String, body: HTTPBody, headers: [(name: String, value: String)], progress: @escaping @Sendable (Int64, Int64) -> Void) async throws {
+    func putObject(_ key: String, body: HTTPBody, headers: [(name: String, value: String)], progress: @escaping @Sendable (Int64, Int64) -> Void)
+        async throws
+    {
         var request = AWSRESTRequest(method: "PUT", path: addressing.objectPath(key), headers: headers, body: body)
         request.uploadProgress = progress
         _ = try await client.send(request)
     }
 
     func createMultipartUpload(_ key: String, headers: [(name: String, value: String)]) async throws -> String {
-        let answer = try await client.sendForXML(AWSRESTRequest(method: "POST", path: addressing.objectPath(key), query: [("uploads", "")], headers: headers))
+        let answer = try await client.sendForXML(
+            AWSRESTRequest(method: "POST", path: addressing.objectPath(key), query: [("uploads", "")], headers: headers))
         guard let uploadId = answer.text(of: "UploadId"), !uploadId.isEmpty else {
             throw AWSPluginsError(code: "InvalidResponse", "CreateMultipartUpload answered without an UploadId.", "Check the endpoint.")
         }
         return uploadId
     }
 
-    func uploadPart(_ key: String, uploadId: String, number: Int, body: HTTPBody, progress: @escaping @Sendable (Int64, Int64) -> Void) async throws -> Part {
+    func uploadPart(_ key: String, uploadId: String, number: Int, body: HTTPBody, progress: @escaping @Sendable (Int64, Int64) -> Void) async throws
+        -> Part
+    {
         var request = AWSRESTRequest(
             method: "PUT", path: addressing.objectPath(key), query: [("partNumber", String(number)), ("uploadId", uploadId)], body: body)
         request.uploadProgress = progress
@@ -43,9 +48,10 @@ package struct S3Operations: Sendable {
             "<Part><PartNumber>\($0.number)</PartNumber><ETag>\(Self.escape($0.eTag))</ETag></Part>"
         }.joined()
         let body = Array("<CompleteMultipartUpload xmlns=\"http://s3.amazonaws.com/doc/2006-03-01/\">\(items)</CompleteMultipartUpload>".utf8)
-        _ = try await client.sendForXML(AWSRESTRequest(
-            method: "POST", path: addressing.objectPath(key), query: [("uploadId", uploadId)],
-            headers: [("Content-Type", "application/xml")], body: .bytes(body)))
+        _ = try await client.sendForXML(
+            AWSRESTRequest(
+                method: "POST", path: addressing.objectPath(key), query: [("uploadId", uploadId)],
+                headers: [("Content-Type", "application/xml")], body: .bytes(body)))
     }
 
     func abortMultipartUpload(_ key: String, uploadId: String) async {
@@ -62,8 +68,11 @@ package struct S3Operations: Sendable {
         }
     }
 
-    func getObject(_ key: String, range: StorageByteRange?, toFile file: String?, progress: @escaping @Sendable (Int64, Int64) -> Void) async throws -> [UInt8] {
-        var request = AWSRESTRequest(method: "GET", path: addressing.objectPath(key), headers: range.map { [("Range", $0.headerValue)] } ?? [], responseFile: file)
+    func getObject(_ key: String, range: StorageByteRange?, toFile file: String?, progress: @escaping @Sendable (Int64, Int64) -> Void) async throws
+        -> [UInt8]
+    {
+        var request = AWSRESTRequest(
+            method: "GET", path: addressing.objectPath(key), headers: range.map { [("Range", $0.headerValue)] } ?? [], responseFile: file)
         request.downloadProgress = progress
         return try await client.send(request).body
     }

@@ -60,9 +60,11 @@ public struct S3StorageConfiguration: Sendable, Equatable {
         defaultAccessLevel = try json.optionalString("defaultAccessLevel") ?? "guest"
         endpoint = try json.optionalString("endpoint")
         partSizeBytes = try json.boundedInt("partSizeBytes", in: Limits.partSizeBytes, unit: "bytes") ?? 8 << 20
-        multipartThresholdBytes = try json.boundedInt(
-            "multipartThresholdBytes", in: max(partSizeBytes, Limits.multipartThresholdBytes.lowerBound)...Limits.multipartThresholdBytes.upperBound,
-            unit: "bytes") ?? max(16 << 20, partSizeBytes)
+        multipartThresholdBytes =
+            try json.boundedInt(
+                "multipartThresholdBytes",
+                in: max(partSizeBytes, Limits.multipartThresholdBytes.lowerBound)...Limits.multipartThresholdBytes.upperBound,
+                unit: "bytes") ?? max(16 << 20, partSizeBytes)
         concurrentParts = try json.boundedInt("concurrentParts", in: Limits.concurrentParts) ?? 4
         http = try AWSClientOptions(json: json, defaults: .s3Defaults)
         buckets = try StorageBucketTable(json: json)

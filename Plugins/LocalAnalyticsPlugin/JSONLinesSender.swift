@@ -1,10 +1,11 @@
-import AmplifyConcurrency
 import Amplify
 import AmplifyAnalyticsCore
+import AmplifyConcurrency
 import AmplifyEventLoop
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Delivers batches to a JSON-lines file, one event per line, through libuv's asynchronous file

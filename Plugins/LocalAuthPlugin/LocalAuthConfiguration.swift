@@ -140,12 +140,15 @@ public struct LocalAuthConfiguration: Sendable, Equatable {
         if let store = try block.optionalString("credentialStore") { credentialStorePath = Amplify.resolvePath(store) }
         clientId = try block.optionalString("clientId") ?? clientId
         issuer = try block.optionalString("issuer") ?? issuer
-        accessTokenLifetime = try block.boundedNumber("accessTokenLifetimeSeconds", in: Limits.accessTokenLifetimeSeconds, unit: "seconds") ?? accessTokenLifetime
-        refreshTokenLifetime = try block.boundedNumber("refreshTokenLifetimeSeconds", in: Limits.refreshTokenLifetimeSeconds, unit: "seconds") ?? refreshTokenLifetime
+        accessTokenLifetime =
+            try block.boundedNumber("accessTokenLifetimeSeconds", in: Limits.accessTokenLifetimeSeconds, unit: "seconds") ?? accessTokenLifetime
+        refreshTokenLifetime =
+            try block.boundedNumber("refreshTokenLifetimeSeconds", in: Limits.refreshTokenLifetimeSeconds, unit: "seconds") ?? refreshTokenLifetime
         signUpRequiresConfirmation = try block.optionalBool("signUpRequiresConfirmation") ?? true
         codeLifetime = try block.boundedNumber("codeLifetimeSeconds", in: Limits.codeLifetimeSeconds, unit: "seconds") ?? codeLifetime
         codeMaxAttempts = try block.boundedInt("codeMaxAttempts", in: Limits.codeMaxAttempts) ?? codeMaxAttempts
-        passwordPolicy.minLength = try block.boundedInt("passwordPolicy.minLength", in: Limits.passwordMinLength, unit: "characters") ?? passwordPolicy.minLength
+        passwordPolicy.minLength =
+            try block.boundedInt("passwordPolicy.minLength", in: Limits.passwordMinLength, unit: "characters") ?? passwordPolicy.minLength
         passwordPolicy.requireLowercase = try block.optionalBool("passwordPolicy.requireLowercase") ?? passwordPolicy.requireLowercase
         passwordPolicy.requireUppercase = try block.optionalBool("passwordPolicy.requireUppercase") ?? passwordPolicy.requireUppercase
         passwordPolicy.requireNumbers = try block.optionalBool("passwordPolicy.requireNumbers") ?? passwordPolicy.requireNumbers
@@ -153,7 +156,8 @@ public struct LocalAuthConfiguration: Sendable, Equatable {
         maxFailedAttempts = try block.boundedInt("lockout.maxFailedAttempts", in: Limits.maxFailedAttempts) ?? maxFailedAttempts
         lockoutDuration = try block.boundedNumber("lockout.lockoutSeconds", in: Limits.lockoutSeconds, unit: "seconds") ?? lockoutDuration
         codeRequestLimit = try block.boundedInt("codeRequests.limit", in: Limits.codeRequestLimit) ?? codeRequestLimit
-        codeRequestWindow = try block.boundedNumber("codeRequests.windowSeconds", in: Limits.codeRequestWindowSeconds, unit: "seconds") ?? codeRequestWindow
+        codeRequestWindow =
+            try block.boundedNumber("codeRequests.windowSeconds", in: Limits.codeRequestWindowSeconds, unit: "seconds") ?? codeRequestWindow
         preventUserExistenceErrors = try block.optionalBool("preventUserExistenceErrors") ?? preventUserExistenceErrors
         let powerOfTwo = ConfigurationValueError(
             keyPath: "passwordHashCost", expected: "a power of two from 2 to 1048576 (e.g. 32768)", found: block.value(at: "passwordHashCost"))

@@ -40,17 +40,21 @@ extension LocalAuthEngine {
         switch challenge.step {
         case .selectMFA(let offered):
             guard let chosen = MFAType.allCases.first(where: { $0.challengeResponse.caseInsensitiveCompare(response) == .orderedSame }),
-                  offered.contains(chosen)
+                offered.contains(chosen)
             else {
                 let names = offered.map(\.challengeResponse).sorted().joined(separator: ", ")
-                throw AuthError.validation("challengeResponse", "'\(response)' is not one of the MFA methods offered (\(names)).", "Answer with the challengeResponse of one of them.")
+                throw AuthError.validation(
+                    "challengeResponse", "'\(response)' is not one of the MFA methods offered (\(names)).",
+                    "Answer with the challengeResponse of one of them.")
             }
             guard let user = try await pool.user(sub: challenge.sub) else { throw userGone(holder) }
             return try await ask(chosen, of: user, pool: pool, holder: holder)
         case .selectFirstFactor(let offered):
             guard let chosen = AuthFactorType(challengeResponse: response), offered.contains(chosen) else {
                 let names = offered.map(\.challengeResponse).sorted().joined(separator: ", ")
-                throw AuthError.validation("challengeResponse", "'\(response)' is not one of the first factors offered (\(names)).", "Answer with the challengeResponse of one of them.")
+                throw AuthError.validation(
+                    "challengeResponse", "'\(response)' is not one of the first factors offered (\(names)).",
+                    "Answer with the challengeResponse of one of them.")
             }
             guard let user = try await pool.user(sub: challenge.sub) else { throw userGone(holder) }
             return try await start(chosen, of: user, password: nil, pool: pool, holder: holder)
@@ -73,7 +77,8 @@ extension LocalAuthEngine {
                 challenge.failures += 1
                 guard challenge.failures < codeMaxAttempts else {
                     pendingSignIns.set(nil, for: holder)
-                    throw AuthError.notAuthorized("Too many wrong codes: the sign-in of '\(challenge.username)' was cancelled.", "Sign in again.", error)
+                    throw AuthError.notAuthorized(
+                        "Too many wrong codes: the sign-in of '\(challenge.username)' was cancelled.", "Sign in again.", error)
                 }
                 pendingSignIns.set(challenge, for: holder)
                 throw error
@@ -109,7 +114,9 @@ extension LocalAuthEngine {
     }
 
     /// Asks for `method`'s code (sending it by email or text first) and waits for it.
-    private func ask(_ method: MFAType, of user: PoolUser, pool: LocalUserPool, holder: any AuthSessionHolding) async throws -> (AuthSignInResult, SignedInUser?) {
+    private func ask(_ method: MFAType, of user: PoolUser, pool: LocalUserPool, holder: any AuthSessionHolding) async throws -> (
+        AuthSignInResult, SignedInUser?
+    ) {
         let step: AuthSignInStep
         switch method {
         case .totp:

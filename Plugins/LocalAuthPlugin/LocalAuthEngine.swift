@@ -162,7 +162,7 @@ public actor LocalAuthEngine: AuthAccountEngine {
     public func fetchAuthSession(forceRefresh: Bool) async throws -> LocalAuthSession {
         _ = try await prepare()
         guard let holder = try sessions(), await holder.current != nil,
-              let session = try? await holder.validSession(forceRefresh: forceRefresh)
+            let session = try? await holder.validSession(forceRefresh: forceRefresh)
         else { return LocalAuthSession(isSignedIn: false, userSub: nil, tokens: nil) }
         return LocalAuthSession(
             isSignedIn: true, userSub: session.userId,

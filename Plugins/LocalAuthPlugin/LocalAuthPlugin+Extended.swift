@@ -42,7 +42,9 @@ extension LocalAuthPlugin: AuthCategoryExtendedBehavior {
 
     /// Confirms a new user; after a sign-up through this plugin the next step is
     /// `.completeAutoSignIn`, for ``autoSignIn()``. - Throws: `AuthError`.
-    public func confirmSignUp(for username: String, confirmationCode: String, options: AuthConfirmSignUpRequest.Options?) async throws -> AuthSignUpResult {
+    public func confirmSignUp(for username: String, confirmationCode: String, options: AuthConfirmSignUpRequest.Options?) async throws
+        -> AuthSignUpResult
+    {
         let tickets = autoSignInTickets
         return try await authEvents.report(HubPayload.EventName.Auth.confirmSignUpAPI, username: username) {
             let engine = try accountEngine()
@@ -65,4 +67,3 @@ extension LocalAuthPlugin: AuthCategoryExtendedBehavior {
         return result
     }
 }
-

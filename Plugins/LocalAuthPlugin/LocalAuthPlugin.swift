@@ -145,10 +145,13 @@ public final class LocalAuthPlugin: AuthServerContextPlugin {
     }
 
     /// Updates several attributes. - Throws: `AuthError`.
-    public func update(userAttributes: [AuthUserAttribute], options: AuthUpdateUserAttributesRequest.Options?) async throws -> [AuthUserAttributeKey: AuthUpdateAttributeResult] {
+    public func update(userAttributes: [AuthUserAttribute], options: AuthUpdateUserAttributesRequest.Options?) async throws -> [AuthUserAttributeKey:
+        AuthUpdateAttributeResult]
+    {
         try await events.report(HubPayload.EventName.Auth.updateUserAttributesAPI) {
             try await engine().update(userAttributes)
-            return Dictionary(userAttributes.map { ($0.key, AuthUpdateAttributeResult(isUpdated: true, nextStep: .done)) }, uniquingKeysWith: { last, _ in last })
+            return Dictionary(
+                userAttributes.map { ($0.key, AuthUpdateAttributeResult(isUpdated: true, nextStep: .done)) }, uniquingKeysWith: { last, _ in last })
         }
     }
 

@@ -17,7 +17,8 @@ extension LocalUserPool {
     static let untrackedDeviceLimit = 20
 
     private func ensureDeviceTable() async throws {
-        try await database.run("""
+        try await database.run(
+            """
             CREATE TABLE IF NOT EXISTS devices (
                 device_key TEXT PRIMARY KEY, sub TEXT NOT NULL REFERENCES users(sub) ON DELETE CASCADE, name TEXT NOT NULL,
                 remembered INTEGER NOT NULL DEFAULT 0, created_at REAL NOT NULL, last_authenticated_at REAL NOT NULL,
@@ -30,8 +31,9 @@ extension LocalUserPool {
     func issueDeviceSecret(sub: String, key: String) async throws -> String {
         try await ensureDeviceTable()
         let secret = Base64URL.encode(try Digest.randomBytes(32))
-        try await database.run("UPDATE devices SET secret_mac = ? WHERE sub = ? AND device_key = ?",
-                               [.blob(mac("device:\(key):\(secret)")), .text(sub), .text(key)])
+        try await database.run(
+            "UPDATE devices SET secret_mac = ? WHERE sub = ? AND device_key = ?",
+            [.blob(mac("device:\(key):\(secret)")), .text(sub), .text(key)])
         return secret
     }
 
@@ -39,12 +41,15 @@ extension LocalUserPool {
     /// last sign-in becomes now.
     func rememberedDevice(sub: String, key: String, secret: String) async throws -> Bool {
         try await ensureDeviceTable()
-        guard let row = try await database.run(
-            "SELECT remembered, secret_mac FROM devices WHERE sub = ? AND device_key = ?", [.text(sub), .text(key)]).first,
+        guard
+            let row = try await database.run(
+                "SELECT remembered, secret_mac FROM devices WHERE sub = ? AND device_key = ?", [.text(sub), .text(key)]
+            ).first,
             row["remembered"].integer == 1, let stored = row["secret_mac"].blob,
             Digest.constantTimeEquals(mac("device:\(key):\(secret)"), stored)
         else { return false }
-        try await database.run("UPDATE devices SET last_authenticated_at = ? WHERE device_key = ?", [.real(Date().timeIntervalSince1970), .text(key)])
+        try await database.run(
+            "UPDATE devices SET last_authenticated_at = ? WHERE device_key = ?", [.real(Date().timeIntervalSince1970), .text(key)])
         return true
     }
 
@@ -55,9 +60,11 @@ extension LocalUserPool {
         let key = "local_" + UUID().uuidString.lowercased()
         let now = Date().timeIntervalSince1970
         try await database.transaction { connection in
-            try connection.run("INSERT INTO devices (device_key, sub, name, created_at, last_authenticated_at, last_modified_at) VALUES (?, ?, ?, ?, ?, ?)",
-                               [.text(key), .text(sub), .text(name), .real(now), .real(now), .real(now)])
-            try connection.run("""
+            try connection.run(
+                "INSERT INTO devices (device_key, sub, name, created_at, last_authenticated_at, last_modified_at) VALUES (?, ?, ?, ?, ?, ?)",
+                [.text(key), .text(sub), .text(name), .real(now), .real(now), .real(now)])
+            try connection.run(
+                """
                 DELETE FROM devices WHERE sub = ?1 AND remembered = 0 AND device_key NOT IN (
                     SELECT device_key FROM devices WHERE sub = ?1 AND remembered = 0 ORDER BY last_authenticated_at DESC LIMIT ?2)
                 """, [.text(sub), .integer(Int64(Self.untrackedDeviceLimit))])
@@ -68,12 +75,15 @@ extension LocalUserPool {
     /// The user's devices, most recently used first.
     func devices(sub: String) async throws -> [LocalAuthDevice] {
         try await ensureDeviceTable()
-        return try await database.run("SELECT * FROM devices WHERE sub = ? ORDER BY last_authenticated_at DESC, device_key", [.text(sub)]).map { row in
+        return try await database.run("SELECT * FROM devices WHERE sub = ? ORDER BY last_authenticated_at DESC, device_key", [.text(sub)]).map {
+            row in
             let name = row["name"].text ?? ""
             let remembered = row["remembered"].integer == 1
             return LocalAuthDevice(
                 id: row["device_key"].text ?? "", name: name,
-                attributes: ["device_name": name, "device_status": "valid", "dev:device_remembered_status": remembered ? "remembered" : "not_remembered"],
+                attributes: [
+                    "device_name": name, "device_status": "valid", "dev:device_remembered_status": remembered ? "remembered" : "not_remembered",
+                ],
                 createdDate: row["created_at"].real.map(Date.init(timeIntervalSince1970:)),
                 lastAuthenticatedDate: row["last_authenticated_at"].real.map(Date.init(timeIntervalSince1970:)),
                 lastModifiedDate: row["last_modified_at"].real.map(Date.init(timeIntervalSince1970:)))
@@ -96,8 +106,9 @@ extension LocalUserPool {
     func rememberDevice(sub: String, key: String) async throws {
         try await ensureDeviceTable()
         let changed = try await database.transaction { connection in
-            try connection.run("UPDATE devices SET remembered = 1, last_modified_at = ? WHERE sub = ? AND device_key = ?",
-                               [.real(Date().timeIntervalSince1970), .text(sub), .text(key)])
+            try connection.run(
+                "UPDATE devices SET remembered = 1, last_modified_at = ? WHERE sub = ? AND device_key = ?",
+                [.real(Date().timeIntervalSince1970), .text(sub), .text(key)])
             return connection.changes
         }
         guard changed > 0 else { throw Self.noDevice(key) }
@@ -115,6 +126,8 @@ extension LocalUserPool {
     }
 
     private static func noDevice(_ key: String) -> AuthError {
-        AuthError.validation("device", "The user has no device '\(key)' (it was forgotten, or belongs to someone else).", "Call fetchDevices() for the user's devices.")
+        AuthError.validation(
+            "device", "The user has no device '\(key)' (it was forgotten, or belongs to someone else).", "Call fetchDevices() for the user's devices."
+        )
     }
 }

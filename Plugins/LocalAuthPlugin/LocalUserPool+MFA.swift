@@ -9,7 +9,8 @@ import Foundation
 extension LocalUserPool {
     /// Makes the `mfa` table if the pool has none.
     private func ensureMFATable() async throws {
-        try await database.run("""
+        try await database.run(
+            """
             CREATE TABLE IF NOT EXISTS mfa (
                 sub TEXT PRIMARY KEY REFERENCES users(sub) ON DELETE CASCADE, totp_secret BLOB, totp_pending BLOB,
                 totp_last_counter INTEGER NOT NULL DEFAULT -1, enabled TEXT NOT NULL DEFAULT '', preferred TEXT)
@@ -65,8 +66,9 @@ extension LocalUserPool {
         guard let counter = TOTP(secret: pending).matchingCounter(code) else {
             throw AuthError.validation("code", "The TOTP code is wrong.", "Enter the code the authenticator app shows now.")
         }
-        try await database.run("UPDATE mfa SET totp_secret = ?, totp_pending = NULL, totp_last_counter = ? WHERE sub = ?",
-                               [.blob(pending), .integer(Int64(clamping: counter)), .text(sub)])
+        try await database.run(
+            "UPDATE mfa SET totp_secret = ?, totp_pending = NULL, totp_last_counter = ? WHERE sub = ?",
+            [.blob(pending), .integer(Int64(clamping: counter)), .text(sub)])
     }
 
     /// Checks a TOTP code against the user's verified secret; a code is accepted once.
@@ -74,7 +76,8 @@ extension LocalUserPool {
     func checkTOTP(sub: String, code: String) async throws {
         try await ensureMFATable()
         guard let row = try await database.run("SELECT totp_secret, totp_last_counter FROM mfa WHERE sub = ?", [.text(sub)]).first,
-              let secret = row["totp_secret"].blob else {
+            let secret = row["totp_secret"].blob
+        else {
             throw AuthError.invalidState("TOTP is not set up for this user.", "Call setUpTOTP() and verifyTOTPSetup(code:) first.")
         }
         guard let counter = TOTP(secret: secret).matchingCounter(code), Int64(clamping: counter) > (row["totp_last_counter"].integer ?? -1) else {
@@ -101,7 +104,8 @@ extension LocalUserPool {
         try await ensureMFATable()
         let preferredCount = changes.values.filter { $0 == .preferred }.count
         guard preferredCount <= 1 else {
-            throw AuthError.validation("preference", "Only one MFA method can be preferred.", "Mark one method .preferred, the others .enabled or .notPreferred.")
+            throw AuthError.validation(
+                "preference", "Only one MFA method can be preferred.", "Mark one method .preferred, the others .enabled or .notPreferred.")
         }
         let current = try await mfaPreference(sub: sub)
         var enabled = current.enabled ?? []
@@ -113,7 +117,8 @@ extension LocalUserPool {
                 case .totp:
                     let secret = try await database.run("SELECT totp_secret FROM mfa WHERE sub = ?", [.text(sub)]).first?["totp_secret"].blob
                     guard secret != nil else {
-                        throw AuthError.invalidState("TOTP cannot be turned on before it is set up.", "Call setUpTOTP() and verifyTOTPSetup(code:) first.")
+                        throw AuthError.invalidState(
+                            "TOTP cannot be turned on before it is set up.", "Call setUpTOTP() and verifyTOTPSetup(code:) first.")
                     }
                 case .sms:
                     guard attributes.contains(where: { $0.key == .phoneNumber }) else {
@@ -140,8 +145,10 @@ extension LocalUserPool {
             }
         }
         try await database.run("INSERT OR IGNORE INTO mfa (sub) VALUES (?)", [.text(sub)])
-        try await database.run("UPDATE mfa SET enabled = ?, preferred = ? WHERE sub = ?", [
-            .text(enabled.map(\.rawValue).sorted().joined(separator: ",")), preferred.map { .text($0.rawValue) } ?? .null, .text(sub),
-        ])
+        try await database.run(
+            "UPDATE mfa SET enabled = ?, preferred = ? WHERE sub = ?",
+            [
+                .text(enabled.map(\.rawValue).sorted().joined(separator: ",")), preferred.map { .text($0.rawValue) } ?? .null, .text(sub),
+            ])
     }
 }

@@ -34,9 +34,11 @@ extension LocalUserPool {
     func consumePhantomCode(for typed: String, purpose: CodePurpose) async throws {
         let subject = phantomSubject(typed)
         try await requirePhantomNotLocked(subject)
-        guard let row = try await database.run(
-            "SELECT expires_at, attempts FROM phantom_codes WHERE subject = ? AND purpose = ?", [.text(subject), .text(purpose.rawValue)]
-        ).first else { throw Self.noPendingCode }
+        guard
+            let row = try await database.run(
+                "SELECT expires_at, attempts FROM phantom_codes WHERE subject = ? AND purpose = ?", [.text(subject), .text(purpose.rawValue)]
+            ).first
+        else { throw Self.noPendingCode }
         if (row["expires_at"].real ?? 0) < Date().timeIntervalSince1970 {
             try await deletePhantomCode(subject, purpose)
             throw Self.expiredCode
@@ -61,7 +63,8 @@ extension LocalUserPool {
     }
 
     private func requirePhantomNotLocked(_ subject: String) async throws {
-        let lockedUntil = try await database.run("SELECT locked_until FROM phantom_locks WHERE subject = ?", [.text(subject)]).first?["locked_until"].real ?? 0
+        let lockedUntil =
+            try await database.run("SELECT locked_until FROM phantom_locks WHERE subject = ?", [.text(subject)]).first?["locked_until"].real ?? 0
         let now = Date().timeIntervalSince1970
         if lockedUntil > now { throw Self.lockedError(remaining: lockedUntil - now) }
     }
@@ -72,8 +75,9 @@ extension LocalUserPool {
         let lockEnd = Date().timeIntervalSince1970 + configuration.lockoutDuration
         try await database.transaction { connection in
             try connection.run("INSERT OR IGNORE INTO phantom_locks (subject) VALUES (?)", [.text(subject)])
-            try connection.run(Self.countFailureSQL.replacingOccurrences(of: "UPDATE users", with: "UPDATE phantom_locks")
-                .replacingOccurrences(of: "WHERE sub = ?3", with: "WHERE subject = ?3"), [.integer(limit), .real(lockEnd), .text(subject)])
+            try connection.run(
+                Self.countFailureSQL.replacingOccurrences(of: "UPDATE users", with: "UPDATE phantom_locks")
+                    .replacingOccurrences(of: "WHERE sub = ?3", with: "WHERE subject = ?3"), [.integer(limit), .real(lockEnd), .text(subject)])
         }
     }
 

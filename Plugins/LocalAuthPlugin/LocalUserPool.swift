@@ -1,6 +1,6 @@
-import AmplifyConcurrency
 import Amplify
 import AmplifyAuthCore
+import AmplifyConcurrency
 import AmplifyCrypto
 import AmplifySQLite
 import Foundation
@@ -53,7 +53,8 @@ actor LocalUserPool {
         do {
             return try ES256Key(privateKeyPEM: String(decoding: pem, as: UTF8.self))
         } catch {
-            throw AuthError.configuration("\(path) is not a valid ES256 private key: \(error).", "Restore the file, or remove the pool's folder to start a new pool.", error)
+            throw AuthError.configuration(
+                "\(path) is not a valid ES256 private key: \(error).", "Restore the file, or remove the pool's folder to start a new pool.", error)
         }
     }
 
@@ -61,7 +62,9 @@ actor LocalUserPool {
     private static func loadOrCreateSecret(at path: String) throws -> [UInt8] {
         let secret = try PoolFiles.readOrCreate(at: path) { try Digest.randomBytes(32) }
         guard secret.count == 32 else {
-            throw AuthError.configuration("\(path) holds \(secret.count) bytes, not the pool's 32-byte secret.", "Restore the file, or remove the pool's folder to start a new pool.")
+            throw AuthError.configuration(
+                "\(path) holds \(secret.count) bytes, not the pool's 32-byte secret.",
+                "Restore the file, or remove the pool's folder to start a new pool.")
         }
         return secret
     }
@@ -69,10 +72,14 @@ actor LocalUserPool {
     /// The public signing key as a JWKS document, for services that verify the tokens.
     func jwks() throws -> JSONValue {
         let (x, y) = try signingKey.publicCoordinates()
-        return ["keys": [[
-            "kty": "EC", "crv": "P-256", "alg": "ES256", "use": "sig", "kid": .string(keyId),
-            "x": .string(Base64URL.encode(x)), "y": .string(Base64URL.encode(y)),
-        ]]]
+        return [
+            "keys": [
+                [
+                    "kty": "EC", "crv": "P-256", "alg": "ES256", "use": "sig", "kid": .string(keyId),
+                    "x": .string(Base64URL.encode(x)), "y": .string(Base64URL.encode(y)),
+                ]
+            ]
+        ]
     }
 
     func mac(_ text: String) -> [UInt8] {
@@ -101,8 +108,9 @@ actor LocalUserPool {
     }
 
     private static func poolUser(_ row: SQLiteRow) -> PoolUser {
-        PoolUser(sub: row["sub"].text ?? "", username: row["username"].text ?? "", confirmed: row["confirmed"].integer == 1,
-                 tokenVersion: row["token_version"].integer ?? 0)
+        PoolUser(
+            sub: row["sub"].text ?? "", username: row["username"].text ?? "", confirmed: row["confirmed"].integer == 1,
+            tokenVersion: row["token_version"].integer ?? 0)
     }
 
     func createUser(username typed: String, password: String, attributes: [AuthUserAttribute]) async throws -> (PoolUser, AuthCodeDeliveryDetails?) {
@@ -134,9 +142,13 @@ actor LocalUserPool {
                 guard try connection.run("SELECT 1 FROM users WHERE username_key = ? LIMIT 1", [.text(key)]).isEmpty else { return true }
                 try connection.run(
                     "INSERT INTO users (sub, username, username_key, password_hash, password_salt, confirmed, created_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                    [.text(sub), .text(username), .text(key), .blob(hash), .blob(salt), .integer(confirmed ? 1 : 0), .real(Date().timeIntervalSince1970)])
+                    [
+                        .text(sub), .text(username), .text(key), .blob(hash), .blob(salt), .integer(confirmed ? 1 : 0),
+                        .real(Date().timeIntervalSince1970),
+                    ])
                 for attribute in attributes where attribute.key != .sub {
-                    try connection.run("INSERT OR REPLACE INTO attributes VALUES (?, ?, ?)", [.text(sub), .text(attribute.key.rawValue), .text(attribute.value)])
+                    try connection.run(
+                        "INSERT OR REPLACE INTO attributes VALUES (?, ?, ?)", [.text(sub), .text(attribute.key.rawValue), .text(attribute.value)])
                 }
                 return false
             }
@@ -150,7 +162,8 @@ actor LocalUserPool {
     }
 
     private static func usernameTaken(_ username: String, _ error: (any Error)?) -> AuthError {
-        AuthError.validation("username", "A user named '\(PrintableText(username))' already exists.", "Sign in instead, or choose another username.", error)
+        AuthError.validation(
+            "username", "A user named '\(PrintableText(username))' already exists.", "Sign in instead, or choose another username.", error)
     }
 
     func hashPassword(_ password: String, salt: [UInt8]) throws -> [UInt8] {
@@ -159,13 +172,16 @@ actor LocalUserPool {
 
     func checkPolicy(_ password: String) throws {
         if let missing = configuration.passwordPolicy.violation(of: password) {
-            throw AuthError.validation("password", "The password does not meet the policy: it needs \(missing).", "Choose a password with \(missing).")
+            throw AuthError.validation(
+                "password", "The password does not meet the policy: it needs \(missing).", "Choose a password with \(missing).")
         }
     }
 
     /// What the transaction that checks a password decided.
     private enum PasswordCheck: Sendable {
-        case accepted, wrong, locked(remaining: TimeInterval), changed, gone
+        case accepted, wrong
+        case locked(remaining: TimeInterval)
+        case changed, gone
     }
 
     /// Checks a password, counting failures and locking the account after too many.
@@ -182,7 +198,7 @@ actor LocalUserPool {
         // again with the new one (twice at most; a third change in a row is refused as wrong).
         for _ in 0..<3 {
             guard let row = try await userRow(named: typed, columns: "*"),
-                  let salt = row["password_salt"].blob, let sub = row["sub"].text
+                let salt = row["password_salt"].blob, let sub = row["sub"].text
             else {
                 // Spend the same time as for a real user, so timing does not reveal who exists,
                 // and lock the name as an account would be locked.
@@ -213,8 +229,10 @@ actor LocalUserPool {
         let lockout = configuration.lockoutDuration
         return try await database.transaction { connection -> PasswordCheck in
             let now = Date().timeIntervalSince1970
-            guard let row = try connection.run(
-                "SELECT password_hash, password_salt, locked_until FROM users WHERE sub = ?", [.text(sub)]).first,
+            guard
+                let row = try connection.run(
+                    "SELECT password_hash, password_salt, locked_until FROM users WHERE sub = ?", [.text(sub)]
+                ).first,
                 let stored = row["password_hash"].blob, let currentSalt = row["password_salt"].blob
             else { return .gone }
             guard currentSalt == salt else { return .changed }
@@ -243,9 +261,11 @@ actor LocalUserPool {
     /// Counts a wrong sign-in code (one-time or MFA) toward the account's lockout, as a wrong
     /// password is.
     func countFailedCode(sub: String) async throws {
-        try await database.run(Self.countFailureSQL, [
-            .integer(Int64(configuration.maxFailedAttempts)), .real(Date().timeIntervalSince1970 + configuration.lockoutDuration), .text(sub),
-        ])
+        try await database.run(
+            Self.countFailureSQL,
+            [
+                .integer(Int64(configuration.maxFailedAttempts)), .real(Date().timeIntervalSince1970 + configuration.lockoutDuration), .text(sub),
+            ])
     }
 
     /// - Throws: `AuthError.notAuthorized` ("locked for … more seconds") while the account is locked.
@@ -260,14 +280,16 @@ actor LocalUserPool {
     static func lockedError(remaining: TimeInterval) -> AuthError {
         let seconds = remaining.rounded(.up)
         let time = seconds.isFinite && seconds <= 1e12 ? "for \(Int64(seconds)) more seconds" : "indefinitely"
-        return AuthError.notAuthorized("Too many failed sign-in attempts; the account is locked \(time).", "Wait until the lock ends, then sign in or reset the password.")
+        return AuthError.notAuthorized(
+            "Too many failed sign-in attempts; the account is locked \(time).", "Wait until the lock ends, then sign in or reset the password.")
     }
 
     func setPassword(sub: String, to password: String) async throws {
         try checkPolicy(password)
         let salt = try Digest.randomBytes(16)
-        try await database.run("UPDATE users SET password_hash = ?, password_salt = ?, failed_attempts = 0, locked_until = 0 WHERE sub = ?",
-                               [.blob(try hashPassword(password, salt: salt)), .blob(salt), .text(sub)])
+        try await database.run(
+            "UPDATE users SET password_hash = ?, password_salt = ?, failed_attempts = 0, locked_until = 0 WHERE sub = ?",
+            [.blob(try hashPassword(password, salt: salt)), .blob(salt), .text(sub)])
     }
 
     func confirm(sub: String) async throws {
@@ -292,7 +314,8 @@ actor LocalUserPool {
         }
         try await database.transaction { connection in
             for attribute in attributes {
-                try connection.run("INSERT OR REPLACE INTO attributes VALUES (?, ?, ?)", [.text(sub), .text(attribute.key.rawValue), .text(attribute.value)])
+                try connection.run(
+                    "INSERT OR REPLACE INTO attributes VALUES (?, ?, ?)", [.text(sub), .text(attribute.key.rawValue), .text(attribute.value)])
             }
         }
     }
@@ -311,9 +334,12 @@ actor LocalUserPool {
 
     /// Sends a `purpose` code to the user's attribute `key` (`.email` or `.phoneNumber`).
     /// - Throws: `AuthError.validation` "'name' has no key to `what`" when the user has no such attribute.
-    func sendCode(to user: PoolUser, purpose: CodePurpose, via key: AuthUserAttributeKey, what: String = "send a code to") async throws -> AuthCodeDeliveryDetails {
+    func sendCode(to user: PoolUser, purpose: CodePurpose, via key: AuthUserAttributeKey, what: String = "send a code to") async throws
+        -> AuthCodeDeliveryDetails
+    {
         guard let value = try await attributes(sub: user.sub).first(where: { $0.key == key })?.value, !value.isEmpty else {
-            throw AuthError.validation("userAttributeKey", "'\(user.username)' has no \(key.rawValue) to \(what).", "Set the attribute first with update(userAttribute:).")
+            throw AuthError.validation(
+                "userAttributeKey", "'\(user.username)' has no \(key.rawValue) to \(what).", "Set the attribute first with update(userAttribute:).")
         }
         try await issueCode(to: user, purpose: purpose, destination: value)
         let destination: DeliveryDestination = key == .email ? .email(Self.mask(value)) : .sms(Self.mask(value))
@@ -328,15 +354,19 @@ actor LocalUserPool {
         try await recordCodeRequest(subject: user.sub)
         let digits = try Digest.randomBytes(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) } % 1_000_000
         let code = String(format: "%06llu", digits)
-        try await database.run("INSERT OR REPLACE INTO codes VALUES (?, ?, ?, ?, 0)",
-                               [.text(user.sub), .text(purpose.rawValue), .blob(mac("\(user.sub):\(purpose.rawValue):\(code)")),
-                                .real(Date().timeIntervalSince1970 + configuration.codeLifetime)])
+        try await database.run(
+            "INSERT OR REPLACE INTO codes VALUES (?, ?, ?, ?, 0)",
+            [
+                .text(user.sub), .text(purpose.rawValue), .blob(mac("\(user.sub):\(purpose.rawValue):\(code)")),
+                .real(Date().timeIntervalSince1970 + configuration.codeLifetime),
+            ])
         let message = CodeMessage(username: user.username, destination: destination, purpose: purpose, code: code, createdAt: Date())
         if let delivery {
             try await delivery.deliver(message)
         } else {
-            try await database.run("INSERT INTO outbox (username, destination, purpose, code, created_at) VALUES (?, ?, ?, ?, ?)",
-                                   [.text(message.username), .text(destination), .text(purpose.rawValue), .text(code), .real(message.createdAt.timeIntervalSince1970)])
+            try await database.run(
+                "INSERT INTO outbox (username, destination, purpose, code, created_at) VALUES (?, ?, ?, ?, ?)",
+                [.text(message.username), .text(destination), .text(purpose.rawValue), .text(code), .real(message.createdAt.timeIntervalSince1970)])
         }
     }
 
@@ -371,7 +401,7 @@ actor LocalUserPool {
     func consumeCode(sub: String, purpose: CodePurpose, code: String, countsTowardLockout: Bool = true) async throws {
         if countsTowardLockout { try await requireNotLocked(sub: sub) }
         guard let row = try await database.run("SELECT * FROM codes WHERE sub = ? AND purpose = ?", [.text(sub), .text(purpose.rawValue)]).first,
-              let stored = row["code_mac"].blob
+            let stored = row["code_mac"].blob
         else {
             throw Self.noPendingCode
         }
@@ -386,19 +416,23 @@ actor LocalUserPool {
                 try await database.run("DELETE FROM codes WHERE sub = ? AND purpose = ?", [.text(sub), .text(purpose.rawValue)])
                 throw Self.voidedCode
             }
-            try await database.run("UPDATE codes SET attempts = ? WHERE sub = ? AND purpose = ?", [.integer(attempts), .text(sub), .text(purpose.rawValue)])
+            try await database.run(
+                "UPDATE codes SET attempts = ? WHERE sub = ? AND purpose = ?", [.integer(attempts), .text(sub), .text(purpose.rawValue)])
             throw wrongCode(attempts: attempts)
         }
         try await database.run("DELETE FROM codes WHERE sub = ? AND purpose = ?", [.text(sub), .text(purpose.rawValue)])
     }
 
-    static let noPendingCode = AuthError.validation("confirmationCode", "There is no pending code (it was already used or never sent).", "Request a new code.")
+    static let noPendingCode = AuthError.validation(
+        "confirmationCode", "There is no pending code (it was already used or never sent).", "Request a new code.")
     static let expiredCode = AuthError.validation("confirmationCode", "The code has expired.", "Request a new code.")
     static let voidedCode = AuthError.validation(
         "confirmationCode", "The code is wrong, and too many wrong codes were tried; it is no longer valid.", "Request a new code.")
 
     func wrongCode(attempts: Int64) -> AuthError {
-        AuthError.validation("confirmationCode", "The code is wrong.", "Check the code and try again (\(Int64(configuration.codeMaxAttempts) - attempts) attempts left).")
+        AuthError.validation(
+            "confirmationCode", "The code is wrong.",
+            "Check the code and try again (\(Int64(configuration.codeMaxAttempts) - attempts) attempts left).")
     }
 
     func outbox(username typed: String? = nil) async throws -> [CodeMessage] {
@@ -410,9 +444,10 @@ actor LocalUserPool {
             rows = try await database.run("SELECT * FROM outbox ORDER BY id")
         }
         return rows.map {
-            CodeMessage(username: $0["username"].text ?? "", destination: $0["destination"].text ?? "",
-                        purpose: CodePurpose(rawValue: $0["purpose"].text ?? "") ?? .signUp, code: $0["code"].text ?? "",
-                        createdAt: Date(timeIntervalSince1970: $0["created_at"].real ?? 0))
+            CodeMessage(
+                username: $0["username"].text ?? "", destination: $0["destination"].text ?? "",
+                purpose: CodePurpose(rawValue: $0["purpose"].text ?? "") ?? .signUp, code: $0["code"].text ?? "",
+                createdAt: Date(timeIntervalSince1970: $0["created_at"].real ?? 0))
         }
     }
 
@@ -492,17 +527,22 @@ actor LocalUserPool {
         let expired = AuthError.sessionExpired("The session has expired or was revoked.", "Sign in again.")
         let key = mac(refreshToken)
         let outcome = try await database.transaction { connection -> Rotation in
-            guard let row = try connection.run(
-                "SELECT r.revoked, r.expires_at, r.sub, r.origin_jti, r.token_version AS issued, u.token_version AS current FROM refresh_tokens r JOIN users u ON u.sub = r.sub WHERE r.token_mac = ?",
-                [.blob(key)]).first,
-                  row["revoked"].integer == 0, let expiry = row["expires_at"].real, expiry > Date().timeIntervalSince1970,
-                  let sub = row["sub"].text, let version = row["current"].integer, row["issued"].integer == version
+            guard
+                let row = try connection.run(
+                    "SELECT r.revoked, r.expires_at, r.sub, r.origin_jti, r.token_version AS issued, u.token_version AS current FROM refresh_tokens r JOIN users u ON u.sub = r.sub WHERE r.token_mac = ?",
+                    [.blob(key)]
+                ).first,
+                row["revoked"].integer == 0, let expiry = row["expires_at"].real, expiry > Date().timeIntervalSince1970,
+                let sub = row["sub"].text, let version = row["current"].integer, row["issued"].integer == version
             else { return .dead }
             if let owner, !owner.isEmpty, owner != sub { return .otherUser }
             try connection.run("UPDATE refresh_tokens SET revoked = 1 WHERE token_mac = ?", [.blob(key)])
             return .rotated(sub: sub, expiry: expiry, version: version, origin: row["origin_jti"].text)
         }
-        let sub: String, expiry: Double, version: Int64, origin: String?
+        let sub: String
+        let expiry: Double
+        let version: Int64
+        let origin: String?
         switch outcome {
         case .dead: throw expired
         case .otherUser:
@@ -516,8 +556,12 @@ actor LocalUserPool {
         // The new tokens carry the version the rotation saw, so a global sign-out that ran since
         // makes them invalid too.
         let user = PoolUser(sub: current.sub, username: current.username, confirmed: current.confirmed, tokenVersion: version)
-        return (user, try await issueTokens(
-            for: user, refreshExpiry: Date(timeIntervalSince1970: expiry), deviceKey: Self.deviceKey(ofRefreshToken: refreshToken), origin: origin))
+        return (
+            user,
+            try await issueTokens(
+                for: user, refreshExpiry: Date(timeIntervalSince1970: expiry), deviceKey: Self.deviceKey(ofRefreshToken: refreshToken), origin: origin
+            )
+        )
     }
 
     /// Revokes a refresh token and ends its session: the access and ID tokens issued with it
@@ -539,10 +583,12 @@ actor LocalUserPool {
     /// The user `sub` if it exists and the session `origin` (a token's `origin_jti`; `nil` for
     /// tokens issued before sessions had ids) was not signed out: one query.
     private func liveUser(sub: String, origin: String?) async throws -> (PoolUser, revoked: Bool)? {
-        guard let row = try await database.run(
-            "SELECT sub, username, confirmed, token_version, EXISTS (SELECT 1 FROM revoked_sessions WHERE origin_jti = ?) AS revoked FROM users WHERE sub = ?",
-            [origin.map(SQLiteValue.text) ?? .null, .text(sub)]
-        ).first else { return nil }
+        guard
+            let row = try await database.run(
+                "SELECT sub, username, confirmed, token_version, EXISTS (SELECT 1 FROM revoked_sessions WHERE origin_jti = ?) AS revoked FROM users WHERE sub = ?",
+                [origin.map(SQLiteValue.text) ?? .null, .text(sub)]
+            ).first
+        else { return nil }
         return (Self.poolUser(row), row["revoked"].integer == 1)
     }
 
@@ -565,13 +611,14 @@ actor LocalUserPool {
         } catch .badSignature {
             // The session's own stored token: signed by an earlier key, or in the high-S form
             // an earlier version wrote. A refresh gets a token of today's key and form.
-            throw AuthError.sessionExpired("The access token's signature is not accepted any more.", "Refresh the session (fetchAuthSession) or sign in again.")
+            throw AuthError.sessionExpired(
+                "The access token's signature is not accepted any more.", "Refresh the session (fetchAuthSession) or sign in again.")
         } catch {
             throw AuthError.notAuthorized("The access token is not valid: \(error).", "Sign in again.")
         }
         guard token.string("token_use") == "access", token.string("client_id") == configuration.clientId,
-              let sub = token.string("sub"), let (user, revoked) = try await liveUser(sub: sub, origin: token.string("origin_jti")), !revoked,
-              let version = token.claims["ver"]?.doubleValue.flatMap({ Int64(exactly: $0) }), version == user.tokenVersion
+            let sub = token.string("sub"), let (user, revoked) = try await liveUser(sub: sub, origin: token.string("origin_jti")), !revoked,
+            let version = token.claims["ver"]?.doubleValue.flatMap({ Int64(exactly: $0) }), version == user.tokenVersion
         else {
             throw AuthError.sessionExpired("The session was revoked (signed out, signed out everywhere, or the user was deleted).", "Sign in again.")
         }
@@ -585,9 +632,13 @@ actor LocalUserPool {
     /// - Throws: `AuthError.notAuthorized(_:_:_:)` saying which check failed.
     func verifyRequest(accessToken: String, idToken: String?) async throws -> (PoolUser, Date, Bool) {
         let (access, expired) = try checkSigned(accessToken, what: "access token")
-        guard access.string("token_use") == "access" else { throw refused("access token", "its token_use is '\(PrintableText(access.string("token_use") ?? ""))', not 'access'") }
+        guard access.string("token_use") == "access" else {
+            throw refused("access token", "its token_use is '\(PrintableText(access.string("token_use") ?? ""))', not 'access'")
+        }
         guard access.string("client_id") == configuration.clientId else {
-            throw refused("access token", "it was issued to the app client '\(PrintableText(access.string("client_id") ?? ""))', not '\(configuration.clientId)'")
+            throw refused(
+                "access token",
+                "it was issued to the app client '\(PrintableText(access.string("client_id") ?? ""))', not '\(configuration.clientId)'")
         }
         guard let sub = access.string("sub"), let (user, revoked) = try await liveUser(sub: sub, origin: access.string("origin_jti")) else {
             throw refused("access token", "its user does not exist")

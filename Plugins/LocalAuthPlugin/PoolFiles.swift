@@ -1,7 +1,8 @@
 import Amplify
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The pool folder's secret files (`signing-key.pem`, `pool-secret`), created once even when
@@ -114,6 +115,7 @@ enum PoolFiles {
     }
 
     private static func problem(_ what: String, _ code: Int32) -> AuthError {
-        AuthError.configuration("\(what): \(String(cString: strerror(code))).", "Check that the local auth directory is writable and its files readable.")
+        AuthError.configuration(
+            "\(what): \(String(cString: strerror(code))).", "Check that the local auth directory is writable and its files readable.")
     }
 }

@@ -14,17 +14,26 @@ enum PoolSchema {
     private static let steps: [@Sendable (SQLiteConnection) throws -> Void] = [
         // 1: the tables.
         { connection in
-            try connection.run("""
+            try connection.run(
+                """
                 CREATE TABLE IF NOT EXISTS users (
                     sub TEXT PRIMARY KEY, username TEXT NOT NULL UNIQUE COLLATE NOCASE, password_hash BLOB NOT NULL,
                     password_salt BLOB NOT NULL, confirmed INTEGER NOT NULL, created_at REAL NOT NULL,
                     failed_attempts INTEGER NOT NULL DEFAULT 0, locked_until REAL NOT NULL DEFAULT 0,
                     token_version INTEGER NOT NULL DEFAULT 0)
                 """)
-            try connection.run("CREATE TABLE IF NOT EXISTS attributes (sub TEXT NOT NULL REFERENCES users(sub) ON DELETE CASCADE, name TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (sub, name))")
-            try connection.run("CREATE TABLE IF NOT EXISTS codes (sub TEXT NOT NULL REFERENCES users(sub) ON DELETE CASCADE, purpose TEXT NOT NULL, code_mac BLOB NOT NULL, expires_at REAL NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (sub, purpose))")
-            try connection.run("CREATE TABLE IF NOT EXISTS refresh_tokens (token_mac BLOB PRIMARY KEY, sub TEXT NOT NULL REFERENCES users(sub) ON DELETE CASCADE, expires_at REAL NOT NULL, revoked INTEGER NOT NULL DEFAULT 0)")
-            try connection.run("CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, username TEXT NOT NULL, destination TEXT NOT NULL, purpose TEXT NOT NULL, code TEXT NOT NULL, created_at REAL NOT NULL)")
+            try connection.run(
+                "CREATE TABLE IF NOT EXISTS attributes (sub TEXT NOT NULL REFERENCES users(sub) ON DELETE CASCADE, name TEXT NOT NULL, value TEXT NOT NULL, PRIMARY KEY (sub, name))"
+            )
+            try connection.run(
+                "CREATE TABLE IF NOT EXISTS codes (sub TEXT NOT NULL REFERENCES users(sub) ON DELETE CASCADE, purpose TEXT NOT NULL, code_mac BLOB NOT NULL, expires_at REAL NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (sub, purpose))"
+            )
+            try connection.run(
+                "CREATE TABLE IF NOT EXISTS refresh_tokens (token_mac BLOB PRIMARY KEY, sub TEXT NOT NULL REFERENCES users(sub) ON DELETE CASCADE, expires_at REAL NOT NULL, revoked INTEGER NOT NULL DEFAULT 0)"
+            )
+            try connection.run(
+                "CREATE TABLE IF NOT EXISTS outbox (id INTEGER PRIMARY KEY AUTOINCREMENT, username TEXT NOT NULL, destination TEXT NOT NULL, purpose TEXT NOT NULL, code TEXT NOT NULL, created_at REAL NOT NULL)"
+            )
         },
         // 2: the user's token version when a refresh token was issued: a global sign-out raises
         // the version, so a token rotated while it ran (issued with the old version) is refused too.
@@ -64,11 +73,13 @@ enum PoolSchema {
         { connection in
             try connection.run("CREATE TABLE IF NOT EXISTS code_issues (subject TEXT NOT NULL, issued_at REAL NOT NULL)")
             try connection.run("CREATE INDEX IF NOT EXISTS code_issues_by_subject ON code_issues(subject, issued_at)")
-            try connection.run("""
+            try connection.run(
+                """
                 CREATE TABLE IF NOT EXISTS phantom_codes (subject TEXT NOT NULL, purpose TEXT NOT NULL, expires_at REAL NOT NULL,
                     attempts INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (subject, purpose))
                 """)
-            try connection.run("""
+            try connection.run(
+                """
                 CREATE TABLE IF NOT EXISTS phantom_locks (subject TEXT PRIMARY KEY, failed_attempts INTEGER NOT NULL DEFAULT 0,
                     locked_until REAL NOT NULL DEFAULT 0)
                 """)

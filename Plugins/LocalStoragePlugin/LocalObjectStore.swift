@@ -3,8 +3,9 @@ import AmplifyCrypto
 import AmplifyEventLoop
 import AmplifyStorageCore
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What is kept for an object, in `index/<SHA-256 of the key>.json`.
@@ -87,8 +88,8 @@ struct LocalObjectStore: Sendable {
         for name in names {
             let path = folder + "/" + name
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-                  attributes[.type] as? FileAttributeType == .typeRegular,
-                  let modified = attributes[.modificationDate] as? Date, modified < cutoff
+                attributes[.type] as? FileAttributeType == .typeRegular,
+                let modified = attributes[.modificationDate] as? Date, modified < cutoff
             else { continue }
             try? FileManager.default.removeItem(atPath: path)
         }
@@ -159,7 +160,8 @@ struct LocalObjectStore: Sendable {
             do {
                 input = try await fileSystem.open(path, flags: O_RDONLY | O_CLOEXEC)
             } catch {
-                throw StorageError.localFileNotFound("The local file \(path) cannot be read: \(error)", "Check the file's path and permissions.", error)
+                throw StorageError.localFileNotFound(
+                    "The local file \(path) cannot be read: \(error)", "Check the file's path and permissions.", error)
             }
             do {
                 let total = Int64(clamping: try await fileSystem.stat(path).size)
@@ -239,13 +241,16 @@ struct LocalObjectStore: Sendable {
             if let bytes = try Self.readSmall(name, [name], in: "index", files: files) {
                 return try? JSONDecoder().decode(ObjectMetadata.self, from: Data(bytes))
             }
-            guard let legacy = try? ObjectKey.segments(of: key + ".json"), let bytes = try Self.readSmall(key + ".json", legacy, in: "meta", files: files) else {
+            guard let legacy = try? ObjectKey.segments(of: key + ".json"),
+                let bytes = try Self.readSmall(key + ".json", legacy, in: "meta", files: files)
+            else {
                 return nil
             }
             return try? JSONDecoder().decode(ObjectMetadata.self, from: Data(bytes))
         }
         if let stored = stored ?? nil, stored.size == size, stored.key.map({ $0 == key }) ?? true,
-           stored.inode.map({ $0 == UInt64(status.st_ino) }) ?? true {
+            stored.inode.map({ $0 == UInt64(status.st_ino) }) ?? true
+        {
             meta = stored
         }
         return meta
@@ -290,7 +295,9 @@ struct LocalObjectStore: Sendable {
     /// Reads `key` (or `range` of it) into `output` (at its current position) by the kernel's
     /// copy, a chunk at a time, reporting progress and checking `gate` between chunks (see
     /// ``read(_:range:gate:progress:sink:)``).
-    func read(_ key: String, range: StorageByteRange?, gate: StorageTransferGate, progress: @Sendable (Int64, Int64) -> Void, into output: Int32) async throws {
+    func read(_ key: String, range: StorageByteRange?, gate: StorageTransferGate, progress: @Sendable (Int64, Int64) -> Void, into output: Int32)
+        async throws
+    {
         let fileSystem = fileSystem
         try await read(key, range: range, gate: gate, progress: progress, chunkSize: kernelChunkSize) { descriptor, offset, count in
             try await fileSystem.copyRange(from: descriptor, offset: offset, count: count, to: output)

@@ -3,8 +3,9 @@ import AmplifyConcurrency
 import AmplifyEventLoop
 import AmplifyStorageCore
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The embedded default Storage plugin (key `localStoragePlugin`): objects in a folder, every
@@ -61,7 +62,8 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
         let directory = Amplify.resolvePath(try json.optionalString("directory") ?? ".amplify/storage")
         let chunkSize = try json.optionalInt("chunkSizeBytes") ?? 1 << 20
         guard (4096...(64 << 20)).contains(chunkSize) else {
-            throw ConfigurationValueError(keyPath: "chunkSizeBytes", expected: "a size from 4096 to 67108864 bytes", found: .number(Double(chunkSize)))
+            throw ConfigurationValueError(
+                keyPath: "chunkSizeBytes", expected: "a size from 4096 to 67108864 bytes", found: .number(Double(chunkSize)))
         }
         let table = try StorageBucketTable(json: json)
         let defaultName = try json.optionalString("bucket")
@@ -71,7 +73,8 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
         do {
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
-            throw StorageError.configuration("The storage folder \(directory) cannot be created: \(error)", "Point `directory` at a writable folder.", error)
+            throw StorageError.configuration(
+                "The storage folder \(directory) cannot be created: \(error)", "Point `directory` at a writable folder.", error)
         }
         LocalObjectStore.sweepStaleTemporaries(in: directory)
         storeSlot.withLock { $0 = store }
@@ -113,7 +116,6 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
         try ObjectKey.validated(try await path.resolve(identityId: identityId))
     }
 
-
     private func upload(_ event: String, path: any StoragePath, source: ByteSource, options: StorageUploadOptions?) -> StorageTransferTask<String> {
         support.transfer(event) { [self] gate, controller in
             let key = try await key(path)
@@ -144,9 +146,11 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
             let (store, entry) = try await store(for: options?.bucket)
             try await check(.get, key, entry)
             let bytes = Locked<[UInt8]>([])
-            try await store.read(key, range: options?.pluginOptions as? StorageByteRange, gate: gate, progress: { done, total in
-                controller.report(StorageTransferProgress(completedBytes: done, totalBytes: total))
-            }, sink: { chunk in bytes.withLock { $0 += chunk } })
+            try await store.read(
+                key, range: options?.pluginOptions as? StorageByteRange, gate: gate,
+                progress: { done, total in
+                    controller.report(StorageTransferProgress(completedBytes: done, totalBytes: total))
+                }, sink: { chunk in bytes.withLock { $0 += chunk } })
             return Data(bytes.value)
         }
     }
@@ -165,12 +169,15 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
             do {
                 descriptor = try await fileSystem.open(temporary, flags: O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode: 0o644)
             } catch {
-                throw StorageError.localFileNotFound("Cannot write into \(local.deletingLastPathComponent().path): \(error)", "Check the folder exists and is writable.", error)
+                throw StorageError.localFileNotFound(
+                    "Cannot write into \(local.deletingLastPathComponent().path): \(error)", "Check the folder exists and is writable.", error)
             }
             do {
-                try await store.read(key, range: options?.pluginOptions as? StorageByteRange, gate: gate, progress: { done, total in
-                    controller.report(StorageTransferProgress(completedBytes: done, totalBytes: total))
-                }, into: descriptor)
+                try await store.read(
+                    key, range: options?.pluginOptions as? StorageByteRange, gate: gate,
+                    progress: { done, total in
+                        controller.report(StorageTransferProgress(completedBytes: done, totalBytes: total))
+                    }, into: descriptor)
                 try await fileSystem.fsync(descriptor)
                 try await fileSystem.close(descriptor)
                 try await fileSystem.rename(temporary, to: local.path)
@@ -223,14 +230,17 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
         try await support.reporting(HubPayload.EventName.Storage.list) {
             let prefix = try await path.resolve(identityId: identityId)
             guard !prefix.utf8.contains(0), !prefix.hasPrefix("/"),
-                  !prefix.utf8.split(separator: UInt8(ascii: "/")).contains(where: { $0.elementsEqual("..".utf8) }) else {
+                !prefix.utf8.split(separator: UInt8(ascii: "/")).contains(where: { $0.elementsEqual("..".utf8) })
+            else {
                 throw StorageError.validation("path", "The list prefix '\(prefix)' is not a relative path.", "Use a prefix such as public/photos/.")
             }
             let options = options ?? StorageListRequest.Options()
             var after: String?
             if let token = options.nextToken {
                 guard let data = Data(base64Encoded: token), let key = String(data: data, encoding: .utf8) else {
-                    throw StorageError.validation("nextToken", "The page token is not one this plugin gave out.", "Pass the nextToken of the previous page, or none for the first page.")
+                    throw StorageError.validation(
+                        "nextToken", "The page token is not one this plugin gave out.",
+                        "Pass the nextToken of the previous page, or none for the first page.")
                 }
                 after = key
             }
@@ -243,7 +253,8 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
             // Prefixes compare bytes: "a/" is a prefix of "a/\u{0301}x" although the `Character`s differ.
             for key in try await store.allKeys() where key.utf8.starts(with: prefix.utf8) {
                 if let after, key <= after { continue }
-                if case .exclude(let delimiter) = options.subpathStrategy, let subpath = Self.subpath(of: key, after: prefix, delimitedBy: delimiter) {
+                if case .exclude(let delimiter) = options.subpathStrategy, let subpath = Self.subpath(of: key, after: prefix, delimitedBy: delimiter)
+                {
                     if subpaths.last != subpath { subpaths.append(subpath) }
                     continue
                 }
@@ -252,7 +263,10 @@ public final class LocalStoragePlugin: StorageCategoryPlugin {
                     break
                 }
                 let meta = try await store.metadata(key)
-                items.append(StorageListResult.Item(path: key, size: Int(meta.size), eTag: meta.eTag.isEmpty ? nil : meta.eTag, lastModified: Date(timeIntervalSince1970: meta.lastModified)))
+                items.append(
+                    StorageListResult.Item(
+                        path: key, size: Int(meta.size), eTag: meta.eTag.isEmpty ? nil : meta.eTag,
+                        lastModified: Date(timeIntervalSince1970: meta.lastModified)))
                 last = key
             }
             let result = StorageListResult(

@@ -1,8 +1,9 @@
 import Amplify
 import AmplifyEventLoop
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The store's files, reached from the root one component at a time: every component is
@@ -97,7 +98,9 @@ struct RootedFiles: Sendable {
     ///   or the key itself is a link.
     func status(of key: String, _ segments: [String], in top: String = "objects") throws -> stat? {
         var created: [[String]] = []
-        guard let parent = try openParent(of: key, segments, in: top, creating: false, created: &created), let last = segments.last else { return nil }
+        guard let parent = try openParent(of: key, segments, in: top, creating: false, created: &created), let last = segments.last else {
+            return nil
+        }
         defer { close(parent) }
         var status = stat()
         guard fstatat(parent, last, &status, AT_SYMLINK_NOFOLLOW) == 0 else {
@@ -112,7 +115,9 @@ struct RootedFiles: Sendable {
     /// - Returns: the descriptor and the file's status, or `nil` when there is no such object.
     func openForReading(_ key: String, _ segments: [String], in top: String = "objects") throws -> (Int32, stat)? {
         var created: [[String]] = []
-        guard let parent = try openParent(of: key, segments, in: top, creating: false, created: &created), let last = segments.last else { return nil }
+        guard let parent = try openParent(of: key, segments, in: top, creating: false, created: &created), let last = segments.last else {
+            return nil
+        }
         defer { close(parent) }
         let fd = openat(parent, last, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
         guard fd >= 0 else {
@@ -132,7 +137,9 @@ struct RootedFiles: Sendable {
     /// - Returns: whether there was an object to remove.
     func remove(_ key: String, _ segments: [String], in top: String = "objects") throws -> Bool {
         var created: [[String]] = []
-        guard let parent = try openParent(of: key, segments, in: top, creating: false, created: &created), let last = segments.last else { return false }
+        guard let parent = try openParent(of: key, segments, in: top, creating: false, created: &created), let last = segments.last else {
+            return false
+        }
         defer { close(parent) }
         var status = stat()
         guard fstatat(parent, last, &status, AT_SYMLINK_NOFOLLOW) == 0 else {

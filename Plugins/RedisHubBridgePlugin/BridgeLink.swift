@@ -72,7 +72,10 @@ final class BridgeLink {
     private var unacknowledged: [String] = []
     private var unacknowledgedSet: Set<String> = []
 
-    init(configuration: RedisHubBridgeConfiguration, loop: EventLoop, deliver: @escaping (HubWireEvent, String?) -> Void, report: @escaping (Report) -> Void) {
+    init(
+        configuration: RedisHubBridgeConfiguration, loop: EventLoop, deliver: @escaping (HubWireEvent, String?) -> Void,
+        report: @escaping (Report) -> Void
+    ) {
         self.configuration = configuration
         self.loop = loop
         self.deliver = deliver
@@ -183,12 +186,16 @@ final class BridgeLink {
         nextTimer += 1
         let generation = self.generation
         let bound = LoopBound((link: self, body: body), loop: loop)
-        guard let timer = try? loop.scheduleTimer(after: .saturatingSeconds(seconds), {
-            let (link, body) = bound.value
-            link.timers[id] = nil
-            guard !link.closed, link.generation == generation else { return }
-            body(link)
-        }) else { return }
+        guard
+            let timer = try? loop.scheduleTimer(
+                after: .saturatingSeconds(seconds),
+                {
+                    let (link, body) = bound.value
+                    link.timers[id] = nil
+                    guard !link.closed, link.generation == generation else { return }
+                    body(link)
+                })
+        else { return }
         timers[id] = timer
     }
 
@@ -229,12 +236,15 @@ final class BridgeLink {
         attempt += 1
         let me = LoopBound(self, loop: loop)
         let generation = self.generation
-        if let timer = try? loop.scheduleTimer(after: .saturatingSeconds(delay), {
-            let link = me.value
-            link.timers[-1] = nil
-            guard !link.closed, link.generation == generation else { return }
-            link.start()
-        }) {
+        if let timer = try? loop.scheduleTimer(
+            after: .saturatingSeconds(delay),
+            {
+                let link = me.value
+                link.timers[-1] = nil
+                guard !link.closed, link.generation == generation else { return }
+                link.start()
+            })
+        {
             timers[-1] = timer
         }
     }
@@ -294,12 +304,15 @@ final class BridgeLink {
 
     private func send(_ message: [UInt8]) {
         guard let publisher else { return }
-        let arguments: [[UInt8]] = switch configuration.mode {
-        case .pubsub: [Array("PUBLISH".utf8), Array(configuration.key.utf8), message]
-        case .streams:
-            [Array("XADD".utf8), Array(configuration.key.utf8), Array("MAXLEN".utf8), Array("~".utf8),
-             Array(String(configuration.maxStreamLength).utf8), Array("*".utf8), Array("e".utf8), message]
-        }
+        let arguments: [[UInt8]] =
+            switch configuration.mode {
+            case .pubsub: [Array("PUBLISH".utf8), Array(configuration.key.utf8), message]
+            case .streams:
+                [
+                    Array("XADD".utf8), Array(configuration.key.utf8), Array("MAXLEN".utf8), Array("~".utf8),
+                    Array(String(configuration.maxStreamLength).utf8), Array("*".utf8), Array("e".utf8), message,
+                ]
+            }
         inFlight.append(message)
         publisher.send(arguments) { [unowned self] reply in
             // `nil`: the connection ended first; `lost` already put the event back in the queue.
@@ -375,7 +388,9 @@ final class BridgeLink {
     private func read(_ subscriber: RedisConnection) {
         if !unacknowledged.isEmpty {
             let ids = unacknowledged
-            subscriber.send([Array("XACK".utf8), Array(configuration.key.utf8), Array(configuration.consumerGroup.utf8)] + ids.map { Array($0.utf8) }) {
+            subscriber.send(
+                [Array("XACK".utf8), Array(configuration.key.utf8), Array(configuration.consumerGroup.utf8)] + ids.map { Array($0.utf8) }
+            ) {
                 [unowned self] reply in
                 // Kept on an error reply (or a lost connection): sent again with the next read.
                 guard let reply, reply.errorMessage == nil, unacknowledged.starts(with: ids) else { return }
@@ -383,8 +398,10 @@ final class BridgeLink {
                 unacknowledgedSet.subtract(ids)
             }
         }
-        let arguments = ["XREADGROUP", "GROUP", configuration.consumerGroup, "bridge", "COUNT", "512", "BLOCK", "0",
-                         "STREAMS", configuration.key, pendingCursor ?? ">"].map { Array($0.utf8) }
+        let arguments = [
+            "XREADGROUP", "GROUP", configuration.consumerGroup, "bridge", "COUNT", "512", "BLOCK", "0",
+            "STREAMS", configuration.key, pendingCursor ?? ">",
+        ].map { Array($0.utf8) }
         subscriber.send(arguments) { [unowned self] reply in
             guard let reply, !closed, subscriber === self.subscriber else { return }
             if let error = reply.errorMessage {

@@ -44,13 +44,16 @@ final class RedisConnection {
         }
         let owner = Unmanaged.passUnretained(self).toOpaque()
         c_redis_set_data(context, owner)
-        let attached = c_redis_attach(context, owner, { owner, wantRead, wantWrite in
-            guard let owner else { return }
-            Unmanaged<RedisConnection>.fromOpaque(owner).takeUnretainedValue().watch(read: wantRead != 0, write: wantWrite != 0)
-        }, { owner in
-            guard let owner else { return }
-            Unmanaged<RedisConnection>.fromOpaque(owner).takeUnretainedValue().cleanedUp()
-        })
+        let attached = c_redis_attach(
+            context, owner,
+            { owner, wantRead, wantWrite in
+                guard let owner else { return }
+                Unmanaged<RedisConnection>.fromOpaque(owner).takeUnretainedValue().watch(read: wantRead != 0, write: wantWrite != 0)
+            },
+            { owner in
+                guard let owner else { return }
+                Unmanaged<RedisConnection>.fromOpaque(owner).takeUnretainedValue().cleanedUp()
+            })
         guard attached == REDIS_OK else {
             poll.close()
             redisAsyncFree(context)
@@ -63,7 +66,8 @@ final class RedisConnection {
         }
         redisAsyncSetDisconnectCallback(context) { context, status in
             guard let context, let owner = RedisConnection.owner(of: context) else { return }
-            owner.disconnected(error: status == REDIS_OK ? "disconnected" : c_redis_error_text(context).map { String(cString: $0) } ?? "connection lost")
+            owner.disconnected(
+                error: status == REDIS_OK ? "disconnected" : c_redis_error_text(context).map { String(cString: $0) } ?? "connection lost")
         }
         self.context = context
         // hiredis 0.14 notices that a non-blocking connect finished (or failed) only when it
@@ -122,14 +126,14 @@ final class RedisConnection {
             isConnected = true
             if !closing { onStateChange(nil) }
         } else {
-            context = nil // hiredis frees a context whose connect failed
+            context = nil  // hiredis frees a context whose connect failed
             if !closing { onStateChange(error ?? "connection refused") }
         }
     }
 
     private func disconnected(error: String) {
         isConnected = false
-        context = nil // hiredis frees the context after this callback
+        context = nil  // hiredis frees the context after this callback
         if !closing { onStateChange(error) }
     }
 
@@ -140,11 +144,15 @@ final class RedisConnection {
         guard let context else { return false }
         let box = reply.map { Unmanaged.passRetained(ReplyBox($0)).toOpaque() }
         let queued = Self.withArgv(arguments) { count, argv, lengths in
-            redisAsyncCommandArgv(context, box == nil ? nil : { _, reply, privdata in
-                guard let privdata else { return }
-                let box = Unmanaged<ReplyBox>.fromOpaque(privdata).takeRetainedValue()
-                box.handler(reply.map(RedisReply.init))
-            }, box, count, argv, lengths) == REDIS_OK
+            redisAsyncCommandArgv(
+                context,
+                box == nil
+                    ? nil
+                    : { _, reply, privdata in
+                        guard let privdata else { return }
+                        let box = Unmanaged<ReplyBox>.fromOpaque(privdata).takeRetainedValue()
+                        box.handler(reply.map(RedisReply.init))
+                    }, box, count, argv, lengths) == REDIS_OK
         }
         if !queued, let box { Unmanaged<ReplyBox>.fromOpaque(box).release() }
         return queued
@@ -158,10 +166,12 @@ final class RedisConnection {
         subscription = box
         let privdata = Unmanaged.passUnretained(box).toOpaque()
         _ = Self.withArgv([Array("SUBSCRIBE".utf8), Array(channel.utf8)]) { count, argv, lengths in
-            redisAsyncCommandArgv(context, { _, reply, privdata in
-                guard let privdata else { return }
-                Unmanaged<ReplyBox>.fromOpaque(privdata).takeUnretainedValue().handler(reply.map(RedisReply.init))
-            }, privdata, count, argv, lengths)
+            redisAsyncCommandArgv(
+                context,
+                { _, reply, privdata in
+                    guard let privdata else { return }
+                    Unmanaged<ReplyBox>.fromOpaque(privdata).takeUnretainedValue().handler(reply.map(RedisReply.init))
+                }, privdata, count, argv, lengths)
         }
     }
 

@@ -109,10 +109,11 @@ public final class RedisHubBridgePlugin: HubPluginWrapper {
             return true
         }
         guard isNew else { return }
-        let made = LoopBound(BridgeLink(
-            configuration: configuration, loop: loop,
-            deliver: { [weak self] event, entryId in self?.deliver(event, entryId: entryId) },
-            report: { [weak self] report in self?.handle(report) }), loop: loop)
+        let made = LoopBound(
+            BridgeLink(
+                configuration: configuration, loop: loop,
+                deliver: { [weak self] event, entryId in self?.deliver(event, entryId: entryId) },
+                report: { [weak self] report in self?.handle(report) }), loop: loop)
         link.withLock { $0 = made }
         try loop.execute { made.value.start() }
     }
@@ -123,7 +124,8 @@ public final class RedisHubBridgePlugin: HubPluginWrapper {
     public func dispatch(to channel: HubChannel, payload: HubPayload) {
         wrappedPlugin.dispatch(to: channel, payload: payload)
         guard let configuration = configuration.value, configuration.forwards(channel, payload.eventName),
-              !(payload.context is RemoteHubEvent), let link = link.value else { return }
+            !(payload.context is RemoteHubEvent), let link = link.value
+        else { return }
         guard let message = encode(channel: channel, payload: payload) else { return }
         do {
             try loop.execute { link.value.publish(message) }
@@ -186,10 +188,12 @@ public final class RedisHubBridgePlugin: HubPluginWrapper {
 
     /// Closes the Redis connections and stops reconnecting; the local Hub keeps working.
     public func disconnect() async {
-        guard let current = link.withLock({ link -> LoopBound<BridgeLink>? in
-            defer { link = nil }
-            return link
-        }) else { return }
+        guard
+            let current = link.withLock({ link -> LoopBound<BridgeLink>? in
+                defer { link = nil }
+                return link
+            })
+        else { return }
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             do {
                 try loop.execute {

@@ -127,8 +127,9 @@ public final class AnalyticsEngine: Sendable {
         switch admission {
         case .disabled:
             metrics?.recordFailed.increment()
-            continuation?.resume(throwing: AnalyticsError.configuration(
-                "Analytics is disabled (or reset); the event '\(event.name)' was not recorded.", "Call Amplify.Analytics.enable() first."))
+            continuation?.resume(
+                throwing: AnalyticsError.configuration(
+                    "Analytics is disabled (or reset); the event '\(event.name)' was not recorded.", "Call Amplify.Analytics.enable() first."))
         case .full:
             metrics?.recordFailed.increment()
             refuse(.full(limit: queue.maxQueuedEvents), continuation)
@@ -150,7 +151,6 @@ public final class AnalyticsEngine: Sendable {
     package var heldRecords: Int {
         state.withLock { Int($0.accepted - $0.settled) }
     }
-
 
     /// The most records one transaction stores: a backlog is stored in transactions of this
     /// size, so each stays short and a flush's reads of the queue wait for at most one of them
@@ -197,7 +197,9 @@ public final class AnalyticsEngine: Sendable {
         } catch {
             metrics?.recordFailed.increment(by: round.count)
             for continuation in continuations { continuation?.resume(throwing: error) }
-            dispatch(HubPayload.EventName.Analytics.record, AnalyticsError.unknown("The analytics queue could not store \(round.count) event(s): \(error)", error))
+            dispatch(
+                HubPayload.EventName.Analytics.record,
+                AnalyticsError.unknown("The analytics queue could not store \(round.count) event(s): \(error)", error))
         }
     }
 
@@ -325,7 +327,8 @@ public protocol AnalyticsEngineProviding: AnalyticsFlushWaiting {
 extension AnalyticsEngineProviding {
     private func withEngine(_ call: String, _ body: (AnalyticsEngine) -> Void) {
         guard let engine else {
-            Amplify.Logging.logger(forCategory: "Analytics").error("Analytics.\(call) before the \(key) plugin was configured; call Amplify.configure() first.")
+            Amplify.Logging.logger(forCategory: "Analytics").error(
+                "Analytics.\(call) before the \(key) plugin was configured; call Amplify.configure() first.")
             return
         }
         body(engine)

@@ -48,7 +48,8 @@ public struct AnalyticsQueueSettings: Sendable, Equatable {
         maxAttempts = try json.boundedInt("maxAttempts", in: Limits.maxAttempts) ?? 5
         batchSize = try json.boundedInt("batchSize", in: Limits.batchSize) ?? defaultBatchSize
         directory = Amplify.resolvePath(try json.optionalString("directory") ?? ".amplify/analytics")
-        queueFile = try json.optionalString("queueFile").map(Amplify.resolvePath) ?? (directory as NSString).appendingPathComponent("analytics-queue.sqlite")
+        queueFile =
+            try json.optionalString("queueFile").map(Amplify.resolvePath) ?? (directory as NSString).appendingPathComponent("analytics-queue.sqlite")
     }
 
     /// Creates the folder and opens the queue.

@@ -17,7 +17,10 @@ public struct AnalyticsRecord: Codable, Sendable, Equatable {
     public var userId: String?
 
     /// A record.
-    public init(name: String, timestamp: Double = Date().timeIntervalSince1970, attributes: [String: String] = [:], metrics: [String: Double] = [:], userId: String? = nil) {
+    public init(
+        name: String, timestamp: Double = Date().timeIntervalSince1970, attributes: [String: String] = [:], metrics: [String: Double] = [:],
+        userId: String? = nil
+    ) {
         self.name = name
         self.timestamp = timestamp
         self.attributes = attributes
@@ -26,7 +29,9 @@ public struct AnalyticsRecord: Codable, Sendable, Equatable {
     }
 
     /// `event`'s name and properties over `globalProperties`, for `userId`.
-    public init(event: any AnalyticsEvent, globalProperties: AnalyticsProperties, userId: String?, at timestamp: Double = Date().timeIntervalSince1970) {
+    public init(
+        event: any AnalyticsEvent, globalProperties: AnalyticsProperties, userId: String?, at timestamp: Double = Date().timeIntervalSince1970
+    ) {
         self.init(name: event.name, timestamp: timestamp, userId: userId)
         // The event's own properties win over global ones; walked in place rather than merged
         // into a new dictionary first (recording is a hot path).
@@ -93,7 +98,8 @@ extension QueuedRecord {
     public func jsonLine() -> [UInt8] {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
-        let line = Line(id: id, name: record.name, timestamp: record.timestamp, attributes: record.attributes, metrics: record.metrics, userId: record.userId)
+        let line = Line(
+            id: id, name: record.name, timestamp: record.timestamp, attributes: record.attributes, metrics: record.metrics, userId: record.userId)
         return Array((try? encoder.encode(line)) ?? Data("{}".utf8)) + [UInt8(ascii: "\n")]
     }
 }

@@ -28,7 +28,8 @@ public actor DurableEventQueue {
         self.maxAttempts = maxAttempts
         self.maxQueuedEvents = maxQueuedEvents
         database = try SQLiteDatabase(path: path) { connection in
-            try connection.run("""
+            try connection.run(
+                """
                 CREATE TABLE IF NOT EXISTS events (
                     id INTEGER PRIMARY KEY AUTOINCREMENT, body BLOB NOT NULL,
                     attempts INTEGER NOT NULL DEFAULT 0, set_aside INTEGER NOT NULL DEFAULT 0, last_error TEXT)
@@ -136,7 +137,8 @@ public actor DurableEventQueue {
             [.integer(id), .integer(ceiling), .integer(Int64(limit))])
         return rows.compactMap { row in
             guard let id = row["id"].integer, let body = row["body"].blob,
-                  let record = try? JSONDecoder().decode(AnalyticsRecord.self, from: Data(body)) else { return nil }
+                let record = try? JSONDecoder().decode(AnalyticsRecord.self, from: Data(body))
+            else { return nil }
             return QueuedRecord(id: id, record: record, attempts: Int(row["attempts"].integer ?? 0))
         }
     }
@@ -208,7 +210,8 @@ public actor DurableEventQueue {
             "SELECT id, body, attempts, last_error FROM events WHERE set_aside = 1 ORDER BY id LIMIT ?", [.integer(Int64(limit))])
         return rows.compactMap { row in
             guard let id = row["id"].integer, let body = row["body"].blob,
-                  let record = try? JSONDecoder().decode(AnalyticsRecord.self, from: Data(body)) else { return nil }
+                let record = try? JSONDecoder().decode(AnalyticsRecord.self, from: Data(body))
+            else { return nil }
             return (QueuedRecord(id: id, record: record, attempts: Int(row["attempts"].integer ?? 0)), row["last_error"].text ?? "")
         }
     }

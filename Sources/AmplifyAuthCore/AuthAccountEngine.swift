@@ -55,7 +55,9 @@ extension AuthEngineBackedPlugin {
     }
 
     /// Confirms a new user with the code. - Throws: `AuthError`.
-    public func confirmSignUp(for username: String, confirmationCode: String, options: AuthConfirmSignUpRequest.Options?) async throws -> AuthSignUpResult {
+    public func confirmSignUp(for username: String, confirmationCode: String, options: AuthConfirmSignUpRequest.Options?) async throws
+        -> AuthSignUpResult
+    {
         try await authEvents.report(HubPayload.EventName.Auth.confirmSignUpAPI, username: username) {
             try await accountEngine().confirmSignUp(username: username, code: confirmationCode)
         }
@@ -92,7 +94,9 @@ extension AuthEngineBackedPlugin {
     }
 
     /// Sets a new password with the reset code. - Throws: `AuthError`.
-    public func confirmResetPassword(for username: String, with newPassword: String, confirmationCode: String, options: AuthConfirmResetPasswordRequest.Options?) async throws {
+    public func confirmResetPassword(
+        for username: String, with newPassword: String, confirmationCode: String, options: AuthConfirmResetPasswordRequest.Options?
+    ) async throws {
         try await authEvents.report(HubPayload.EventName.Auth.confirmResetPasswordAPI, username: username) {
             try await accountEngine().confirmResetPassword(username: username, newPassword: newPassword, code: confirmationCode)
         }

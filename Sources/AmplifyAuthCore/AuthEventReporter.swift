@@ -36,7 +36,8 @@ public struct AuthEventReporter: Sendable {
     }
 
     private init(
-        pluginKey: PluginKey, reporter: HubReporter, metricsFactory: (any MetricsFactory)?, mapError: @escaping @Sendable (any Error, String) -> AuthError
+        pluginKey: PluginKey, reporter: HubReporter, metricsFactory: (any MetricsFactory)?,
+        mapError: @escaping @Sendable (any Error, String) -> AuthError
     ) {
         hub = reporter
         self.mapError = mapError

@@ -31,7 +31,8 @@ extension AuthEngineBackedPlugin where Engine: AuthExtendedAccountEngine {
     }
 
     /// Checks the code and marks the attribute verified. - Throws: `AuthError`.
-    public func confirm(userAttribute: AuthUserAttributeKey, confirmationCode: String, options: AuthConfirmUserAttributeRequest.Options?) async throws {
+    public func confirm(userAttribute: AuthUserAttributeKey, confirmationCode: String, options: AuthConfirmUserAttributeRequest.Options?) async throws
+    {
         try await authEvents.report(HubPayload.EventName.Auth.confirmUserAttributesAPI) {
             try await accountEngine().confirmAttribute(userAttribute, code: confirmationCode)
         }

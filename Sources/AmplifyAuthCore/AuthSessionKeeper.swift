@@ -156,10 +156,14 @@ public actor AuthSessionKeeper {
             throw error
         }
         metrics?.refreshed.increment()
-        hub().dispatch(to: .auth, payload: HubPayload(
-            eventName: HubPayload.EventName.Auth.tokenRefreshed,
-            data: AuthUserEvent(username: renewed.username, sub: renewed.userId, scope: .processWide, tenant: tenant)))
-        log.log(level: .debug, "Refreshed the session of \(current.username); the access token expires at \(renewed.accessTokenExpiresAt)", metadata: metadata)
+        hub().dispatch(
+            to: .auth,
+            payload: HubPayload(
+                eventName: HubPayload.EventName.Auth.tokenRefreshed,
+                data: AuthUserEvent(username: renewed.username, sub: renewed.userId, scope: .processWide, tenant: tenant)))
+        log.log(
+            level: .debug, "Refreshed the session of \(current.username); the access token expires at \(renewed.accessTokenExpiresAt)",
+            metadata: metadata)
         // A sign-out (or another sign-in) while the exchange was under way wins.
         guard let now = session else { throw notSignedIn() }
         guard now.refreshToken == current.refreshToken else { return now }
@@ -173,9 +177,11 @@ public actor AuthSessionKeeper {
     }
 
     private func dispatchRefreshFailed(_ session: StoredSession, _ error: AuthError) {
-        hub().dispatch(to: .auth, payload: HubPayload(
-            eventName: HubPayload.EventName.Auth.tokenRefreshFailed,
-            data: AuthUserEvent(username: session.username, sub: session.userId, scope: .processWide, tenant: tenant, error: error)))
+        hub().dispatch(
+            to: .auth,
+            payload: HubPayload(
+                eventName: HubPayload.EventName.Auth.tokenRefreshFailed,
+                data: AuthUserEvent(username: session.username, sub: session.userId, scope: .processWide, tenant: tenant, error: error)))
     }
 
     /// Ends the session because the user signed out or was deleted: no event (the plugin
@@ -260,7 +266,8 @@ private struct KeeperMetrics: Sendable {
     init(pluginKey: String, factory: any MetricsFactory) {
         refreshed = Counter(label: AmplifyMetrics.authRefreshes, dimensions: [("plugin", pluginKey)], factory: factory)
         refused = Counter(label: AmplifyMetrics.authRefreshFailures, dimensions: [("plugin", pluginKey), ("reason", "refused")], factory: factory)
-        unreachable = Counter(label: AmplifyMetrics.authRefreshFailures, dimensions: [("plugin", pluginKey), ("reason", "unreachable")], factory: factory)
+        unreachable = Counter(
+            label: AmplifyMetrics.authRefreshFailures, dimensions: [("plugin", pluginKey), ("reason", "unreachable")], factory: factory)
         expired = Counter(label: AmplifyMetrics.authSessionExpiries, dimensions: [("plugin", pluginKey)], factory: factory)
     }
 }

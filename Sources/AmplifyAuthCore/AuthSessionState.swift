@@ -132,7 +132,8 @@ public final class AuthSessionState {
             next = (payload.data as? SignedInUser).map(Status.signedIn)
         case Names.signUpAPI:
             if case .success(let result)? = payload.data as? Result<AuthSignUpResult, AuthError>, !result.isSignUpComplete,
-               let username = payload.context as? String {
+                let username = payload.context as? String
+            {
                 next = .awaitingConfirmation(username: username)
             } else {
                 next = nil
@@ -160,7 +161,9 @@ public final class AuthSessionState {
         } else {
             next = Self.endReason(event).map(Status.signedOut)
         }
-        if user.scope == .held, next?.isSignedIn == false { heldUsers = heldUsers.filter { $0.username != user.username || $0.tenant != user.tenant } }
+        if user.scope == .held, next?.isSignedIn == false {
+            heldUsers = heldUsers.filter { $0.username != user.username || $0.tenant != user.tenant }
+        }
         guard let followed, user.username == followed else { return }
         change(to: next)
     }

@@ -23,7 +23,8 @@ public struct DeviceSecret: Sendable, Equatable {
 /// is made on first use, so stores of every version gain it without a migration.
 extension CredentialStore {
     private func ensureDeviceTable() async throws {
-        try await database.run("""
+        try await database.run(
+            """
             CREATE TABLE IF NOT EXISTS device_secrets (
                 plugin_key TEXT NOT NULL, username TEXT NOT NULL, device_key TEXT NOT NULL, device_group_key TEXT NOT NULL,
                 device_password TEXT NOT NULL, updated_at REAL NOT NULL, PRIMARY KEY (plugin_key, username))
@@ -33,17 +34,21 @@ extension CredentialStore {
     /// Keeps `secret` for `username`, replacing an earlier one. - Throws: `SQLiteError`.
     public func saveDeviceSecret(_ secret: DeviceSecret, username: String, pluginKey: String) async throws {
         try await ensureDeviceTable()
-        try await database.run("INSERT OR REPLACE INTO device_secrets VALUES (?, ?, ?, ?, ?, ?)", [
-            .text(pluginKey), .text(username), .text(secret.deviceKey), .text(secret.deviceGroupKey), .text(secret.devicePassword),
-            .real(Date().timeIntervalSince1970),
-        ])
+        try await database.run(
+            "INSERT OR REPLACE INTO device_secrets VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                .text(pluginKey), .text(username), .text(secret.deviceKey), .text(secret.deviceGroupKey), .text(secret.devicePassword),
+                .real(Date().timeIntervalSince1970),
+            ])
     }
 
     /// The secret kept for `username`, if any. - Throws: `SQLiteError`.
     public func deviceSecret(username: String, pluginKey: String) async throws -> DeviceSecret? {
         try await ensureDeviceTable()
-        guard let row = try await database.run(
-            "SELECT * FROM device_secrets WHERE plugin_key = ? AND username = ?", [.text(pluginKey), .text(username)]).first,
+        guard
+            let row = try await database.run(
+                "SELECT * FROM device_secrets WHERE plugin_key = ? AND username = ?", [.text(pluginKey), .text(username)]
+            ).first,
             let key = row["device_key"].text, let group = row["device_group_key"].text, let password = row["device_password"].text
         else { return nil }
         return DeviceSecret(deviceKey: key, deviceGroupKey: group, devicePassword: password)

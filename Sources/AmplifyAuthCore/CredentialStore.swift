@@ -51,13 +51,15 @@ public actor CredentialStore {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         }
         database = try SQLiteDatabase(path: path, fileMode: 0o600)
-        try await database.run("""
+        try await database.run(
+            """
             CREATE TABLE IF NOT EXISTS sessions (
                 plugin_key TEXT PRIMARY KEY, username TEXT NOT NULL, user_id TEXT NOT NULL,
                 id_token TEXT NOT NULL, access_token TEXT NOT NULL, refresh_token TEXT NOT NULL,
                 access_expires_at REAL NOT NULL, refresh_expires_at REAL, updated_at REAL NOT NULL)
             """)
-        try await database.run("""
+        try await database.run(
+            """
             CREATE TABLE IF NOT EXISTS held_sessions (
                 tenant TEXT NOT NULL, username TEXT NOT NULL, user_id TEXT NOT NULL,
                 id_token TEXT NOT NULL, access_token TEXT NOT NULL, refresh_token TEXT NOT NULL,
@@ -127,8 +129,8 @@ public actor CredentialStore {
 
     private static func session(from row: SQLiteRow) -> StoredSession? {
         guard let username = row["username"].text, let userId = row["user_id"].text, let idToken = row["id_token"].text,
-              let accessToken = row["access_token"].text, let refreshToken = row["refresh_token"].text,
-              let accessExpiry = row["access_expires_at"].real
+            let accessToken = row["access_token"].text, let refreshToken = row["refresh_token"].text,
+            let accessExpiry = row["access_expires_at"].real
         else { return nil }
         return StoredSession(
             username: username, userId: userId, idToken: idToken, accessToken: accessToken, refreshToken: refreshToken,
@@ -137,9 +139,11 @@ public actor CredentialStore {
     }
 
     private static func bindings(_ session: StoredSession, _ pluginKey: String) -> [SQLiteValue] {
-        [.text(pluginKey), .text(session.username), .text(session.userId), .text(session.idToken),
-         .text(session.accessToken), .text(session.refreshToken), .real(session.accessTokenExpiresAt.timeIntervalSince1970),
-         session.refreshTokenExpiresAt.map { .real($0.timeIntervalSince1970) } ?? .null, .real(Date().timeIntervalSince1970)]
+        [
+            .text(pluginKey), .text(session.username), .text(session.userId), .text(session.idToken),
+            .text(session.accessToken), .text(session.refreshToken), .real(session.accessTokenExpiresAt.timeIntervalSince1970),
+            session.refreshTokenExpiresAt.map { .real($0.timeIntervalSince1970) } ?? .null, .real(Date().timeIntervalSince1970),
+        ]
     }
 
     /// Forgets the session of `pluginKey`.

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The name this machine gives the devices its sign-ins make tracked (amplify-swift uses the

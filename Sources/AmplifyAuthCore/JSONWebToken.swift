@@ -83,18 +83,18 @@ public struct JSONWebToken: Sendable, Equatable {
         var token = token
         let parts = token.withUTF8 { bytes -> (header: [UInt8], claims: [UInt8], signature: [UInt8], signingInput: String)? in
             guard let first = bytes.firstIndex(of: UInt8(ascii: ".")),
-                  let second = bytes[(first + 1)...].firstIndex(of: UInt8(ascii: ".")),
-                  !bytes[(second + 1)...].contains(UInt8(ascii: "."))
+                let second = bytes[(first + 1)...].firstIndex(of: UInt8(ascii: ".")),
+                !bytes[(second + 1)...].contains(UInt8(ascii: "."))
             else { return nil }
             guard let header = Base64URL.decode(bytes: UnsafeBufferPointer(rebasing: bytes[0..<first])),
-                  let claims = Base64URL.decode(bytes: UnsafeBufferPointer(rebasing: bytes[(first + 1)..<second])),
-                  let signature = Base64URL.decode(bytes: UnsafeBufferPointer(rebasing: bytes[(second + 1)...]))
+                let claims = Base64URL.decode(bytes: UnsafeBufferPointer(rebasing: bytes[(first + 1)..<second])),
+                let signature = Base64URL.decode(bytes: UnsafeBufferPointer(rebasing: bytes[(second + 1)...]))
             else { return nil }
             return (header, claims, signature, String(decoding: UnsafeBufferPointer(rebasing: bytes[0..<second]), as: UTF8.self))
         }
         guard let parts, String(validating: parts.header, as: UTF8.self) != nil, String(validating: parts.claims, as: UTF8.self) != nil,
-              let header = try? JSONValue(parsing: parts.header), let claims = try? JSONValue(parsing: parts.claims),
-              header.asObject != nil, claims.asObject != nil
+            let header = try? JSONValue(parsing: parts.header), let claims = try? JSONValue(parsing: parts.claims),
+            header.asObject != nil, claims.asObject != nil
         else { throw Problem.malformed }
         self.header = header
         self.claims = claims

@@ -25,7 +25,7 @@ public struct PendingSignIns<Challenge: Sendable>: Sendable {
     /// The challenge `holder`'s sign-in is waiting on, if it has one that has not lapsed.
     public func challenge(for holder: any AuthSessionHolding, now: Date = Date()) -> Challenge? {
         guard let entry = entries[ObjectIdentifier(holder)], entry.holder === holder,
-              now.timeIntervalSince(entry.startedAt) < lifetime
+            now.timeIntervalSince(entry.startedAt) < lifetime
         else { return nil }
         return entry.challenge
     }

@@ -58,8 +58,10 @@ public enum Base64URL {
                 var written = 0
                 // Any byte outside the alphabet maps to 0xFF, so OR-ing the four values shows it.
                 while read + 4 <= input.count {
-                    let a = table[Int(input[read])], b = table[Int(input[read + 1])]
-                    let c = table[Int(input[read + 2])], d = table[Int(input[read + 3])]
+                    let a = table[Int(input[read])]
+                    let b = table[Int(input[read + 1])]
+                    let c = table[Int(input[read + 2])]
+                    let d = table[Int(input[read + 3])]
                     guard (a | b | c | d) & 0xC0 == 0 else {
                         valid = false
                         break
@@ -72,7 +74,8 @@ public enum Base64URL {
                     written += 3
                 }
                 if valid, remainder >= 2 {
-                    let a = table[Int(input[read])], b = table[Int(input[read + 1])]
+                    let a = table[Int(input[read])]
+                    let b = table[Int(input[read + 1])]
                     let c = remainder == 3 ? table[Int(input[read + 2])] : 0
                     // Leftover bits must be zero (canonical encoding).
                     if (a | b | c) & 0xC0 != 0 || (remainder == 2 ? b & 0x0F : c & 0x03) != 0 {

@@ -53,11 +53,12 @@ public enum Digest {
         var length: UInt32 = 64
         let keyBytes = Array(key)
         let input = Array(data)
-        let md = switch hash {
-        case .sha1: EVP_sha1()
-        case .sha256: EVP_sha256()
-        case .sha512: EVP_sha512()
-        }
+        let md =
+            switch hash {
+            case .sha1: EVP_sha1()
+            case .sha256: EVP_sha256()
+            case .sha512: EVP_sha512()
+            }
         keyBytes.withUnsafeBufferPointer { keyBuffer in
             input.withUnsafeBufferPointer { inputBuffer in
                 _ = HMAC(md, keyBuffer.baseAddress, Int32(keyBuffer.count), inputBuffer.baseAddress, inputBuffer.count, &output, &length)

@@ -23,8 +23,8 @@ public final class ES256Key: Sendable {
         defer { EVP_PKEY_CTX_free(context) }
         var pkey: OpaquePointer?
         guard EVP_PKEY_keygen_init(context) == 1,
-              EVP_PKEY_CTX_set_group_name(context, "P-256") == 1,
-              EVP_PKEY_generate(context, &pkey) == 1, let pkey
+            EVP_PKEY_CTX_set_group_name(context, "P-256") == 1,
+            EVP_PKEY_generate(context, &pkey) == 1, let pkey
         else { throw CryptoError("P-256 key generation", openSSLReason()) }
         return ES256Key(pkey, isPrivate: true)
     }
@@ -101,7 +101,7 @@ public final class ES256Key: Sendable {
                 BN_free(y)
             }
             guard EVP_PKEY_get_bn_param(owned.pointer, "qx", &x) == 1, EVP_PKEY_get_bn_param(owned.pointer, "qy", &y) == 1,
-                  let x, let y
+                let x, let y
             else { throw CryptoError("exporting the ES256 public key", openSSLReason()) }
             var xBytes = [UInt8](repeating: 0, count: 32)
             var yBytes = [UInt8](repeating: 0, count: 32)
@@ -157,7 +157,9 @@ public final class ES256Key: Sendable {
     /// key's own signatures are always low-S). Without it, both forms verify, as ECDSA defines
     /// (signatures made elsewhere, RFC 7515's examples among them, may be high-S).
     public func verify(signature: [UInt8], of message: [UInt8], lowSOnly: Bool = false) -> Bool {
-        guard signature.count == 64, !(lowSOnly && Self.isHighS(signature[32...])), let der = Self.derSignature(fromRaw: signature) else { return false }
+        guard signature.count == 64, !(lowSOnly && Self.isHighS(signature[32...])), let der = Self.derSignature(fromRaw: signature) else {
+            return false
+        }
         return key.withLock { owned -> Bool in
             guard let context = EVP_MD_CTX_new() else { return false }
             defer { EVP_MD_CTX_free(context) }

@@ -41,7 +41,7 @@ final class PreparedRS256Verifier: @unchecked Sendable {
             return nil
         }
         guard EVP_PKEY_verify_init(context) == 1, EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1,
-              EVP_PKEY_CTX_set_signature_md(context, sha256) == 1
+            EVP_PKEY_CTX_set_signature_md(context, sha256) == 1
         else {
             EVP_PKEY_CTX_free(context)
             EVP_MD_CTX_free(digestContext)
@@ -66,9 +66,9 @@ final class PreparedRS256Verifier: @unchecked Sendable {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { digest -> Bool in
             var length: UInt32 = 0
             guard EVP_DigestInit_ex2(digestContext, sha256, nil) == 1,
-                  EVP_DigestUpdate(digestContext, message.baseAddress, message.count) == 1,
-                  EVP_DigestFinal_ex(digestContext, digest.baseAddress, &length) == 1, length == 32,
-                  let signatureBytes = signature.baseAddress?.assumingMemoryBound(to: UInt8.self)
+                EVP_DigestUpdate(digestContext, message.baseAddress, message.count) == 1,
+                EVP_DigestFinal_ex(digestContext, digest.baseAddress, &length) == 1, length == 32,
+                let signatureBytes = signature.baseAddress?.assumingMemoryBound(to: UInt8.self)
             else {
                 ERR_clear_error()
                 return false

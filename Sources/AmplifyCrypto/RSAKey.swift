@@ -33,8 +33,8 @@ public final class RSAKey: Sendable {
         defer { EVP_PKEY_CTX_free(context) }
         var pkey: OpaquePointer?
         guard EVP_PKEY_keygen_init(context) == 1,
-              EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(bits)) == 1,
-              EVP_PKEY_generate(context, &pkey) == 1, let pkey
+            EVP_PKEY_CTX_set_rsa_keygen_bits(context, Int32(bits)) == 1,
+            EVP_PKEY_generate(context, &pkey) == 1, let pkey
         else { throw CryptoError("RSA key generation", openSSLReason()) }
         return RSAKey(pkey, isPrivate: true)
     }

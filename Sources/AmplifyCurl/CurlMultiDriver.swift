@@ -1,7 +1,8 @@
 import AmplifyEventLoop
 import CCurlShims
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// libcurl's multi-socket API driven by the Amplify event loop: a `LoopPoll` for each socket curl
@@ -137,9 +138,13 @@ package final class CurlMultiDriver {
         if let existing = watches[socket] {
             watch = existing
         } else {
-            guard let made = try? LoopPoll(loop: loop, socket: socket, { [unowned(unsafe) self] status, events in
-                self.ready(socket, status: status, events: events)
-            }) else {
+            guard
+                let made = try? LoopPoll(
+                    loop: loop, socket: socket,
+                    { [unowned(unsafe) self] status, events in
+                        self.ready(socket, status: status, events: events)
+                    })
+            else {
                 watchFailed?()
                 return
             }

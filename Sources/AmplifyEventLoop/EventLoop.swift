@@ -2,8 +2,9 @@ import AmplifyConcurrency
 import CLibUV
 import Dispatch
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A libuv event loop running on a thread of its own.
@@ -91,12 +92,14 @@ public final class EventLoop: @unchecked Sendable {
             throw error
         }
         let context = Unmanaged.passRetained(self).toOpaque()
-        let created = pthread_create(&thread, nil, { argument in
-            guard let argument else { return nil }
-            let loop = Unmanaged<EventLoop>.fromOpaque(argument).takeRetainedValue()
-            loop.runOnLoopThread()
-            return nil
-        }, context)
+        let created = pthread_create(
+            &thread, nil,
+            { argument in
+                guard let argument else { return nil }
+                let loop = Unmanaged<EventLoop>.fromOpaque(argument).takeRetainedValue()
+                loop.runOnLoopThread()
+                return nil
+            }, context)
         guard created == 0 else {
             Unmanaged<EventLoop>.fromOpaque(context).release()
             throw EventLoopError.libuv(operation: "pthread_create", code: -created, message: String(cString: strerror(created)))
@@ -230,11 +233,13 @@ public final class EventLoop: @unchecked Sendable {
         if result != 0 {
             // Handles created outside this module: close them, let their callbacks run, retry.
             var stray = 0
-            uv_walk(uvLoop, { handle, argument in
-                guard let handle, let argument else { return }
-                argument.assumingMemoryBound(to: Int.self).pointee += 1
-                if uv_is_closing(handle) == 0 { uv_close(handle, nil) }
-            }, &stray)
+            uv_walk(
+                uvLoop,
+                { handle, argument in
+                    guard let handle, let argument else { return }
+                    argument.assumingMemoryBound(to: Int.self).pointee += 1
+                    if uv_is_closing(handle) == 0 { uv_close(handle, nil) }
+                }, &stray)
             uv_run(uvLoop, UV_RUN_DEFAULT)
             strayHandles.store(stray, ordering: .releasing)
             result = uv_loop_close(uvLoop)

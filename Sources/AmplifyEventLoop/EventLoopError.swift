@@ -14,15 +14,16 @@ public enum EventLoopError: Error, Sendable, Equatable, CustomStringConvertible 
     /// A sentence that says what failed and, where it helps, how to fix it.
     public var description: String {
         switch self {
-        case let .libuv(operation, code, message):
+        case .libuv(let operation, let code, let message):
             return "\(operation) failed: \(message) (libuv error \(code))"
         case .shutDown:
             return "the event loop has been shut down and takes no more work; create a new EventLoop"
-        case let .calledOnLoopThread(what):
+        case .calledOnLoopThread(let what):
             return "\(what) was called on the event loop's own thread; call it from another thread or task"
-        case let .handlesLeftOpen(count):
-            return "\(count) libuv handle(s) were still open at shutdown and were closed by the loop; close your handles before shutting the loop down"
-        case let .fileSystem(operation, path, code, message):
+        case .handlesLeftOpen(let count):
+            return
+                "\(count) libuv handle(s) were still open at shutdown and were closed by the loop; close your handles before shutting the loop down"
+        case .fileSystem(let operation, let path, let code, let message):
             return "\(operation) '\(path)' failed: \(message) (libuv error \(code))"
         }
     }

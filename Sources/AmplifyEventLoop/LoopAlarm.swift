@@ -29,11 +29,13 @@ public final class LoopAlarm: LoopOwnedHandle {
     public func set(afterMilliseconds milliseconds: UInt64) {
         guard let handle else { return }
         uv_update_time(loop.uvLoop)
-        uv_timer_start(handle, { timer in
-            // The handle's data is this alarm (retainOwner), until the close callback.
-            guard let timer, let data = timer.pointee.data else { return }
-            Unmanaged<LoopAlarm>.fromOpaque(data).takeUnretainedValue().callback()
-        }, milliseconds, 0)
+        uv_timer_start(
+            handle,
+            { timer in
+                // The handle's data is this alarm (retainOwner), until the close callback.
+                guard let timer, let data = timer.pointee.data else { return }
+                Unmanaged<LoopAlarm>.fromOpaque(data).takeUnretainedValue().callback()
+            }, milliseconds, 0)
     }
 
     /// Clears the setting, if any. Loop thread only.

@@ -1,6 +1,7 @@
 import CLibUV
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What `stat` reports about a file.
@@ -32,9 +33,10 @@ public struct LoopFileSystem: Sendable {
     /// Opens `path` with `open(2)` flags (`O_RDONLY`, `O_WRONLY | O_CREAT | O_TRUNC`, ...).
     /// - Returns: the file descriptor.
     public func open(_ path: String, flags: Int32, mode: Int32 = 0o644) async throws -> Int32 {
-        Int32(try await run("open", path) { loop, request, done in
-            uv_fs_open(loop, request, path, flags, mode, done)
-        })
+        Int32(
+            try await run("open", path) { loop, request, done in
+                uv_fs_open(loop, request, path, flags, mode, done)
+            })
     }
 
     /// Closes a descriptor returned by ``open(_:flags:mode:)``.
@@ -126,16 +128,19 @@ public struct LoopFileSystem: Sendable {
 
     /// The names in a directory (without `.` and `..`), in the order the system returns them.
     public func listDirectory(_ path: String) async throws -> [String] {
-        try await withRequest("scandir", path, keepAlive: nil, start: { loop, request, done in
-            uv_fs_scandir(loop, request, path, 0, done)
-        }, extract: { request in
-            var names: [String] = []
-            var entry = uv_dirent_t()
-            while uv_fs_scandir_next(request, &entry) == 0 {
-                if let name = entry.name { names.append(String(cString: name)) }
-            }
-            return names
-        })
+        try await withRequest(
+            "scandir", path, keepAlive: nil,
+            start: { loop, request, done in
+                uv_fs_scandir(loop, request, path, 0, done)
+            },
+            extract: { request in
+                var names: [String] = []
+                var entry = uv_dirent_t()
+                while uv_fs_scandir_next(request, &entry) == 0 {
+                    if let name = entry.name { names.append(String(cString: name)) }
+                }
+                return names
+            })
     }
 
     private func run(
@@ -170,8 +175,9 @@ public struct LoopFileSystem: Sendable {
                 let result = request.pointee.result
                 if result < 0 {
                     let code = Int32(truncatingIfNeeded: result)
-                    continuation.resume(throwing: EventLoopError.fileSystem(
-                        operation: operation, path: path, code: code, message: uvErrorMessage(code)))
+                    continuation.resume(
+                        throwing: EventLoopError.fileSystem(
+                            operation: operation, path: path, code: code, message: uvErrorMessage(code)))
                 } else {
                     continuation.resume(returning: extract(request))
                 }

@@ -10,13 +10,15 @@ extension LoopFileSystem {
         let loop = self.loop
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             let outcome = WorkOutcome<T>()
-            let pending = PoolWork(run: { outcome.result = Result { try work() } }, finish: { status in
-                if status == 0, let result = outcome.result {
-                    continuation.resume(with: result)
-                } else {
-                    continuation.resume(throwing: EventLoopError.libuv(operation: "uv_queue_work", code: status, message: uvErrorMessage(status)))
-                }
-            })
+            let pending = PoolWork(
+                run: { outcome.result = Result { try work() } },
+                finish: { status in
+                    if status == 0, let result = outcome.result {
+                        continuation.resume(with: result)
+                    } else {
+                        continuation.resume(throwing: EventLoopError.libuv(operation: "uv_queue_work", code: status, message: uvErrorMessage(status)))
+                    }
+                })
             do {
                 try loop.execute { pending.start(on: loop) }
             } catch {
@@ -47,15 +49,18 @@ private final class PoolWork: @unchecked Sendable {
     func start(on loop: EventLoop) {
         let request = UnsafeMutablePointer<uv_work_t>.allocate(capacity: 1)
         request.pointee.data = Unmanaged.passRetained(self).toOpaque()
-        let rc = uv_queue_work(loop.uvLoop, request, { request in
-            guard let request, let data = request.pointee.data else { return }
-            Unmanaged<PoolWork>.fromOpaque(data).takeUnretainedValue().run()
-        }, { request, status in
-            guard let request, let data = request.pointee.data else { return }
-            let owner = Unmanaged<PoolWork>.fromOpaque(data).takeRetainedValue()
-            request.deallocate()
-            owner.finish(status)
-        })
+        let rc = uv_queue_work(
+            loop.uvLoop, request,
+            { request in
+                guard let request, let data = request.pointee.data else { return }
+                Unmanaged<PoolWork>.fromOpaque(data).takeUnretainedValue().run()
+            },
+            { request, status in
+                guard let request, let data = request.pointee.data else { return }
+                let owner = Unmanaged<PoolWork>.fromOpaque(data).takeRetainedValue()
+                request.deallocate()
+                owner.finish(status)
+            })
         if rc < 0 {
             // Not queued: neither callback will run.
             Unmanaged<PoolWork>.fromOpaque(request.pointee.data).release()

@@ -1,6 +1,7 @@
 import CLibUV
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A listening TCP socket on an ``EventLoop`` (a libuv `uv_tcp_t`): binds a numeric address and a
@@ -47,7 +48,8 @@ public final class LoopTCPListener: LoopOwnedHandle {
         guard loop.acceptsHandles else { throw EventLoopError.shutDown }
         guard var address = SocketAddress(host: host, port: port) else {
             let code = UV_EINVAL.rawValue
-            throw EventLoopError.libuv(operation: operation + " (a numeric IPv4 or IPv6 address and a port 0–65535)", code: code, message: uvErrorMessage(code))
+            throw EventLoopError.libuv(
+                operation: operation + " (a numeric IPv4 or IPv6 address and a port 0–65535)", code: code, message: uvErrorMessage(code))
         }
         let tcp: UnsafeMutablePointer<uv_tcp_t> = try openHandle("uv_tcp_init") { uv_tcp_init(loop.uvLoop, $0) }
         retainOwner(self, in: tcp)
@@ -55,12 +57,14 @@ public final class LoopTCPListener: LoopOwnedHandle {
         loop.register(self)
         let bound = address.withSockaddr { uv_tcp_bind(tcp, $0, 0) }
         // libuv reports a port in use from uv_listen (it delays EADDRINUSE from bind).
-        let listening = bound == 0 ? uv_listen(streamOf(tcp), Int32(clamping: max(1, backlog))) { server, status in
-            guard let server, let data = server.pointee.data,
-                  let owner = Unmanaged<AnyObject>.fromOpaque(data).takeUnretainedValue() as? LoopTCPListener
-            else { return }
-            owner.accept(from: server, status: status)
-        } : bound
+        let listening =
+            bound == 0
+            ? uv_listen(streamOf(tcp), Int32(clamping: max(1, backlog))) { server, status in
+                guard let server, let data = server.pointee.data,
+                    let owner = Unmanaged<AnyObject>.fromOpaque(data).takeUnretainedValue() as? LoopTCPListener
+                else { return }
+                owner.accept(from: server, status: status)
+            } : bound
         guard listening == 0 else {
             close()
             throw EventLoopError.libuv(operation: operation, code: listening, message: uvErrorMessage(listening))
@@ -175,22 +179,25 @@ public final class LoopTCPConnection: LoopOwnedHandle {
         }
         onRead = callback
         guard !isReading else { return }
-        let started = uv_read_start(streamOf(tcp), { handle, _, buffer in
-            guard let buffer else { return }
-            guard let handle, let data = handle.pointee.data,
-                  let owner = Unmanaged<AnyObject>.fromOpaque(data).takeUnretainedValue() as? LoopTCPConnection,
-                  let storage = owner.readStorage().baseAddress
-            else {
-                buffer.pointee = uv_buf_init(nil, 0) // libuv then reports UV_ENOBUFS
-                return
-            }
-            buffer.pointee = uv_buf_init(storage.assumingMemoryBound(to: CChar.self), UInt32(LoopTCPConnection.readBufferSize))
-        }, { stream, count, buffer in
-            guard let stream, let data = stream.pointee.data,
-                  let owner = Unmanaged<AnyObject>.fromOpaque(data).takeUnretainedValue() as? LoopTCPConnection
-            else { return }
-            owner.didRead(count: count, base: buffer?.pointee.base)
-        })
+        let started = uv_read_start(
+            streamOf(tcp),
+            { handle, _, buffer in
+                guard let buffer else { return }
+                guard let handle, let data = handle.pointee.data,
+                    let owner = Unmanaged<AnyObject>.fromOpaque(data).takeUnretainedValue() as? LoopTCPConnection,
+                    let storage = owner.readStorage().baseAddress
+                else {
+                    buffer.pointee = uv_buf_init(nil, 0)  // libuv then reports UV_ENOBUFS
+                    return
+                }
+                buffer.pointee = uv_buf_init(storage.assumingMemoryBound(to: CChar.self), UInt32(LoopTCPConnection.readBufferSize))
+            },
+            { stream, count, buffer in
+                guard let stream, let data = stream.pointee.data,
+                    let owner = Unmanaged<AnyObject>.fromOpaque(data).takeUnretainedValue() as? LoopTCPConnection
+                else { return }
+                owner.didRead(count: count, base: buffer?.pointee.base)
+            })
         guard started == 0 else {
             onRead = nil
             throw EventLoopError.libuv(operation: operation, code: started, message: uvErrorMessage(started))

@@ -44,11 +44,13 @@ public final class LoopTimer: @unchecked Sendable, LoopOwnedHandle {
         handle = timer
         loop.register(self)
         uv_update_time(loop.uvLoop)
-        uv_timer_start(timer, { timer in
-            // The handle's data is this timer (retainOwner), until the close callback.
-            guard let timer, let data = timer.pointee.data else { return }
-            Unmanaged<LoopTimer>.fromOpaque(data).takeUnretainedValue().fire()
-        }, delay, interval)
+        uv_timer_start(
+            timer,
+            { timer in
+                // The handle's data is this timer (retainOwner), until the close callback.
+                guard let timer, let data = timer.pointee.data else { return }
+                Unmanaged<LoopTimer>.fromOpaque(data).takeUnretainedValue().fire()
+            }, delay, interval)
     }
 
     private func fire() {

@@ -1,7 +1,8 @@
 import CLibUV
 import Synchronization
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A libuv async handle: any thread calls ``signal()``, and the loop thread runs the callback
@@ -86,4 +87,3 @@ public final class LoopWakeup: @unchecked Sendable, LoopOwnedHandle {
         closeAndFree(handle)
     }
 }
-

@@ -1,8 +1,8 @@
-@_exported import Amplify
 import AWSAPIPlugin
 import AWSCognitoAuthPlugin
 import AWSKinesisAnalyticsPlugin
 import AWSS3StoragePlugin
+@_exported import Amplify
 import LocalAnalyticsPlugin
 import LocalAuthPlugin
 import LocalStoragePlugin

@@ -89,7 +89,9 @@ public struct StorageAccessRules: Sendable, Equatable {
         guard let patterns = json.asObject else { throw ConfigurationValueError(keyPath: keyPath, expected: expected, found: json) }
         var paths: [String: [String: [String]]] = [:]
         for (pattern, grants) in patterns {
-            guard let grantObject = grants.asObject else { throw ConfigurationValueError(keyPath: "\(keyPath).\(pattern)", expected: expected, found: grants) }
+            guard let grantObject = grants.asObject else {
+                throw ConfigurationValueError(keyPath: "\(keyPath).\(pattern)", expected: expected, found: grants)
+            }
             var table: [String: [String]] = [:]
             for (grantee, list) in grantObject {
                 guard let items = list.asArray?.compactMap(\.stringValue), items.count == list.asArray?.count else {
@@ -151,7 +153,9 @@ public struct StorageAccessRules: Sendable, Equatable {
         let who = granted.isEmpty ? "nobody" : granted.joined(separator: ", ")
         throw StorageError.accessDenied(
             "The access rule `\(rule.pattern)` of bucket '\(bucket)' lets \(who) \(permission.rawValue) '\(path)'; the caller is \(caller.description).",
-            granted.isEmpty ? "Grant \(permission.rawValue) on `\(rule.pattern)` in defineStorage's `access`." : "Sign in as a user the rule allows, or change the rule in defineStorage's `access`.")
+            granted.isEmpty
+                ? "Grant \(permission.rawValue) on `\(rule.pattern)` in defineStorage's `access`."
+                : "Sign in as a user the rule allows, or change the rule in defineStorage's `access`.")
     }
 
     private static func applies(_ grantee: String, to caller: Caller, entity: String?) -> Bool {

@@ -3,7 +3,7 @@ import AmplifyConcurrency
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What a Storage plugin needs around its own transfer code: reporting each call's outcome on
@@ -29,7 +29,8 @@ public struct StoragePluginSupport: Sendable {
         do {
             return try await Amplify.Auth.getCurrentUser().userId
         } catch {
-            throw StorageError.authError("This path is built from the identity id, and nobody is signed in.", "Sign in first, or use a string path.", error)
+            throw StorageError.authError(
+                "This path is built from the identity id, and nobody is signed in.", "Sign in first, or use a string path.", error)
         }
     }
 
@@ -82,10 +83,11 @@ public struct StoragePluginSupport: Sendable {
     /// Dispatches `event` (`Storage.uploadData`, …) on the `.storage` channel with the value or
     /// the error.
     public func report<T: Sendable>(_ event: String, _ outcome: Result<T, any Error>) {
-        let data: any Sendable = switch outcome {
-        case .success(let value): value
-        case .failure(let error): error as? any AmplifyError ?? StorageError.unknown("\(error)", error)
-        }
+        let data: any Sendable =
+            switch outcome {
+            case .success(let value): value
+            case .failure(let error): error as? any AmplifyError ?? StorageError.unknown("\(error)", error)
+            }
         let payload = HubPayload(eventName: event, data: data)
         reporter.dispatch(to: .storage, payload: payload)
     }

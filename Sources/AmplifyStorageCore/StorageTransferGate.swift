@@ -63,9 +63,10 @@ public final class StorageTransferGate: Sendable {
     /// Hooks for a `StorageTransferTask` driving this gate; `onCancel` runs after the gate is
     /// cancelled (to stop a request in flight).
     public func hooks<Success: Sendable>(onCancel: @escaping @Sendable () -> Void = {}) -> StorageTransferTask<Success>.Hooks {
-        StorageTransferTask<Success>.Hooks(cancel: { [self] in
-            cancel()
-            onCancel()
-        }, pause: pause, resume: resume)
+        StorageTransferTask<Success>.Hooks(
+            cancel: { [self] in
+                cancel()
+                onCancel()
+            }, pause: pause, resume: resume)
     }
 }

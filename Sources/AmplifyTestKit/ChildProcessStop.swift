@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Ends a child process by its PID without `Process.waitUntilExit()`, which on Linux can wait
@@ -39,7 +40,7 @@ enum ChildProcessStop {
         if kill(pid, 0) != 0 && errno == ESRCH { return true }
         // A zombie has exited; Foundation reaps it in its own time.
         guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-              let close = stat.lastIndex(of: ")")
+            let close = stat.lastIndex(of: ")")
         else { return true }
         return stat[stat.index(after: close)...].trimmingCharacters(in: .whitespaces).hasPrefix("Z")
     }

@@ -1,5 +1,5 @@
-import AmplifyConcurrency
 import Amplify
+import AmplifyConcurrency
 
 /// Records what a Hub channel delivers, for tests: register it, act, then
 /// `await recorder.waitForEvents(count:)` or `await hub.flush()` and read ``payloads``.

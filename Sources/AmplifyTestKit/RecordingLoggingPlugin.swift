@@ -1,5 +1,5 @@
-import AmplifyConcurrency
 import Amplify
+import AmplifyConcurrency
 
 /// A Logging plugin that keeps every message in memory, for tests:
 /// `try Amplify.add(plugin: RecordingLoggingPlugin())`.
@@ -81,7 +81,9 @@ public final class RecordingLoggingPlugin: LoggingCategoryPlugin {
         return ownLevel ?? logLevel
     }
 
-    fileprivate func record(_ level: Amplify.LogLevel, from logger: RecordingLogger, _ message: () -> String, metadata: () -> [String: String] = { [:] }) {
+    fileprivate func record(
+        _ level: Amplify.LogLevel, from logger: RecordingLogger, _ message: () -> String, metadata: () -> [String: String] = { [:] }
+    ) {
         let limit = effectiveLevel(logger.ownLevel)
         guard level != .none, limit != .none, level <= limit else { return }
         let entry = Entry(level: level, category: logger.category, message: message(), metadata: metadata(), namespace: logger.namespace)

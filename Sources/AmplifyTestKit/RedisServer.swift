@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A `redis-server` of the test's own on a free port on 127.0.0.1, stopped by its PID.
@@ -101,7 +102,9 @@ public final class RedisServer: @unchecked Sendable {
         guard process == nil else { return }
         let server = Process()
         server.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        var arguments = ["redis-server", "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--protected-mode", "no", "--enable-debug-command", "local"]
+        var arguments = [
+            "redis-server", "--port", String(port), "--bind", "127.0.0.1", "--save", "", "--protected-mode", "no", "--enable-debug-command", "local",
+        ]
         if let dataFolder {
             arguments += ["--dir", dataFolder.path, "--appendonly", "yes", "--appendfsync", "always"]
         } else {
@@ -177,7 +180,9 @@ public final class RedisServer: @unchecked Sendable {
                 if reply.count >= start + length { return String(decoding: reply[start..<(start + length)], as: UTF8.self) }
             }
             let count = read(socket, &chunk, chunk.count)
-            guard count > 0 else { throw RedisServerError(description: "port \(port) closed the connection before replying to \(arguments.first ?? "")") }
+            guard count > 0 else {
+                throw RedisServerError(description: "port \(port) closed the connection before replying to \(arguments.first ?? "")")
+            }
             reply += chunk[0..<count]
         }
     }

@@ -54,7 +54,8 @@ public func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
 
 /// Whether ThreadSanitizer or AddressSanitizer is in this process (memory bounds mean nothing
 /// under them).
-public let runningUnderSanitizer = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil
+public let runningUnderSanitizer =
+    dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil
     || dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__asan_init") != nil
 
 /// The process's resident memory in bytes (from /proc/self/statm), for checks that a transfer

@@ -108,7 +108,9 @@ final class CurlStream: @unchecked Sendable {
         guard code == CURLE_OK else {
             let detail = String(cString: errorBuffer)
             let text = detail.isEmpty ? String(cString: curl_easy_strerror(code)) : detail
-            finish(WebSocketError(code == CURLE_OPERATION_TIMEDOUT ? .timeout : .connectionFailed, "Could not connect: \(text) (curl \(code.rawValue))."))
+            finish(
+                WebSocketError(code == CURLE_OPERATION_TIMEDOUT ? .timeout : .connectionFailed, "Could not connect: \(text) (curl \(code.rawValue)).")
+            )
             return
         }
         var socket: curl_socket_t = CURL_SOCKET_BAD

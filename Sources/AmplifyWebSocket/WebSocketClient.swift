@@ -262,7 +262,9 @@ public final class WebSocketClient: @unchecked Sendable {
         guard state != .closed else { return }
         if decoder.hasPartialFrame || assembler.isInsideMessage {
             let cause = error.map { " (\($0.message))" } ?? ""
-            fail(WebSocketError(.closedMidFrame, "The connection closed in the middle of a \(decoder.hasPartialFrame ? "frame" : "fragmented message").\(cause)"))
+            fail(
+                WebSocketError(
+                    .closedMidFrame, "The connection closed in the middle of a \(decoder.hasPartialFrame ? "frame" : "fragmented message").\(cause)"))
         } else if let error {
             fail(error)
         } else if state == .handshaking || state == .connecting {

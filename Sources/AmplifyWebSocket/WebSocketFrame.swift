@@ -75,7 +75,8 @@ public struct WebSocketFrame: Sendable, Equatable {
         var start = 0
         while start < payload.count {
             let end = min(start + fragmentSize, payload.count)
-            frames.append(WebSocketFrame(fin: end == payload.count, opcode: start == 0 ? opcode : .continuation, payload: Array(payload[start..<end])))
+            frames.append(
+                WebSocketFrame(fin: end == payload.count, opcode: start == 0 ? opcode : .continuation, payload: Array(payload[start..<end])))
             start = end
         }
         return frames

@@ -59,12 +59,16 @@ public struct WebSocketFrameDecoder: Sendable {
             guard available >= 10 else { return nil }
             length = 0
             for index in 0..<8 { length = length << 8 | UInt64(buffer[offset + 2 + index]) }
-            guard length & (1 << 63) == 0 else { throw WebSocketError(.protocolViolation, "A frame's 64-bit length has its most significant bit set.") }
+            guard length & (1 << 63) == 0 else {
+                throw WebSocketError(.protocolViolation, "A frame's 64-bit length has its most significant bit set.")
+            }
             header = 10
         }
         if opcode.isControl {
             guard fin else { throw WebSocketError(.protocolViolation, "A control frame (\(opcode)) is fragmented.") }
-            guard length <= 125 else { throw WebSocketError(.protocolViolation, "A control frame (\(opcode)) has \(length) bytes; at most 125 are allowed.") }
+            guard length <= 125 else {
+                throw WebSocketError(.protocolViolation, "A control frame (\(opcode)) has \(length) bytes; at most 125 are allowed.")
+            }
         }
         guard length <= UInt64(maximumFrameSize) else {
             throw WebSocketError(.messageTooBig, "A frame of \(length) bytes is larger than the limit of \(maximumFrameSize).")

@@ -64,7 +64,9 @@ public struct WebSocketHandshake: Sendable {
     ///   `Sec-WebSocket-Accept`, a subprotocol that was not offered, or headers over 16 KiB.
     public func parseResponse(_ bytes: [UInt8]) throws(WebSocketError) -> Response? {
         guard let end = Self.headerEnd(bytes) else {
-            if bytes.count > Self.maximumResponseSize { throw WebSocketError(.handshakeFailed, "The server's handshake answer has more than 16 KiB of headers.") }
+            if bytes.count > Self.maximumResponseSize {
+                throw WebSocketError(.handshakeFailed, "The server's handshake answer has more than 16 KiB of headers.")
+            }
             return nil
         }
         let head = String(decoding: bytes[..<end], as: UTF8.self)
@@ -84,12 +86,17 @@ public struct WebSocketHandshake: Sendable {
         }
         guard status == 101 else {
             let body = String(decoding: remainder.prefix(300), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
-            throw WebSocketError(.handshakeFailed, "The server refused the WebSocket upgrade with HTTP \(status)\(body.isEmpty ? "" : ": \(body)")", httpStatus: status)
+            throw WebSocketError(
+                .handshakeFailed, "The server refused the WebSocket upgrade with HTTP \(status)\(body.isEmpty ? "" : ": \(body)")", httpStatus: status
+            )
         }
         guard headers["upgrade"]?.lowercased() == "websocket" else {
             throw WebSocketError(.handshakeFailed, "The server's 101 answer has no `Upgrade: websocket`.", httpStatus: status)
         }
-        guard headers["connection"]?.lowercased().split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "upgrade" }) == true else {
+        guard
+            headers["connection"]?.lowercased().split(separator: ",").contains(where: { $0.trimmingCharacters(in: .whitespaces) == "upgrade" })
+                == true
+        else {
             throw WebSocketError(.handshakeFailed, "The server's 101 answer has no `Connection: Upgrade`.", httpStatus: status)
         }
         guard headers["sec-websocket-accept"] == Self.acceptValue(for: key) else {
@@ -100,7 +107,9 @@ public struct WebSocketHandshake: Sendable {
             throw WebSocketError(.handshakeFailed, "The server chose the subprotocol '\(chosen)', which was not offered.", httpStatus: status)
         }
         if headers["sec-websocket-extensions"].map({ !$0.isEmpty }) == true {
-            throw WebSocketError(.handshakeFailed, "The server chose an extension (\(headers["sec-websocket-extensions"] ?? "")), and none was offered.", httpStatus: status)
+            throw WebSocketError(
+                .handshakeFailed, "The server chose an extension (\(headers["sec-websocket-extensions"] ?? "")), and none was offered.",
+                httpStatus: status)
         }
         return Response(subprotocol: chosen, headers: headers, remainder: remainder)
     }

@@ -40,7 +40,8 @@ public struct WebSocketMessageAssembler: Sendable {
         case .close: return try Self.close(frame.payload)
         case .text, .binary:
             guard opcode == nil else {
-                throw WebSocketError(.protocolViolation, "A new \(frame.opcode) message began before the fragmented \(opcode.map { "\($0)" } ?? "") message ended.")
+                throw WebSocketError(
+                    .protocolViolation, "A new \(frame.opcode) message began before the fragmented \(opcode.map { "\($0)" } ?? "") message ended.")
             }
             if frame.fin { return try Self.message(frame.opcode, frame.payload) }
             opcode = frame.opcode

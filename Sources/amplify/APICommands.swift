@@ -4,8 +4,9 @@ import AmplifyConcurrency
 import AmplifyPlugins
 import ArgumentParser
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `amplify api …`: GraphQL queries, mutations and subscriptions, and REST calls, through the
@@ -26,9 +27,11 @@ struct GraphQLOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The API's name in the configuration (default: the only GraphQL API).", valueName: "name")) var api: String?
     @Option(
         name: .customLong("auth-mode"),
-        help: ArgumentHelp("API_KEY, AWS_IAM, AMAZON_COGNITO_USER_POOLS, OPENID_CONNECT, AWS_LAMBDA or NONE (default: the API's).", valueName: "mode"))
+        help: ArgumentHelp("API_KEY, AWS_IAM, AMAZON_COGNITO_USER_POOLS, OPENID_CONNECT, AWS_LAMBDA or NONE (default: the API's).", valueName: "mode")
+    )
     var authMode: String?
-    @Option(name: .customLong("decode-path"), help: ArgumentHelp("Print only this part of the data (listTodos.items).", valueName: "path")) var decodePath: String?
+    @Option(name: .customLong("decode-path"), help: ArgumentHelp("Print only this part of the data (listTodos.items).", valueName: "path"))
+    var decodePath: String?
 
     func validate() throws {
         _ = try mode()
@@ -37,10 +40,14 @@ struct GraphQLOptions: ParsableArguments {
     /// The auth mode by its configuration name (or Amplify JS's: apiKey, iam, userPool, oidc, lambda, none).
     func mode() throws -> AWSAuthorizationType? {
         guard let authMode else { return nil }
-        let aliases = ["apikey": "API_KEY", "iam": "AWS_IAM", "userpool": "AMAZON_COGNITO_USER_POOLS", "oidc": "OPENID_CONNECT", "lambda": "AWS_LAMBDA", "none": "NONE"]
+        let aliases = [
+            "apikey": "API_KEY", "iam": "AWS_IAM", "userpool": "AMAZON_COGNITO_USER_POOLS", "oidc": "OPENID_CONNECT", "lambda": "AWS_LAMBDA",
+            "none": "NONE",
+        ]
         let name = aliases[authMode.lowercased()] ?? authMode.uppercased()
         guard let mode = AWSAuthorizationType(rawValue: name) else {
-            throw ValidationError("--auth-mode takes API_KEY, AWS_IAM, AMAZON_COGNITO_USER_POOLS, OPENID_CONNECT, AWS_LAMBDA or NONE; got '\(authMode)'.")
+            throw ValidationError(
+                "--auth-mode takes API_KEY, AWS_IAM, AMAZON_COGNITO_USER_POOLS, OPENID_CONNECT, AWS_LAMBDA or NONE; got '\(authMode)'.")
         }
         return mode
     }
@@ -57,7 +64,8 @@ struct GraphQLOptions: ParsableArguments {
             }
             variablesObject = object
         }
-        return GraphQLRequest(apiName: api, document: text, variables: variablesObject, responseType: JSONValue.self, decodePath: decodePath, authMode: try mode())
+        return GraphQLRequest(
+            apiName: api, document: text, variables: variablesObject, responseType: JSONValue.self, decodePath: decodePath, authMode: try mode())
     }
 }
 
@@ -93,12 +101,13 @@ enum APICommands {
     /// A response: the data (with `--json`, `{"data": …}`). GraphQL errors are a failure (exit 1),
     /// after the partial data in text mode.
     static func result(_ response: GraphQLResponse<JSONValue>, json: Bool) throws -> CommandResult {
-        let (data, errors): (JSONValue, [GraphQLError]) = switch response {
-        case .success(let value): (value, [])
-        case .failure(.partial(let value, let errors)): (value, errors)
-        case .failure(.error(let errors)): (.null, errors)
-        case .failure(let other): throw other
-        }
+        let (data, errors): (JSONValue, [GraphQLError]) =
+            switch response {
+            case .success(let value): (value, [])
+            case .failure(.partial(let value, let errors)): (value, errors)
+            case .failure(.error(let errors)): (.null, errors)
+            case .failure(let other): throw other
+            }
         if !errors.isEmpty {
             if !data.isNull, !json { Output.line(pretty(data)) }
             throw GraphQLErrorsFailure(errors: errors)
@@ -183,12 +192,13 @@ enum APICommands {
                 case .connection(let state):
                     Output.line((["connection": .string(state.rawValue)] as JSONValue).compactText)
                 case .data(let response):
-                    let line: JSONValue = switch response {
-                    case .success(let data): ["data": data]
-                    case .failure(.partial(let data, let errors)): ["data": data, "errors": .array(errors.map(APICommands.errorJSON))]
-                    case .failure(.error(let errors)): ["data": .null, "errors": .array(errors.map(APICommands.errorJSON))]
-                    case .failure(let other): ["error": .string(other.errorDescription)]
-                    }
+                    let line: JSONValue =
+                        switch response {
+                        case .success(let data): ["data": data]
+                        case .failure(.partial(let data, let errors)): ["data": data, "errors": .array(errors.map(APICommands.errorJSON))]
+                        case .failure(.error(let errors)): ["data": .null, "errors": .array(errors.map(APICommands.errorJSON))]
+                        case .failure(let other): ["error": .string(other.errorDescription)]
+                        }
                     Output.line(line.compactText)
                     received += 1
                     if let count, received >= count { sequence.cancel() }
@@ -203,7 +213,8 @@ enum APICommands {
         @Argument(help: ArgumentHelp("The path below the API's endpoint (/items/42).", valueName: "path")) var path: String
         @Option(help: ArgumentHelp("The API's name in the configuration (default: the only REST API).", valueName: "name")) var api: String?
         @Option(name: .customLong("header"), help: ArgumentHelp("A header, NAME:VALUE (repeatable).", valueName: "header")) var headers: [String] = []
-        @Option(name: .customLong("query"), help: ArgumentHelp("A query parameter, NAME=VALUE (repeatable).", valueName: "parameter")) var queries: [String] = []
+        @Option(name: .customLong("query"), help: ArgumentHelp("A query parameter, NAME=VALUE (repeatable).", valueName: "parameter")) var queries:
+            [String] = []
 
         func validate() throws {
             for header in headers where !header.contains(":") { throw ValidationError("--header takes NAME:VALUE; got '\(header)'.") }
@@ -214,15 +225,17 @@ enum APICommands {
             var headerFields: [String: String] = [:]
             for header in headers {
                 let parts = header.split(separator: ":", maxSplits: 1)
-                headerFields[String(parts[0]).trimmingCharacters(in: .whitespaces)] = parts.count > 1 ? String(parts[1]).trimmingCharacters(in: .whitespaces) : ""
+                headerFields[String(parts[0]).trimmingCharacters(in: .whitespaces)] =
+                    parts.count > 1 ? String(parts[1]).trimmingCharacters(in: .whitespaces) : ""
             }
             var parameters: [String: String] = [:]
             for query in queries {
                 let parts = query.split(separator: "=", maxSplits: 1)
                 parameters[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
             }
-            return RESTRequest(apiName: api, path: path, headers: headerFields.isEmpty ? nil : headerFields,
-                               queryParameters: parameters.isEmpty ? nil : parameters, body: body)
+            return RESTRequest(
+                apiName: api, path: path, headers: headerFields.isEmpty ? nil : headerFields,
+                queryParameters: parameters.isEmpty ? nil : parameters, body: body)
         }
     }
 
@@ -238,7 +251,9 @@ enum APICommands {
     }
 
     struct Get: AmplifyCommand {
-        static let configuration = CommandConfiguration(commandName: "get", abstract: "REST GET.", discussion: "Prints the answer's body; a status outside 200–299 is an error (exit 1) with the body.")
+        static let configuration = CommandConfiguration(
+            commandName: "get", abstract: "REST GET.",
+            discussion: "Prints the answer's body; a status outside 200–299 is an error (exit 1) with the body.")
         static var needsConfiguration: Bool { false }
         @OptionGroup var global: GlobalOptions
         @OptionGroup var rest: RESTOptions
@@ -249,7 +264,9 @@ enum APICommands {
     }
 
     struct Delete: AmplifyCommand {
-        static let configuration = CommandConfiguration(commandName: "delete", abstract: "REST DELETE.", discussion: "Prints the answer's body; a status outside 200–299 is an error (exit 1) with the body.")
+        static let configuration = CommandConfiguration(
+            commandName: "delete", abstract: "REST DELETE.",
+            discussion: "Prints the answer's body; a status outside 200–299 is an error (exit 1) with the body.")
         static var needsConfiguration: Bool { false }
         @OptionGroup var global: GlobalOptions
         @OptionGroup var rest: RESTOptions
@@ -260,7 +277,8 @@ enum APICommands {
     }
 
     struct Post: AmplifyCommand {
-        static let configuration = CommandConfiguration(commandName: "post", abstract: "REST POST.", discussion: "Sends --body (text, @FILE, or - for standard input); prints the answer's body.")
+        static let configuration = CommandConfiguration(
+            commandName: "post", abstract: "REST POST.", discussion: "Sends --body (text, @FILE, or - for standard input); prints the answer's body.")
         static var needsConfiguration: Bool { false }
         @OptionGroup var global: GlobalOptions
         @OptionGroup var rest: RESTOptions
@@ -272,7 +290,8 @@ enum APICommands {
     }
 
     struct Put: AmplifyCommand {
-        static let configuration = CommandConfiguration(commandName: "put", abstract: "REST PUT.", discussion: "Sends --body (text, @FILE, or - for standard input); prints the answer's body.")
+        static let configuration = CommandConfiguration(
+            commandName: "put", abstract: "REST PUT.", discussion: "Sends --body (text, @FILE, or - for standard input); prints the answer's body.")
         static var needsConfiguration: Bool { false }
         @OptionGroup var global: GlobalOptions
         @OptionGroup var rest: RESTOptions
@@ -284,7 +303,9 @@ enum APICommands {
     }
 
     struct Patch: AmplifyCommand {
-        static let configuration = CommandConfiguration(commandName: "patch", abstract: "REST PATCH.", discussion: "Sends --body (text, @FILE, or - for standard input); prints the answer's body.")
+        static let configuration = CommandConfiguration(
+            commandName: "patch", abstract: "REST PATCH.",
+            discussion: "Sends --body (text, @FILE, or - for standard input); prints the answer's body.")
         static var needsConfiguration: Bool { false }
         @OptionGroup var global: GlobalOptions
         @OptionGroup var rest: RESTOptions
@@ -302,7 +323,8 @@ struct GraphQLErrorsFailure: AmplifyError {
 
     var errorDescription: String {
         errors.map { error in
-            (error.errorType.map { "\($0): " } ?? "") + error.message + (error.path.map { " (at \($0.map { $0.stringValue ?? $0.intValue.map(String.init) ?? "?" }.joined(separator: ".")))" } ?? "")
+            (error.errorType.map { "\($0): " } ?? "") + error.message
+                + (error.path.map { " (at \($0.map { $0.stringValue ?? $0.intValue.map(String.init) ?? "?" }.joined(separator: ".")))" } ?? "")
         }.joined(separator: "\n")
     }
     var recoverySuggestion: String { "The server answered with GraphQL errors; fields they name are null in the data." }
@@ -329,7 +351,12 @@ final class StopSignals: @unchecked Sendable {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
             source.setEventHandler {
-                guard fired.withLock({ value in defer { value = true }; return !value }) else { return }
+                guard
+                    fired.withLock({ value in
+                        defer { value = true }
+                        return !value
+                    })
+                else { return }
                 action()
             }
             source.resume()

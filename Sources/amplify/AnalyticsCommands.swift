@@ -67,21 +67,26 @@ enum AnalyticsCommands {
         func execute() async throws -> CommandResult {
             let engine = try engine()
             let summary = await engine.flush()
-            var text = "Sent \(summary.sent) event(s) to \(try plugin().targetDescription); \(summary.waiting) waiting, \(summary.setAsideTotal) set aside."
+            var text =
+                "Sent \(summary.sent) event(s) to \(try plugin().targetDescription); \(summary.waiting) waiting, \(summary.setAsideTotal) set aside."
             if summary.refused > 0 { text += " \(summary.refused) refused this time (\(summary.setAside) set aside now)." }
             if let reason = summary.notSentReason { text += " Stopped early: \(reason)." }
-            return CommandResult(text: text, json: [
-                "sent": .number(Double(summary.sent)), "refused": .number(Double(summary.refused)),
-                "setAside": .number(Double(summary.setAside)), "waiting": .number(Double(summary.waiting)),
-                "setAsideTotal": .number(Double(summary.setAsideTotal)), "notSentReason": summary.notSentReason.map(JSONValue.string) ?? .null,
-            ])
+            return CommandResult(
+                text: text,
+                json: [
+                    "sent": .number(Double(summary.sent)), "refused": .number(Double(summary.refused)),
+                    "setAside": .number(Double(summary.setAside)), "waiting": .number(Double(summary.waiting)),
+                    "setAsideTotal": .number(Double(summary.setAsideTotal)), "notSentReason": summary.notSentReason.map(JSONValue.string) ?? .null,
+                ])
         }
     }
 
     struct Status: AmplifyCommand {
         static let configuration = CommandConfiguration(
             commandName: "status", abstract: "Queued, set aside, last flush.",
-            discussion: "Prints how many events wait in the queue, how many were set aside after repeated refusals (and why), and when a flush last reached the target.")
+            discussion:
+                "Prints how many events wait in the queue, how many were set aside after repeated refusals (and why), and when a flush last reached the target."
+        )
         @OptionGroup var global: GlobalOptions
 
         func execute() async throws -> CommandResult {
@@ -91,11 +96,15 @@ enum AnalyticsCommands {
             let asides = try await engine.queue.setAside(limit: 5)
             let lastText = last.map { ISO8601DateFormatter().string(from: $0) } ?? "never"
             var text = "Queued: \(counts.waiting)\nSet aside: \(counts.setAside)\nLast flush: \(lastText)\nTarget: \(try plugin().targetDescription)"
-            for (queued, reason) in asides { text += "\n  set aside #\(queued.id) '\(queued.record.name)' after \(queued.attempts) refusals: \(reason)" }
-            return CommandResult(text: text, json: [
-                "queued": .number(Double(counts.waiting)), "setAside": .number(Double(counts.setAside)),
-                "lastFlush": last.map { .string(ISO8601DateFormatter().string(from: $0)) } ?? .null,
-            ])
+            for (queued, reason) in asides {
+                text += "\n  set aside #\(queued.id) '\(queued.record.name)' after \(queued.attempts) refusals: \(reason)"
+            }
+            return CommandResult(
+                text: text,
+                json: [
+                    "queued": .number(Double(counts.waiting)), "setAside": .number(Double(counts.setAside)),
+                    "lastFlush": last.map { .string(ISO8601DateFormatter().string(from: $0)) } ?? .null,
+                ])
         }
     }
 

@@ -27,7 +27,9 @@ enum AuthCommands {
     struct SignUp: AmplifyCommand {
         static let configuration = CommandConfiguration(
             commandName: "sign-up", abstract: "Create a user.",
-            discussion: "Creates USER with the email attribute; a confirmation code goes to EMAIL (the local pool keeps it in its outbox). \(PasswordArguments.help)")
+            discussion:
+                "Creates USER with the email attribute; a confirmation code goes to EMAIL (the local pool keeps it in its outbox). \(PasswordArguments.help)"
+        )
         @OptionGroup var global: GlobalOptions
         @Argument(help: ArgumentHelp("The user's name.", valueName: "user")) var username: String
         @Option(help: ArgumentHelp("The user's email attribute, where the code goes.", valueName: "email")) var email: String?
@@ -73,12 +75,16 @@ enum AuthCommands {
     struct SignIn: AmplifyCommand {
         static let configuration = CommandConfiguration(
             commandName: "sign-in", abstract: "Sign a user in (--web: through the hosted UI).",
-            discussion: "Signs USER in; the session is kept in the credential store for later commands. A challenge (new password, SMS, email or TOTP code, MFA method, custom answer) is asked for next, from the terminal or as the next line of standard input. With --first-factor (passwordless, USER_AUTH) no password is asked first: email-otp or sms-otp sends a one-time code and asks for it, password or password-srp asks for the password, choose asks which factor to use. With --web (Cognito), prints the hosted UI's sign-in URL (and runs COMMAND URL, or $BROWSER URL, to open it) and waits for the browser's redirect on the loopback redirect URI. \(PasswordArguments.help)")
+            discussion:
+                "Signs USER in; the session is kept in the credential store for later commands. A challenge (new password, SMS, email or TOTP code, MFA method, custom answer) is asked for next, from the terminal or as the next line of standard input. With --first-factor (passwordless, USER_AUTH) no password is asked first: email-otp or sms-otp sends a one-time code and asks for it, password or password-srp asks for the password, choose asks which factor to use. With --web (Cognito), prints the hosted UI's sign-in URL (and runs COMMAND URL, or $BROWSER URL, to open it) and waits for the browser's redirect on the loopback redirect URI. \(PasswordArguments.help)"
+        )
         @OptionGroup var global: GlobalOptions
         @Argument(help: ArgumentHelp("The user's name (not with --web).", valueName: "user")) var username: String?
         @Flag(help: "Read the password (and the answers to challenges) from standard input, a line each.") var passwordStdin = false
         @Flag(help: "Sign in through the hosted UI (Cognito).") var web = false
-        @Option(help: ArgumentHelp("Sign in without a password first (USER_AUTH): email-otp, sms-otp, password, password-srp or choose.", valueName: "factor"))
+        @Option(
+            help: ArgumentHelp(
+                "Sign in without a password first (USER_AUTH): email-otp, sms-otp, password, password-srp or choose.", valueName: "factor"))
         var firstFactor: String?
         @Option(help: ArgumentHelp("The command that opens the sign-in URL (default: $BROWSER).", valueName: "command")) var browser: String?
         @Argument(parsing: .allUnrecognized, help: .hidden) var unexpected: [String] = []
@@ -113,7 +119,8 @@ enum AuthCommands {
                 let wantsPassword = flow == .userAuth(preferredFirstFactor: .password) || flow == .userAuth(preferredFirstFactor: .passwordSRP)
                 let password = wantsPassword ? try PasswordReader.read(prompt: "Password for \(username): ", fromStandardInput: passwordStdin) : nil
                 result = try await Amplify.Auth.signIn(
-                    username: username, password: password, options: AuthSignInRequest.Options(pluginOptions: AWSAuthSignInOptions(authFlowType: flow)))
+                    username: username, password: password,
+                    options: AuthSignInRequest.Options(pluginOptions: AWSAuthSignInOptions(authFlowType: flow)))
             } else {
                 let password = try PasswordReader.read(prompt: "Password for \(username): ", fromStandardInput: passwordStdin)
                 result = try await Amplify.Auth.signIn(username: username, password: password)
@@ -130,7 +137,9 @@ enum AuthCommands {
     struct VerifyToken: AmplifyCommand {
         static let configuration = CommandConfiguration(
             commandName: "verify-token", abstract: "Verify a user pool token (Cognito).",
-            discussion: "Checks an ID token (or, with --access, an access token) against the user pool's JWKS: signature, issuer, audience, use and expiry. Prints the subject and username; exits 1 with the reason when the token is refused. With - or no TOKEN, the token is read from standard input (a token on the command line shows in ps and the shell's history).")
+            discussion:
+                "Checks an ID token (or, with --access, an access token) against the user pool's JWKS: signature, issuer, audience, use and expiry. Prints the subject and username; exits 1 with the reason when the token is refused. With - or no TOKEN, the token is read from standard input (a token on the command line shows in ps and the shell's history)."
+        )
         @OptionGroup var global: GlobalOptions
         @Argument(help: ArgumentHelp("The token (a JWT), or - (the default) to read it from standard input.", valueName: "token")) var token: String?
         @Flag(help: "The token is an access token (default: an ID token).") var access = false
@@ -153,8 +162,12 @@ enum AuthCommands {
                 let verified = try await verifier.verify(input, as: use)
                 let expires = ISO8601DateFormatter().string(from: verified.expiresAt)
                 return CommandResult(
-                    text: "Valid \(use.rawValue) token of \(PrintableText(verified.username ?? verified.subject)) (sub \(PrintableText(verified.subject))); expires at \(expires).",
-                    json: ["valid": true, "sub": .string(verified.subject), "username": verified.username.map(JSONValue.string) ?? .null, "expiresAt": .string(expires)])
+                    text:
+                        "Valid \(use.rawValue) token of \(PrintableText(verified.username ?? verified.subject)) (sub \(PrintableText(verified.subject))); expires at \(expires).",
+                    json: [
+                        "valid": true, "sub": .string(verified.subject), "username": verified.username.map(JSONValue.string) ?? .null,
+                        "expiresAt": .string(expires),
+                    ])
             } catch let error as CognitoTokenError {
                 throw AuthError.notAuthorized("The token was refused: \(error).", "Sign in again for a fresh token, or check which pool issued it.")
             }
@@ -184,18 +197,21 @@ enum AuthCommands {
 
     struct WhoAmI: AmplifyCommand {
         static let configuration = CommandConfiguration(
-            commandName: "whoami", abstract: "The signed-in user.", discussion: "Prints the signed-in user's name and id; exits 1 when nobody is signed in.")
+            commandName: "whoami", abstract: "The signed-in user.",
+            discussion: "Prints the signed-in user's name and id; exits 1 when nobody is signed in.")
         @OptionGroup var global: GlobalOptions
 
         func execute() async throws -> CommandResult {
             let user = try await Amplify.Auth.getCurrentUser()
-            return CommandResult(text: "\(user.username) (\(user.userId))", json: ["username": .string(user.username), "userId": .string(user.userId)])
+            return CommandResult(
+                text: "\(user.username) (\(user.userId))", json: ["username": .string(user.username), "userId": .string(user.userId)])
         }
     }
 
     struct Session: AmplifyCommand {
         static let configuration = CommandConfiguration(
-            commandName: "session", abstract: "The current session.", discussion: "Prints whether a user is signed in and when the tokens expire (never the tokens).")
+            commandName: "session", abstract: "The current session.",
+            discussion: "Prints whether a user is signed in and when the tokens expire (never the tokens).")
         @OptionGroup var global: GlobalOptions
 
         func execute() async throws -> CommandResult {
@@ -246,7 +262,8 @@ enum AuthCommands {
         func execute() async throws -> CommandResult {
             let attribute = AuthUserAttribute(AuthUserAttributeKey(rawValue: name), value: value)
             let result = try await Amplify.Auth.update(userAttribute: attribute)
-            return CommandResult(text: result.isUpdated ? "Updated \(name)." : "Pending: \(result.nextStep).", json: ["updated": .boolean(result.isUpdated)])
+            return CommandResult(
+                text: result.isUpdated ? "Updated \(name)." : "Pending: \(result.nextStep).", json: ["updated": .boolean(result.isUpdated)])
         }
     }
 
@@ -294,7 +311,9 @@ enum AuthCommands {
         @Flag(help: "Read the new password from standard input (one line).") var passwordStdin = false
         @Argument(parsing: .allUnrecognized, help: .hidden) var unexpected: [String] = []
 
-        func validate() throws { try PasswordArguments.refuse(unexpected, command: "auth confirm-reset-password", takes: "USER, CODE and --password-stdin") }
+        func validate() throws {
+            try PasswordArguments.refuse(unexpected, command: "auth confirm-reset-password", takes: "USER, CODE and --password-stdin")
+        }
 
         func execute() async throws -> CommandResult {
             let password = try PasswordReader.read(prompt: "New password: ", fromStandardInput: passwordStdin)
@@ -325,7 +344,13 @@ enum AuthCommands {
             let messages = try await localPlugin().outbox(for: username)
             return CommandResult(
                 text: messages.map { "\($0.username)\t\($0.purpose.rawValue)\t\($0.code)\t\($0.destination)" }.joined(separator: "\n"),
-                json: .array(messages.map { ["username": .string($0.username), "purpose": .string($0.purpose.rawValue), "code": .string($0.code), "destination": .string($0.destination)] }))
+                json: .array(
+                    messages.map {
+                        [
+                            "username": .string($0.username), "purpose": .string($0.purpose.rawValue), "code": .string($0.code),
+                            "destination": .string($0.destination),
+                        ]
+                    }))
         }
     }
 
@@ -343,7 +368,8 @@ enum AuthCommands {
 
     static func cognitoPlugin() throws -> AWSCognitoAuthPlugin {
         guard let plugin = Amplify.Auth.addedPlugins.compactMap({ $0 as? AWSCognitoAuthPlugin }).first else {
-            throw AuthError.configuration("This command needs the Cognito auth plugin.", "Configure `auth.plugins.awsCognitoAuthPlugin` (the file the Amplify CLI writes).")
+            throw AuthError.configuration(
+                "This command needs the Cognito auth plugin.", "Configure `auth.plugins.awsCognitoAuthPlugin` (the file the Amplify CLI writes).")
         }
         return plugin
     }
@@ -361,7 +387,8 @@ enum AuthCommands {
                 + ((try? details.getSetupURI(appName: "Amplify").absoluteString).map { "  (or its URI: \($0))\n" } ?? "")
                 + "Then enter the app's code: "
         case .continueSignInWithMFASelection(let types): "MFA type (\(types.map(\.rawValue).sorted().joined(separator: " or "))): "
-        case .continueSignInWithFirstFactorSelection(let factors): "First factor (\(factors.map(\.challengeResponse).sorted().joined(separator: " or "))): "
+        case .continueSignInWithFirstFactorSelection(let factors):
+            "First factor (\(factors.map(\.challengeResponse).sorted().joined(separator: " or "))): "
         case .confirmSignInWithPassword: "Password: "
         default: nil
         }

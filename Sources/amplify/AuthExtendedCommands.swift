@@ -43,7 +43,9 @@ extension AuthCommands {
         func execute() async throws -> CommandResult {
             let details = try await Amplify.Auth.setUpTOTP()
             let uri = try details.getSetupURI(appName: app)
-            return CommandResult(text: "\(uri.absoluteString)\nSecret: \(details.sharedSecret)", json: ["uri": .string(uri.absoluteString), "secret": .string(details.sharedSecret)])
+            return CommandResult(
+                text: "\(uri.absoluteString)\nSecret: \(details.sharedSecret)",
+                json: ["uri": .string(uri.absoluteString), "secret": .string(details.sharedSecret)])
         }
     }
 
@@ -62,7 +64,9 @@ extension AuthCommands {
     struct MFA: AmplifyCommand {
         static let configuration = CommandConfiguration(
             commandName: "mfa", abstract: "Show or change MFA preferences.",
-            discussion: "Without options prints the methods that are on and the preferred one; --sms, --totp and --email take disabled, enabled, preferred or not-preferred.")
+            discussion:
+                "Without options prints the methods that are on and the preferred one; --sms, --totp and --email take disabled, enabled, preferred or not-preferred."
+        )
         @OptionGroup var global: GlobalOptions
         @Option(help: ArgumentHelp("SMS codes.", valueName: "preference")) var sms: String?
         @Option(help: ArgumentHelp("Authenticator app codes.", valueName: "preference")) var totp: String?
@@ -103,7 +107,8 @@ extension AuthCommands {
             } else if let cognito {
                 preference = try await cognito.fetchMFAPreference()
             } else {
-                throw AuthError.configuration("MFA preferences need the local or the Cognito Auth plugin.", "Configure localAuthPlugin or awsCognitoAuthPlugin.")
+                throw AuthError.configuration(
+                    "MFA preferences need the local or the Cognito Auth plugin.", "Configure localAuthPlugin or awsCognitoAuthPlugin.")
             }
             let enabled = (preference.enabled ?? []).map { "\($0)" }.sorted()
             let preferred = preference.preferred.map { "\($0)" }

@@ -133,7 +133,9 @@ struct AmplifyTool: AsyncParsableCommand {
         subcommands: groups)
 
     /// The commands and groups under `amplify`, in the order help lists them.
-    static let groups: [any ParsableCommand.Type] = [ConfigGroup.self, DemoCommand.self, HubGroup.self, AuthGroup.self, AnalyticsGroup.self, StorageGroup.self, APIGroup.self]
+    static let groups: [any ParsableCommand.Type] = [
+        ConfigGroup.self, DemoCommand.self, HubGroup.self, AuthGroup.self, AnalyticsGroup.self, StorageGroup.self, APIGroup.self,
+    ]
 
     @OptionGroup var global: GlobalOptions
 

@@ -86,7 +86,8 @@ enum PasswordArguments {
         let count = unexpected.count == 1 ? "1 more argument was" : "\(unexpected.count) more arguments were"
         let option = unexpected.contains { $0.hasPrefix("--password") && $0 != "--password-stdin" } ? " There is no --password option." : ""
         throw ValidationError(
-            "\(command) takes \(takes); \(count) given (not shown: it may be a password).\(option) A password comes from the prompt, or from standard input with --password-stdin.")
+            "\(command) takes \(takes); \(count) given (not shown: it may be a password).\(option) A password comes from the prompt, or from standard input with --password-stdin."
+        )
     }
 }
 
@@ -95,7 +96,8 @@ enum CLIConfiguration {
     /// `--config PATH`, else `$AMPLIFY_CONFIG` and the files in the working directory.
     static func load(_ options: GlobalOptions) throws -> AmplifyConfiguration {
         guard let path = options.configPath else { return try ConfigurationLocator.loadDefault() }
-        let url = path.hasPrefix("/")
+        let url =
+            path.hasPrefix("/")
             ? URL(fileURLWithPath: path)
             : URL(fileURLWithPath: FileManager.default.currentDirectoryPath).appendingPathComponent(path)
         return try AmplifyConfiguration(configurationFile: url.standardizedFileURL)

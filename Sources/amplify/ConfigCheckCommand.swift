@@ -61,14 +61,16 @@ struct ConfigCheckCommand: AsyncParsableCommand {
         if options.json {
             var object = summary.json.asObject ?? [:]
             object["ok"] = .boolean(!failed)
-            object["warnings"] = .array(warnings.map { ["path": .string($0.path), "message": .string($0.message), "suggestion": .string($0.suggestion)] })
+            object["warnings"] = .array(
+                warnings.map { ["path": .string($0.path), "message": .string($0.message), "suggestion": .string($0.suggestion)] })
             if let failure { object["error"] = CLIConfiguration.errorJSON(failure) }
             Output.json(.object(object))
         } else {
             Output.line(summary.text)
             if failure == nil {
                 let skippedPlugins = findings.filter { finding in
-                    finding.kind == .unusedPlugin || finding.kind == .retiredService || (finding.kind == .placeholder && finding.path.contains(".plugins."))
+                    finding.kind == .unusedPlugin || finding.kind == .retiredService
+                        || (finding.kind == .placeholder && finding.path.contains(".plugins."))
                 }
                 let applied = summary.pluginCount - skippedPlugins.count
                 let warned = warnings.isEmpty ? "" : "; \(warnings.count) warning\(warnings.count == 1 ? "" : "s")"

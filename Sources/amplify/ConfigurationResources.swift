@@ -26,9 +26,13 @@ struct ConfigurationResource: Equatable {
                     resources.append(.init(kind: "user pool", name: pool, details: details))
                 }
                 if let pool = nonEmpty(block.value(at: "CredentialsProvider.CognitoIdentity.Default.PoolId")) {
-                    resources.append(.init(kind: "identity pool", name: pool, details: region(block.value(at: "CredentialsProvider.CognitoIdentity.Default.Region"))))
+                    resources.append(
+                        .init(
+                            kind: "identity pool", name: pool, details: region(block.value(at: "CredentialsProvider.CognitoIdentity.Default.Region")))
+                    )
                 }
-                if let domain = nonEmpty(block.value(at: "Auth.Default.OAuth.WebDomain")) ?? nonEmpty(block.value(at: "AmplifyOutputs.oauth.domain")) {
+                if let domain = nonEmpty(block.value(at: "Auth.Default.OAuth.WebDomain")) ?? nonEmpty(block.value(at: "AmplifyOutputs.oauth.domain"))
+                {
                     resources.append(.init(kind: "hosted UI", name: domain, details: []))
                 }
             case "localAuthPlugin":
@@ -42,9 +46,10 @@ struct ConfigurationResource: Equatable {
                 let kind = block["target"]?.stringValue == "firehose" ? "Firehose delivery stream" : "Kinesis stream"
                 resources.append(.init(kind: kind, name: block["streamName"]?.stringValue ?? "?", details: region(block["region"])))
             case "awsPinpointAnalyticsPlugin":
-                resources.append(.init(
-                    kind: "Pinpoint app (retired, not used)", name: nonEmpty(block.value(at: "pinpointAnalytics.appId")) ?? "(no app id)",
-                    details: region(block.value(at: "pinpointAnalytics.region"))))
+                resources.append(
+                    .init(
+                        kind: "Pinpoint app (retired, not used)", name: nonEmpty(block.value(at: "pinpointAnalytics.appId")) ?? "(no app id)",
+                        details: region(block.value(at: "pinpointAnalytics.region"))))
             case "localAnalyticsPlugin":
                 resources.append(.init(kind: "local analytics folder", name: block["directory"]?.stringValue ?? ".amplify/analytics", details: []))
             default: break
@@ -58,7 +63,9 @@ struct ConfigurationResource: Equatable {
                     guard let bucketName = bucket["bucket_name"]?.stringValue else { continue }
                     names.insert(bucketName)
                     var details = [("name", bucket["name"]?.stringValue ?? "?")] + region(bucket["aws_region"])
-                    if let paths = bucket["paths"]?.asObject, !paths.isEmpty { details.append(("access rules", paths.keys.sorted().joined(separator: " "))) }
+                    if let paths = bucket["paths"]?.asObject, !paths.isEmpty {
+                        details.append(("access rules", paths.keys.sorted().joined(separator: " ")))
+                    }
                     resources.append(.init(kind: "bucket", name: bucketName, details: details))
                 }
                 if let bucket = block["bucket"]?.stringValue, !names.contains(bucket) {

@@ -44,7 +44,10 @@ struct ConfigurationSummary {
         categories = CategoryType.configurationOrder.compactMap { category in
             guard let block = configuration[category] else { return nil }
             let plugins = block.plugins.keys.sorted().map { key in
-                PluginFacts(key: key, facts: category == .api && key == "awsAPIPlugin" ? Self.apiFacts(block.plugins[key] ?? [:]) : Self.facts(of: block.plugins[key] ?? [:]))
+                PluginFacts(
+                    key: key,
+                    facts: category == .api && key == "awsAPIPlugin"
+                        ? Self.apiFacts(block.plugins[key] ?? [:]) : Self.facts(of: block.plugins[key] ?? [:]))
             }
             return (category, plugins)
         }
@@ -90,7 +93,8 @@ struct ConfigurationSummary {
 
     private static func isSecret(_ name: String) -> Bool {
         let lowered = name.lowercased()
-        return ["secret", "password", "privatekey", "private_key", "apikey", "api_key"].contains { lowered.contains($0) } || lowered.hasSuffix("token")
+        return ["secret", "password", "privatekey", "private_key", "apikey", "api_key"].contains { lowered.contains($0) }
+            || lowered.hasSuffix("token")
     }
 
     var text: String {
@@ -106,7 +110,11 @@ struct ConfigurationSummary {
         }
         for key in skipped { lines.append("\(key): not handled (this package has no \(key) category)") }
         if !notRead.isEmpty { lines.append("Not read (no category of this package uses them): \(notRead.joined(separator: ", "))") }
-        if let customKeys { lines.append("custom: kept for the application (AmplifyConfiguration.custom)" + (customKeys.isEmpty ? "" : ": \(customKeys.joined(separator: ", "))")) }
+        if let customKeys {
+            lines.append(
+                "custom: kept for the application (AmplifyConfiguration.custom)"
+                    + (customKeys.isEmpty ? "" : ": \(customKeys.joined(separator: ", "))"))
+        }
         if !resources.isEmpty {
             lines.append("Resources:")
             for resource in resources { lines.append("  \(resource.text)") }
@@ -121,17 +129,20 @@ struct ConfigurationSummary {
             "file": .string(file),
             "format": .string(format),
             "resources": .array(resources.map(\.json)),
-            "categories": .array(categories.map { category, plugins in
-                .object([
-                    "category": .string(category.rawValue),
-                    "plugins": .array(plugins.map { plugin in
-                        .object([
-                            "key": .string(plugin.key),
-                            "facts": .object(Dictionary(plugin.facts.map { ($0.0, JSONValue.string($0.1)) }, uniquingKeysWith: { first, _ in first })),
-                        ])
-                    }),
-                ])
-            }),
+            "categories": .array(
+                categories.map { category, plugins in
+                    .object([
+                        "category": .string(category.rawValue),
+                        "plugins": .array(
+                            plugins.map { plugin in
+                                .object([
+                                    "key": .string(plugin.key),
+                                    "facts": .object(
+                                        Dictionary(plugin.facts.map { ($0.0, JSONValue.string($0.1)) }, uniquingKeysWith: { first, _ in first })),
+                                ])
+                            }),
+                    ])
+                }),
             "skipped": .array(skipped.map { .string($0) }),
             "notRead": .array(notRead.map { .string($0) }),
             "custom": customKeys.map { .array($0.map(JSONValue.string)) } ?? .null,

@@ -44,7 +44,9 @@ struct DemoCommand: AmplifyCommand {
     static func run(keep: Bool) async throws {
         let folder = try makeFolder()
         defer { if !keep { try? FileManager.default.removeItem(at: folder) } }
-        try configure(in: folder, title: "Amplify demo", """
+        try configure(
+            in: folder, title: "Amplify demo",
+            """
             {"auth": {"plugins": {"localAuthPlugin": {"directory": "auth", "accessTokenLifetimeSeconds": 2,
                                                       "refreshTokenLifetimeSeconds": 5, "passwordHashCost": 16384}}},
              "storage": {"plugins": {"localStoragePlugin": {"directory": "storage"}}},

@@ -14,7 +14,9 @@ enum DemoUsers {
     static func run(count: Int, keep: Bool) async throws {
         let folder = try DemoCommand.makeFolder()
         defer { if !keep { try? FileManager.default.removeItem(at: folder) } }
-        try DemoCommand.configure(in: folder, title: "Amplify demo (\(count) users in one server process)", """
+        try DemoCommand.configure(
+            in: folder, title: "Amplify demo (\(count) users in one server process)",
+            """
             {"auth": {"plugins": {"localAuthPlugin": {"directory": "auth", "accessTokenLifetimeSeconds": 2,
                                                       "signUpRequiresConfirmation": false, "passwordHashCost": 16384}}}}
             """)
@@ -57,7 +59,9 @@ enum DemoUsers {
             return "\(refreshed.value.count) of \(users.count) refreshed within \(String(format: "%.1f", Date().timeIntervalSince(start))) s"
         }
         let revoked = users[1]
-        try await DemoCommand.step("\(revoked) signs out everywhere from a browser: the held session's refresh token dies, and that session alone expires") {
+        try await DemoCommand.step(
+            "\(revoked) signs out everywhere from a browser: the held session's refresh token dies, and that session alone expires"
+        ) {
             let browser = try plugin.emptyServerContext()
             _ = try await browser.run { try await Amplify.Auth.signIn(username: revoked, password: password) }
             _ = await browser.run { await Amplify.Auth.signOut(options: .init(globalSignOut: true)) }

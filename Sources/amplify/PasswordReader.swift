@@ -1,7 +1,8 @@
 import AmplifyPlugins
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Reads passwords from a prompt without echo, or from standard input with `--password-stdin`;
@@ -18,7 +19,8 @@ enum PasswordReader {
             return line
         }
         guard isatty(STDIN_FILENO) == 1 else {
-            throw AuthError.validation("password", "There is no terminal to ask for the password.", "Pass --password-stdin and write the password on standard input.")
+            throw AuthError.validation(
+                "password", "There is no terminal to ask for the password.", "Pass --password-stdin and write the password on standard input.")
         }
         var original = termios()
         tcgetattr(STDIN_FILENO, &original)

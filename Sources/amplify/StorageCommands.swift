@@ -1,8 +1,9 @@
 import AmplifyPlugins
 import ArgumentParser
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `amplify storage …`: put, get, list, remove and URL of objects through the configured
@@ -10,7 +11,10 @@ import Glibc
 struct StorageGroup: CommandGroup {
     static let configuration = CommandConfiguration(
         commandName: "storage", abstract: "Objects in the bucket or the local folder.",
-        subcommands: [StorageCommands.Put.self, StorageCommands.Get.self, StorageCommands.List.self, StorageCommands.Remove.self, StorageCommands.URLCommand.self])
+        subcommands: [
+            StorageCommands.Put.self, StorageCommands.Get.self, StorageCommands.List.self, StorageCommands.Remove.self,
+            StorageCommands.URLCommand.self,
+        ])
 }
 
 /// `--bucket NAME`: the bucket of `storage.buckets` a command acts on.
@@ -83,7 +87,9 @@ enum StorageCommands {
             try await task.value
             progress.finish()
             let size = (try? FileManager.default.attributesOfItem(atPath: destination)[.size] as? Int) ?? 0
-            return CommandResult(text: "Downloaded \(key) to \(destination) (\(size) bytes).", json: ["key": .string(key), "file": .string(destination), "bytes": .number(Double(size))])
+            return CommandResult(
+                text: "Downloaded \(key) to \(destination) (\(size) bytes).",
+                json: ["key": .string(key), "file": .string(destination), "bytes": .number(Double(size))])
         }
     }
 
@@ -145,7 +151,8 @@ enum StorageCommands {
         func execute() async throws -> CommandResult {
             let seconds = Int(expires) ?? 18_000
             let urlOptions = AWSStorageGetURLOptions(validateObjectExistence: check, method: put ? .put : .get)
-            let options = bucket.selected.map { StorageGetURLRequest.Options(expires: seconds, bucket: $0, pluginOptions: urlOptions) }
+            let options =
+                bucket.selected.map { StorageGetURLRequest.Options(expires: seconds, bucket: $0, pluginOptions: urlOptions) }
                 ?? StorageGetURLRequest.Options(expires: seconds, pluginOptions: urlOptions)
             let url = try await Amplify.Storage.getURL(path: .fromString(key), options: options)
             return CommandResult(text: url.absoluteString, json: ["url": .string(url.absoluteString)])
@@ -184,7 +191,8 @@ final class ProgressBar {
         let filled = Int(fraction * Double(width))
         let mebibytes = Double(progress.completedBytes) / 1_048_576
         let total = progress.totalBytes.map { String(format: "%.1f", Double($0) / 1_048_576) } ?? "?"
-        let line = "\r\(label) [\(String(repeating: "#", count: filled))\(String(repeating: " ", count: width - filled))] \(Int(fraction * 100))% \(String(format: "%.1f", mebibytes))/\(total) MiB"
+        let line =
+            "\r\(label) [\(String(repeating: "#", count: filled))\(String(repeating: " ", count: width - filled))] \(Int(fraction * 100))% \(String(format: "%.1f", mebibytes))/\(total) MiB"
         FileHandle.standardError.write(Data(line.utf8))
         drawn = true
     }

@@ -1,7 +1,8 @@
 import AmplifyPlugins
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Reads a token from standard input for `auth verify-token -` (or no TOKEN): a token on the
@@ -31,7 +32,8 @@ enum TokenReader {
             }
         }
         guard bytes.count <= maximumInput else {
-            throw AuthError.validation("token", "Standard input holds more than \(maximumInput) bytes; a token is a few KiB.", "Pass only the token on standard input.")
+            throw AuthError.validation(
+                "token", "Standard input holds more than \(maximumInput) bytes; a token is a few KiB.", "Pass only the token on standard input.")
         }
         let token = String(decoding: bytes, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         guard !token.isEmpty else {

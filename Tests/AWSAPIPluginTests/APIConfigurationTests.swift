@@ -27,8 +27,9 @@ struct APIConfigurationTests {
         #expect(gen1.endpoints.keys.sorted() == ["AdminQueries", "notesapp"])
         #expect(gen1.endpoints["notesapp"]?.authorizationType == .apiKey)
         #expect(gen1.endpoints["AdminQueries"]?.endpointType == .rest)
-        #expect(gen1.endpoints["notesapp"]?.realtimeEndpoint?.absoluteString
-            == "wss://abcdefghijklmnopqrstuvwxyz.appsync-realtime-api.us-east-1.amazonaws.com/graphql")
+        #expect(
+            gen1.endpoints["notesapp"]?.realtimeEndpoint?.absoluteString
+                == "wss://abcdefghijklmnopqrstuvwxyz.appsync-realtime-api.us-east-1.amazonaws.com/graphql")
         let gen2 = try plugin("amplify_outputs-v1.4.json")
         #expect(gen2.endpoints["data"]?.authorizationTypes == [.amazonCognitoUserPools, .awsIAM])
         let flat = try plugin("aws-exports.json")
@@ -45,14 +46,21 @@ struct APIConfigurationTests {
     @Test("a custom domain's real-time endpoint appends /realtime; http becomes ws; the region is read from an AWS host")
     func derivedEndpoints() async throws {
         let custom = APIEndpointConfiguration(
-            name: "c", endpointType: .graphQL, endpoint: try #require(URL(string: "https://api.example.com/graphql")), region: "eu-west-1", authorizationType: .apiKey)
+            name: "c", endpointType: .graphQL, endpoint: try #require(URL(string: "https://api.example.com/graphql")), region: "eu-west-1",
+            authorizationType: .apiKey)
         #expect(custom.realtimeEndpoint?.absoluteString == "wss://api.example.com/graphql/realtime")
         let local = APIEndpointConfiguration(
-            name: "l", endpointType: .graphQL, endpoint: try #require(URL(string: "http://127.0.0.1:4000/graphql")), region: nil, authorizationType: .apiKey)
+            name: "l", endpointType: .graphQL, endpoint: try #require(URL(string: "http://127.0.0.1:4000/graphql")), region: nil,
+            authorizationType: .apiKey)
         #expect(local.realtimeEndpoint?.absoluteString == "ws://127.0.0.1:4000/graphql/realtime")
         let loop = try EventLoop(name: "api-config-test")
         let plugin = AWSAPIPlugin(loop: loop)
-        try plugin.configure(using: ["x": ["endpointType": "GraphQL", "endpoint": "https://x1.appsync-api.ap-south-1.amazonaws.com/graphql", "authorizationType": "AWS_IAM"]] as JSONValue)
+        try plugin.configure(
+            using: [
+                "x": [
+                    "endpointType": "GraphQL", "endpoint": "https://x1.appsync-api.ap-south-1.amazonaws.com/graphql", "authorizationType": "AWS_IAM",
+                ]
+            ] as JSONValue)
         #expect(plugin.endpoints["x"]?.region == "ap-south-1")
         await plugin.reset()
         try loop.shutdown()
@@ -68,7 +76,10 @@ struct APIConfigurationTests {
                 return error as? ConfigurationValueError
             }
         }
-        let base: [String: JSONValue] = ["endpointType": "GraphQL", "endpoint": "https://a.example.com/graphql", "region": "us-east-1", "authorizationType": "API_KEY", "apiKey": "k"]
+        let base: [String: JSONValue] = [
+            "endpointType": "GraphQL", "endpoint": "https://a.example.com/graphql", "region": "us-east-1", "authorizationType": "API_KEY",
+            "apiKey": "k",
+        ]
         var noEndpoint = base
         noEndpoint["endpoint"] = nil
         #expect(failure(["my api": .object(noEndpoint)])?.keyPath == "my api.endpoint")

@@ -55,22 +55,26 @@ final class APIFixture: Sendable {
         plugin = AWSAPIPlugin(
             apiAuthProviderFactory: factory, loop: loop, hub: hub, credentials: credentialsProvider ?? StaticCredentialsProvider(credentials),
             userPoolToken: userPoolToken ?? { _ in throw APIError.operationError("no user pool in this test", "") }, options: options)
-        try plugin.configure(endpoints: [
-            APIEndpointConfiguration(
-                name: "todos", endpointType: .graphQL, endpoint: endpoint, region: "us-east-1", authorizationType: mode,
-                additionalAuthorizationTypes: AWSAuthorizationType.allCases.filter { $0 != mode }, apiKey: apiKey),
-        ] + more)
+        try plugin.configure(
+            endpoints: [
+                APIEndpointConfiguration(
+                    name: "todos", endpointType: .graphQL, endpoint: endpoint, region: "us-east-1", authorizationType: mode,
+                    additionalAuthorizationTypes: AWSAuthorizationType.allCases.filter { $0 != mode }, apiKey: apiKey)
+            ] + more)
     }
 
-    convenience init(server: AppSyncServer, mode: AWSAuthorizationType = .apiKey, apiKey: String? = APIFixture.apiKey,
-                     credentials: AWSCredentials = APIFixture.iamKey, credentialsProvider: (any AWSCredentialsProvider)? = nil,
-                     userPoolToken: (@Sendable (Bool) async throws -> String)? = nil,
-                     factory: APIAuthProviderFactory = APIAuthProviderFactory(), options: AWSAPIPlugin.Options? = nil) throws {
+    convenience init(
+        server: AppSyncServer, mode: AWSAuthorizationType = .apiKey, apiKey: String? = APIFixture.apiKey,
+        credentials: AWSCredentials = APIFixture.iamKey, credentialsProvider: (any AWSCredentialsProvider)? = nil,
+        userPoolToken: (@Sendable (Bool) async throws -> String)? = nil,
+        factory: APIAuthProviderFactory = APIAuthProviderFactory(), options: AWSAPIPlugin.Options? = nil
+    ) throws {
         var options = options ?? AWSAPIPlugin.Options()
         if server.tls { options.trustedCertificatesFile = server.certificateFile }
-        try self.init(endpoint: server.graphQLEndpoint, mode: mode, apiKey: apiKey, credentials: credentials, credentialsProvider: credentialsProvider,
-                      userPoolToken: userPoolToken,
-                      factory: factory, options: options)
+        try self.init(
+            endpoint: server.graphQLEndpoint, mode: mode, apiKey: apiKey, credentials: credentials, credentialsProvider: credentialsProvider,
+            userPoolToken: userPoolToken,
+            factory: factory, options: options)
     }
 
     /// Creates a todo with `name` through the API and returns it.
@@ -79,8 +83,9 @@ final class APIFixture: Sendable {
         var input: [String: any Sendable] = ["name": name]
         if let id { input["id"] = id }
         if let priority { input["priority"] = priority }
-        let response = try await plugin.mutate(request: GraphQLRequest(
-            document: Documents.create, variables: ["input": input], responseType: Todo.self, decodePath: "createTodo"))
+        let response = try await plugin.mutate(
+            request: GraphQLRequest(
+                document: Documents.create, variables: ["input": input], responseType: Todo.self, decodePath: "createTodo"))
         return try response.get()
     }
 

@@ -1,4 +1,3 @@
-@testable import AWSAPIPlugin
 import AWSCognitoAuthPlugin
 import AWSPluginsCore
 import Amplify
@@ -7,6 +6,8 @@ import AmplifyEventLoop
 import AmplifyTestKit
 import Foundation
 import Testing
+
+@testable import AWSAPIPlugin
 
 /// AMAZON_COGNITO_USER_POOLS with a real user pool (moto) and the Cognito plugin: the stand-in
 /// checks each access token's signature against moto's JWKS.
@@ -38,16 +39,23 @@ struct CognitoUserPoolTests {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             cognito = AWSCognitoAuthPlugin(hub: hub, loop: loop, environment: [:])
             var block: [String: JSONValue] = [
-                "CognitoUserPool": ["Default": [
-                    "PoolId": .string(poolId), "AppClientId": .string(clientId), "Region": "us-east-1", "Endpoint": .string(moto.endpoint.absoluteString),
-                ]],
+                "CognitoUserPool": [
+                    "Default": [
+                        "PoolId": .string(poolId), "AppClientId": .string(clientId), "Region": "us-east-1",
+                        "Endpoint": .string(moto.endpoint.absoluteString),
+                    ]
+                ],
                 "Auth": ["Default": ["authenticationFlowType": "USER_PASSWORD_AUTH"]],
                 "credentialStore": .string(folder + "/credentials.sqlite"),
             ]
             if let identityPoolId = seeded["identityPoolId"]?.stringValue {
-                block["CredentialsProvider"] = ["CognitoIdentity": ["Default": [
-                    "PoolId": .string(identityPoolId), "Region": "us-east-1", "Endpoint": .string(moto.endpoint.absoluteString),
-                ]]]
+                block["CredentialsProvider"] = [
+                    "CognitoIdentity": [
+                        "Default": [
+                            "PoolId": .string(identityPoolId), "Region": "us-east-1", "Endpoint": .string(moto.endpoint.absoluteString),
+                        ]
+                    ]
+                ]
             }
             try cognito.configure(using: JSONValue.object(block))
             if signIn { _ = try await cognito.signIn(username: "alice", password: "Secr3t!pass", options: nil) }
@@ -55,8 +63,11 @@ struct CognitoUserPoolTests {
 
         func serverOptions(_ moto: MotoServer) -> AppSyncServer.Options {
             AppSyncServer.Options(
-                apiKeys: [], userPool: (jwksURL: "\(moto.endpoint.absoluteString)/\(poolId)/.well-known/jwks.json",
-                                       issuer: "https://cognito-idp.us-east-1.amazonaws.com/\(poolId)", clientIds: [clientId]))
+                apiKeys: [],
+                userPool: (
+                    jwksURL: "\(moto.endpoint.absoluteString)/\(poolId)/.well-known/jwks.json",
+                    issuer: "https://cognito-idp.us-east-1.amazonaws.com/\(poolId)", clientIds: [clientId]
+                ))
         }
 
         /// The plugin's own way to the token (`fetchAuthSession` on the Auth plugin), recording each call.
@@ -125,9 +136,11 @@ struct CognitoUserPoolTests {
         try await MotoServer.with { moto in
             let pool = try await Pool(moto: moto)
             try await AppSyncServer.with(pool.serverOptions(moto)) { server in
-                let forged = try APIFixture(server: server, mode: .amazonCognitoUserPools, apiKey: nil, userPoolToken: { _ in
-                    "eyJhbGciOiJSUzI1NiIsImtpZCI6ImZvcmdlZCJ9.eyJzdWIiOiJtYWxsb3J5In0.c2lnbmF0dXJl"
-                })
+                let forged = try APIFixture(
+                    server: server, mode: .amazonCognitoUserPools, apiKey: nil,
+                    userPoolToken: { _ in
+                        "eyJhbGciOiJSUzI1NiIsImtpZCI6ImZvcmdlZCJ9.eyJzdWIiOiJtYWxsb3J5In0.c2lnbmF0dXJl"
+                    })
                 let refused = await #expect(throws: APIError.self) { try await whoAmI(forged) }
                 guard case .httpStatusError(401, _)? = refused else {
                     Issue.record("expected a 401, got \(String(describing: refused))")
@@ -175,8 +188,10 @@ struct CognitoUserPoolTests {
             let pool = try await Pool(moto: moto)
             try await AppSyncServer.with(pool.serverOptions(moto)) { server in
                 let fixture = try APIFixture(server: server, mode: .amazonCognitoUserPools, apiKey: nil, userPoolToken: pool.tokenSource)
-                let subscription = SubscriptionCollector(fixture.plugin.subscribe(request: GraphQLRequest(
-                    document: Documents.onCreate, variables: ["name": "mine"], responseType: Todo.self, decodePath: "onCreateTodo")))
+                let subscription = SubscriptionCollector(
+                    fixture.plugin.subscribe(
+                        request: GraphQLRequest(
+                            document: Documents.onCreate, variables: ["name": "mine"], responseType: Todo.self, decodePath: "onCreateTodo")))
                 #expect(await subscription.connected())
                 try await fixture.create("mine")
                 #expect(await subscription.wait { $0.values.count == 1 })
@@ -189,12 +204,15 @@ struct CognitoUserPoolTests {
 }
 
 extension CognitoUserPoolTests {
-    @Test("inside a server context the plugin's default token source (Amplify.Auth) sends the context user's access token; outside it nobody is signed in")
+    @Test(
+        "inside a server context the plugin's default token source (Amplify.Auth) sends the context user's access token; outside it nobody is signed in"
+    )
     func serverContextUserIsSent() async throws {
         try await MotoServer.with { moto in
             let pool = try await Pool(moto: moto, signIn: false)
             try await AppSyncServer.with(pool.serverOptions(moto)) { server in
-                let fixture = try APIFixture(server: server, mode: .amazonCognitoUserPools, apiKey: nil, userPoolToken: APIAuthSources.userPoolToken())
+                let fixture = try APIFixture(
+                    server: server, mode: .amazonCognitoUserPools, apiKey: nil, userPoolToken: APIAuthSources.userPoolToken())
                 let context = try pool.cognito.emptyServerContext()
                 _ = try await context.run { try await Amplify.Auth.signIn(username: "alice", password: "Secr3t!pass") }
                 let identity = try await context.run { try await whoAmI(fixture) }

@@ -13,15 +13,18 @@ import Testing
 @Suite("GraphQL over HTTP: auth modes", .serialized)
 struct GraphQLAuthModeTests {
     private func whoAmI(_ fixture: APIFixture, _ mode: AWSAuthorizationType? = nil) async throws -> Identity {
-        try await fixture.plugin.query(request: GraphQLRequest(
-            document: Documents.whoAmI, responseType: Identity.self, decodePath: "whoAmI", authMode: mode)).get()
+        try await fixture.plugin.query(
+            request: GraphQLRequest(
+                document: Documents.whoAmI, responseType: Identity.self, decodePath: "whoAmI", authMode: mode)
+        ).get()
     }
 
     @Test("API_KEY (the default and per request), AWS_IAM, OPENID_CONNECT and AWS_LAMBDA are each accepted, and the server sees that mode")
     func everyModeIsAccepted() async throws {
         try await AppSyncServer.with(.allButUserPools) { server in
             let fixture = try APIFixture(
-                server: server, factory: APIAuthProviderFactory(oidc: FixedToken(token: "oidc-token-1"), function: FixedToken(token: "lambda-token-1")))
+                server: server,
+                factory: APIAuthProviderFactory(oidc: FixedToken(token: "oidc-token-1"), function: FixedToken(token: "lambda-token-1")))
             #expect(try await whoAmI(fixture).authMode == "API_KEY")
             #expect(try await whoAmI(fixture, AWSAuthorizationType.apiKey).authMode == "API_KEY")
             let iam = try await whoAmI(fixture, AWSAuthorizationType.awsIAM)
@@ -43,7 +46,9 @@ struct GraphQLAuthModeTests {
                 return
             }
             #expect(response.value(forHTTPHeaderField: "x-amzn-ErrorType") == "UnauthorizedException")
-            #expect(error?.errorDescription == "The HTTP response status code is [401]. The service said: UnauthorizedException: You are not authorized to make this call.")
+            #expect(
+                error?.errorDescription
+                    == "The HTTP response status code is [401]. The service said: UnauthorizedException: You are not authorized to make this call.")
             #expect(error?.httpResponseBody.map { String(decoding: $0, as: UTF8.self) }?.contains("UnauthorizedException") == true)
             try await fixture.close()
         }
@@ -53,7 +58,8 @@ struct GraphQLAuthModeTests {
     func wrongSignatureIsRefused() async throws {
         try await AppSyncServer.with(.allButUserPools) { server in
             let fixture = try APIFixture(
-                server: server, mode: .awsIAM, credentials: AWSCredentials(accessKeyId: APIFixture.iamKey.accessKeyId, secretAccessKey: "not-the-secret"))
+                server: server, mode: .awsIAM,
+                credentials: AWSCredentials(accessKeyId: APIFixture.iamKey.accessKeyId, secretAccessKey: "not-the-secret"))
             let error = await #expect(throws: APIError.self) { try await whoAmI(fixture) }
             guard case .httpStatusError(403, _)? = error else {
                 Issue.record("expected a 403, got \(String(describing: error))")
@@ -67,7 +73,8 @@ struct GraphQLAuthModeTests {
     @Test("wrong OIDC and Lambda tokens are refused with 401; a missing token provider is a configuration error that says how to give one")
     func wrongTokensAreRefused() async throws {
         try await AppSyncServer.with(.allButUserPools) { server in
-            let fixture = try APIFixture(server: server, factory: APIAuthProviderFactory(oidc: FixedToken(token: "oidc-wrong"), function: FixedToken(token: "lambda-wrong")))
+            let fixture = try APIFixture(
+                server: server, factory: APIAuthProviderFactory(oidc: FixedToken(token: "oidc-wrong"), function: FixedToken(token: "lambda-wrong")))
             for mode in [AWSAuthorizationType.openIDConnect, .function] {
                 let error = await #expect(throws: APIError.self) { try await whoAmI(fixture, mode) }
                 guard case .httpStatusError(401, _)? = error else {
@@ -93,7 +100,8 @@ struct GraphQLAuthModeTests {
         try await AppSyncServer.with(.allButUserPools) { server in
             let fixture = try APIFixture(server: server)
             let todo = try await fixture.create("hub")
-            _ = try await fixture.plugin.query(request: GraphQLRequest(document: Documents.get, variables: ["id": todo.id], responseType: Todo.self, decodePath: "getTodo"))
+            _ = try await fixture.plugin.query(
+                request: GraphQLRequest(document: Documents.get, variables: ["id": todo.id], responseType: Todo.self, decodePath: "getTodo"))
             #expect(await fixture.events.waitForEvents(count: 2))
             let payloads = fixture.events.payloads
             #expect(payloads.map(\.eventName) == [HubPayload.EventName.API.mutate, HubPayload.EventName.API.query])

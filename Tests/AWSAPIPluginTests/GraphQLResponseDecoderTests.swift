@@ -1,6 +1,7 @@
-@testable import AWSAPIPlugin
 import Amplify
 import Testing
+
+@testable import AWSAPIPlugin
 
 /// The GraphQL response decoder's fast path (the data at the decode path found by its bytes and
 /// decoded alone) against its careful path (the whole body read into a JSONValue first).
@@ -23,33 +24,35 @@ struct GraphQLResponseDecoderTests {
         }
     }
 
-    @Test("both paths give the same response, whatever the spacing, escapes, nesting or members around the data", arguments: [
-        (#"{"data":{"getTodo":{"id":"1","name":"a","description":null}}}"#, "getTodo"),
-        ("{\n  \"data\" : {\r\n \"getTodo\" :\t{ \"id\" : \"1\" , \"name\" : \"a\" } } \n}\n", "getTodo"),
-        (#"{"data":{"getTodo":{"id":"1\"}]","name":"a\\b{[","description":"\u00e9 \ud83d\ude00"}}}"#, "getTodo"),
-        (#"{"extensions":{"cost":[1,{"x":"}"}]},"data":{"list":{"items":[{"id":"1","name":"x"},{"id":"2","name":"y"}]}}}"#, "list.items.1"),
-        (#"{"data":{"getTodo":{"id":"1","name":"a","extra":[true,false,null,-1.5e3]}}}"#, "getTodo"),
-        (#"{"data":{"getTodo":{"id":"1","name":"a"}},"errors":[{"message":"description failed","path":["getTodo","description"]}]}"#, "getTodo"),
-        (#"{"data":{"getTodo":{"id":"1","name":"a"}},"errors":[]}"#, "getTodo"),
-        (#"{"data":null,"errors":[{"message":"denied"}]}"#, "getTodo"),
-        (#"{"data":{"getTodo":null}}"#, "getTodo"),
-        (#"{"data":{"getTodo":{"id":"1"}}}"#, "getTodo"),
-        (#"{"data":{"other":{"id":"1","name":"a"}}}"#, "getTodo"),
-        (#"{"data":{"list":[{"id":"1","name":"a"}]}}"#, "list.3"),
-        (#"{"data":{"list":{"0":{"id":"1","name":"a"}}}}"#, "list.0"),
-        (#"{"d\u0061ta":{"getTodo":{"id":"1","name":"a"}}}"#, "getTodo"),
-        // Decode paths: empty parts, a position on an object, a key of digits, signs and overflow.
-        (#"{"data":{"list":{"items":[{"id":"1","name":"x"}]}}}"#, ".list..items.0."),
-        (#"{"data":{"list":{"items":[{"id":"1","name":"x"}]}}}"#, "list.items.+0"),
-        (#"{"data":{"list":{"items":[{"id":"1","name":"x"}]}}}"#, "list.items.-0"),
-        (#"{"data":{"list":{"items":[{"id":"1","name":"x"}]}}}"#, "list.items.99999999999999999999"),
-        (#"{"data":{"list":{"007":{"id":"1","name":"x"}}}}"#, "list.007"),
-        (#"{"data":{"list":[{"id":"1","name":"x"}]}}"#, "list.007"),
-        (#"{"data":{"getTodo":{"id":"1","name":"a"}}}"#, ""),
-        // What the fast path doubts, Foundation's reader (the careful path) decides.
-        (#"{"data":{"getTodo":{"id":"1","name":"a"}},}"#, "getTodo"),
-        (#"{"data":{"getTodo":{"id":"1","name":"a"}}, "data":{"getTodo":{"id":"2","name":"b"}}}"#, "getTodo"),
-    ])
+    @Test(
+        "both paths give the same response, whatever the spacing, escapes, nesting or members around the data",
+        arguments: [
+            (#"{"data":{"getTodo":{"id":"1","name":"a","description":null}}}"#, "getTodo"),
+            ("{\n  \"data\" : {\r\n \"getTodo\" :\t{ \"id\" : \"1\" , \"name\" : \"a\" } } \n}\n", "getTodo"),
+            (#"{"data":{"getTodo":{"id":"1\"}]","name":"a\\b{[","description":"\u00e9 \ud83d\ude00"}}}"#, "getTodo"),
+            (#"{"extensions":{"cost":[1,{"x":"}"}]},"data":{"list":{"items":[{"id":"1","name":"x"},{"id":"2","name":"y"}]}}}"#, "list.items.1"),
+            (#"{"data":{"getTodo":{"id":"1","name":"a","extra":[true,false,null,-1.5e3]}}}"#, "getTodo"),
+            (#"{"data":{"getTodo":{"id":"1","name":"a"}},"errors":[{"message":"description failed","path":["getTodo","description"]}]}"#, "getTodo"),
+            (#"{"data":{"getTodo":{"id":"1","name":"a"}},"errors":[]}"#, "getTodo"),
+            (#"{"data":null,"errors":[{"message":"denied"}]}"#, "getTodo"),
+            (#"{"data":{"getTodo":null}}"#, "getTodo"),
+            (#"{"data":{"getTodo":{"id":"1"}}}"#, "getTodo"),
+            (#"{"data":{"other":{"id":"1","name":"a"}}}"#, "getTodo"),
+            (#"{"data":{"list":[{"id":"1","name":"a"}]}}"#, "list.3"),
+            (#"{"data":{"list":{"0":{"id":"1","name":"a"}}}}"#, "list.0"),
+            (#"{"d\u0061ta":{"getTodo":{"id":"1","name":"a"}}}"#, "getTodo"),
+            // Decode paths: empty parts, a position on an object, a key of digits, signs and overflow.
+            (#"{"data":{"list":{"items":[{"id":"1","name":"x"}]}}}"#, ".list..items.0."),
+            (#"{"data":{"list":{"items":[{"id":"1","name":"x"}]}}}"#, "list.items.+0"),
+            (#"{"data":{"list":{"items":[{"id":"1","name":"x"}]}}}"#, "list.items.-0"),
+            (#"{"data":{"list":{"items":[{"id":"1","name":"x"}]}}}"#, "list.items.99999999999999999999"),
+            (#"{"data":{"list":{"007":{"id":"1","name":"x"}}}}"#, "list.007"),
+            (#"{"data":{"list":[{"id":"1","name":"x"}]}}"#, "list.007"),
+            (#"{"data":{"getTodo":{"id":"1","name":"a"}}}"#, ""),
+            // What the fast path doubts, Foundation's reader (the careful path) decides.
+            (#"{"data":{"getTodo":{"id":"1","name":"a"}},}"#, "getTodo"),
+            (#"{"data":{"getTodo":{"id":"1","name":"a"}}, "data":{"getTodo":{"id":"2","name":"b"}}}"#, "getTodo"),
+        ])
     func pathsAgree(body: String, path: String) throws {
         let bytes = Array(body.utf8)
         let fast = try GraphQLResponseDecoder.decode(bytes, as: Todo.self, decodePath: path)
@@ -57,12 +60,14 @@ struct GraphQLResponseDecoderTests {
         #expect(summary(fast) == summary(careful))
     }
 
-    @Test("a body that is not plainly one JSON object goes to the careful path, which says it is not JSON", arguments: [
-        #"{"data":{"getTodo":{"id":"1","name":"a"}}} trailing"#,
-        #"{"data":{"getTodo":{"id":"1","name":"a"}}"#,
-        #"{"data" {"getTodo":{"id":"1","name":"a"}}}"#,
-        "",
-    ])
+    @Test(
+        "a body that is not plainly one JSON object goes to the careful path, which says it is not JSON",
+        arguments: [
+            #"{"data":{"getTodo":{"id":"1","name":"a"}}} trailing"#,
+            #"{"data":{"getTodo":{"id":"1","name":"a"}}"#,
+            #"{"data" {"getTodo":{"id":"1","name":"a"}}}"#,
+            "",
+        ])
     func malformedBodiesAreRefused(body: String) {
         #expect(throws: APIError.self) { try GraphQLResponseDecoder.decode(Array(body.utf8), as: Todo.self, decodePath: "getTodo") }
     }

@@ -20,20 +20,28 @@ struct GraphQLResponseTests {
                 "name": "buy milk", "description": "semi-skimmed", "priority": 3, "done": false, "tags": ["shop", "food"],
                 "meta": #"{"aisle": 7}"#,
             ]
-            let created = try await fixture.plugin.mutate(request: GraphQLRequest(
-                document: Documents.create, variables: ["input": input], responseType: Todo.self, decodePath: "createTodo")).get()
+            let created = try await fixture.plugin.mutate(
+                request: GraphQLRequest(
+                    document: Documents.create, variables: ["input": input], responseType: Todo.self, decodePath: "createTodo")
+            ).get()
             #expect(created.name == "buy milk")
             #expect(created.priority == 3)
             #expect(created.done == false)
             #expect(created.tags == ["shop", "food"])
-            let read = try await fixture.plugin.query(request: GraphQLRequest(
-                document: Documents.get, variables: ["id": JSONValue.string(created.id)], responseType: Todo.self, decodePath: "getTodo")).get()
+            let read = try await fixture.plugin.query(
+                request: GraphQLRequest(
+                    document: Documents.get, variables: ["id": JSONValue.string(created.id)], responseType: Todo.self, decodePath: "getTodo")
+            ).get()
             #expect(read == created)
-            let whole = try await fixture.plugin.query(request: GraphQLRequest(
-                document: Documents.get, variables: ["id": created.id], responseType: JSONValue.self)).get()
+            let whole = try await fixture.plugin.query(
+                request: GraphQLRequest(
+                    document: Documents.get, variables: ["id": created.id], responseType: JSONValue.self)
+            ).get()
             #expect(whole.value(at: "getTodo.name") == "buy milk")
-            let raw = try await fixture.plugin.query(request: GraphQLRequest(
-                document: Documents.get, variables: ["id": created.id], responseType: String.self, decodePath: "getTodo.name")).get()
+            let raw = try await fixture.plugin.query(
+                request: GraphQLRequest(
+                    document: Documents.get, variables: ["id": created.id], responseType: String.self, decodePath: "getTodo.name")
+            ).get()
             #expect(raw == #""buy milk""#)
             try await fixture.close()
         }
@@ -44,9 +52,10 @@ struct GraphQLResponseTests {
         try await AppSyncServer.with { server in
             let fixture = try APIFixture(server: server)
             let todo = try await fixture.create("partial")
-            let response = try await fixture.plugin.query(request: GraphQLRequest(
-                document: "query Get($id: ID!) { getTodo(id: $id) { id name failingField } }", variables: ["id": todo.id],
-                responseType: Todo.self, decodePath: "getTodo"))
+            let response = try await fixture.plugin.query(
+                request: GraphQLRequest(
+                    document: "query Get($id: ID!) { getTodo(id: $id) { id name failingField } }", variables: ["id": todo.id],
+                    responseType: Todo.self, decodePath: "getTodo"))
             guard case .partial(let data, let errors)? = response.failure else {
                 Issue.record("expected partial data, got \(response)")
                 return
@@ -65,8 +74,9 @@ struct GraphQLResponseTests {
     func errorsOnly() async throws {
         try await AppSyncServer.with { server in
             let fixture = try APIFixture(server: server)
-            let failing = try await fixture.plugin.query(request: GraphQLRequest(
-                document: "query { errorTodo(id: \"x\") { id name } }", responseType: Todo.self, decodePath: "errorTodo"))
+            let failing = try await fixture.plugin.query(
+                request: GraphQLRequest(
+                    document: "query { errorTodo(id: \"x\") { id name } }", responseType: Todo.self, decodePath: "errorTodo"))
             guard case .error(let errors)? = failing.failure else {
                 Issue.record("expected errors, got \(failing)")
                 return
@@ -89,16 +99,19 @@ struct GraphQLResponseTests {
         try await AppSyncServer.with { server in
             let fixture = try APIFixture(server: server)
             let todo = try await fixture.create("shape")
-            let missing = try await fixture.plugin.query(request: GraphQLRequest(
-                document: Documents.get, variables: ["id": todo.id], responseType: Todo.self, decodePath: "getTodo.owner.name"))
+            let missing = try await fixture.plugin.query(
+                request: GraphQLRequest(
+                    document: Documents.get, variables: ["id": todo.id], responseType: Todo.self, decodePath: "getTodo.owner.name"))
             guard case .transformationError(let raw, let error)? = missing.failure else {
                 Issue.record("expected a transformation error, got \(missing)")
                 return
             }
             #expect(raw.contains("\"shape\""))
             #expect(error.errorDescription.contains("decode path `getTodo.owner.name`") || error.errorDescription.contains("does not decode"))
-            let wrong = try await fixture.plugin.query(request: GraphQLRequest(
-                document: "query Get($id: ID!) { getTodo(id: $id) { id } }", variables: ["id": todo.id], responseType: Todo.self, decodePath: "getTodo"))
+            let wrong = try await fixture.plugin.query(
+                request: GraphQLRequest(
+                    document: "query Get($id: ID!) { getTodo(id: $id) { id } }", variables: ["id": todo.id], responseType: Todo.self,
+                    decodePath: "getTodo"))
             guard case .transformationError(_, let shapeError)? = wrong.failure else {
                 Issue.record("expected a transformation error, got \(wrong)")
                 return

@@ -4,8 +4,9 @@ import Amplify
 import AmplifyTestKit
 import Foundation
 import Testing
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// REST against the test HTTP server's API Gateway stand-in, which recomputes each request's
@@ -14,10 +15,15 @@ import FoundationNetworking
 struct RESTTests {
     static let key = AWSCredentials(accessKeyId: "AKIDEXECUTEAPI", secretAccessKey: "execute-api-secret")
 
-    private func fixture(_ http: LocalHTTPServer, credentials: AWSCredentials = RESTTests.key, mode: AWSAuthorizationType = .awsIAM) throws -> APIFixture {
-        try APIFixture(endpoint: http.url("/graphql"), credentials: credentials, more: [
-            APIEndpointConfiguration(name: "orders api", endpointType: .rest, endpoint: http.url("/execute-api/dev"), region: "us-east-1", authorizationType: mode),
-        ])
+    private func fixture(_ http: LocalHTTPServer, credentials: AWSCredentials = RESTTests.key, mode: AWSAuthorizationType = .awsIAM) throws
+        -> APIFixture
+    {
+        try APIFixture(
+            endpoint: http.url("/graphql"), credentials: credentials,
+            more: [
+                APIEndpointConfiguration(
+                    name: "orders api", endpointType: .rest, endpoint: http.url("/execute-api/dev"), region: "us-east-1", authorizationType: mode)
+            ])
     }
 
     private func echo(_ data: Data) throws -> JSONValue { try JSONDecoder().decode(JSONValue.self, from: data) }
@@ -27,19 +33,22 @@ struct RESTTests {
         let http = try await LocalHTTPServer.start()
         defer { http.stop() }
         let fixture = try fixture(http)
-        let get = try echo(try await fixture.plugin.get(request: RESTRequest(
-            path: "/orders/42 a", queryParameters: ["expand": "lines items", "limit": "5"])))
+        let get = try echo(
+            try await fixture.plugin.get(
+                request: RESTRequest(
+                    path: "/orders/42 a", queryParameters: ["expand": "lines items", "limit": "5"])))
         #expect(get["method"] == "GET")
         #expect(get["path"] == "/execute-api/dev/orders/42%20a")
         #expect(get["query"] == "expand=lines%20items&limit=5")
         for method in ["POST", "PUT", "PATCH", "DELETE"] {
             let request = RESTRequest(apiName: "orders api", path: "/orders", headers: ["X-Trace": "t-1"], body: Data(#"{"qty": 2}"#.utf8))
-            let data = switch method {
-            case "POST": try await fixture.plugin.post(request: request)
-            case "PUT": try await fixture.plugin.put(request: request)
-            case "PATCH": try await fixture.plugin.patch(request: request)
-            default: try await fixture.plugin.delete(request: request)
-            }
+            let data =
+                switch method {
+                case "POST": try await fixture.plugin.post(request: request)
+                case "PUT": try await fixture.plugin.put(request: request)
+                case "PATCH": try await fixture.plugin.patch(request: request)
+                default: try await fixture.plugin.delete(request: request)
+                }
             let answer = try echo(data)
             #expect(answer["method"] == .string(method))
             #expect(answer["body"] == #"{"qty": 2}"#)
@@ -60,7 +69,10 @@ struct RESTTests {
             return
         }
         #expect(response.value(forHTTPHeaderField: "x-amzn-ErrorType") == "InvalidSignatureException")
-        #expect(error?.errorDescription.hasPrefix("The HTTP response status code is [403]. The service said: InvalidSignatureException: The request signature we calculated does not match") == true)
+        #expect(
+            error?.errorDescription.hasPrefix(
+                "The HTTP response status code is [403]. The service said: InvalidSignatureException: The request signature we calculated does not match"
+            ) == true)
         try await fixture.close()
     }
 
@@ -104,10 +116,14 @@ struct RESTTests {
     func apiSelection() async throws {
         let http = try await LocalHTTPServer.start()
         defer { http.stop() }
-        let fixture = try APIFixture(endpoint: http.url("/graphql"), credentials: Self.key, more: [
-            APIEndpointConfiguration(name: "a", endpointType: .rest, endpoint: http.url("/execute-api/a"), region: "us-east-1", authorizationType: .awsIAM),
-            APIEndpointConfiguration(name: "b", endpointType: .rest, endpoint: http.url("/execute-api/b"), region: "us-east-1", authorizationType: .awsIAM),
-        ])
+        let fixture = try APIFixture(
+            endpoint: http.url("/graphql"), credentials: Self.key,
+            more: [
+                APIEndpointConfiguration(
+                    name: "a", endpointType: .rest, endpoint: http.url("/execute-api/a"), region: "us-east-1", authorizationType: .awsIAM),
+                APIEndpointConfiguration(
+                    name: "b", endpointType: .rest, endpoint: http.url("/execute-api/b"), region: "us-east-1", authorizationType: .awsIAM),
+            ])
         let ambiguous = await #expect(throws: APIError.self) { try await fixture.plugin.get(request: RESTRequest(path: "/x")) }
         #expect(ambiguous?.errorDescription == "The configuration has 2 REST APIs ('a', 'b') and the request names none.")
         #expect(try echo(try await fixture.plugin.get(request: RESTRequest(apiName: "b", path: "/x")))["path"] == "/execute-api/b/x")

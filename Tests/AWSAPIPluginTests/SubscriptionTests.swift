@@ -1,9 +1,10 @@
-@testable import AWSAPIPlugin
 import AWSPluginsCore
 import Amplify
 import AmplifyTestKit
 import Foundation
 import Testing
+
+@testable import AWSAPIPlugin
 
 /// Subscriptions over AppSync's real-time protocol against the stand-in: the states each
 /// sequence and the Hub report, every auth mode, one socket for many subscriptions, `ka`
@@ -16,8 +17,10 @@ struct SubscriptionTests {
     private func subscribe(_ fixture: APIFixture, name: String? = nil, mode: AWSAuthorizationType? = nil) -> SubscriptionCollector<Todo> {
         var variables: [String: any Sendable]?
         if let name { variables = ["name": name] }
-        return SubscriptionCollector(fixture.plugin.subscribe(request: GraphQLRequest(
-            document: Documents.onCreate, variables: variables, responseType: Todo.self, decodePath: "onCreateTodo", authMode: mode)))
+        return SubscriptionCollector(
+            fixture.plugin.subscribe(
+                request: GraphQLRequest(
+                    document: Documents.onCreate, variables: variables, responseType: Todo.self, decodePath: "onCreateTodo", authMode: mode)))
     }
 
     @Test("a subscription reports connecting then connected, receives each mutation's data, and its states go to the Hub with the API's name")
@@ -44,7 +47,9 @@ struct SubscriptionTests {
     @Test("API_KEY, AWS_IAM, OPENID_CONNECT and AWS_LAMBDA each authorize the socket and the start; each mode has a socket of its own")
     func everyModeSubscribes() async throws {
         try await AppSyncServer.with(.allButUserPools) { server in
-            let fixture = try APIFixture(server: server, factory: APIAuthProviderFactory(oidc: FixedToken(token: "oidc-token-1"), function: FixedToken(token: "lambda-token-1")))
+            let fixture = try APIFixture(
+                server: server,
+                factory: APIAuthProviderFactory(oidc: FixedToken(token: "oidc-token-1"), function: FixedToken(token: "lambda-token-1")))
             let modes: [AWSAuthorizationType] = [.apiKey, .awsIAM, .openIDConnect, .function]
             let subscriptions = modes.map { subscribe(fixture, name: "modes", mode: $0) }
             for (mode, subscription) in zip(modes, subscriptions) { #expect(await subscription.connected(), "\(mode)") }
@@ -58,7 +63,9 @@ struct SubscriptionTests {
         }
     }
 
-    @Test("a wrong API key is refused on connect: after one retry with fresh credentials the sequence fails with an error that names UnauthorizedException")
+    @Test(
+        "a wrong API key is refused on connect: after one retry with fresh credentials the sequence fails with an error that names UnauthorizedException"
+    )
     func wrongKeyIsRefused() async throws {
         try await AppSyncServer.with { server in
             let fixture = try APIFixture(server: server, apiKey: "da2-wrong")
@@ -104,7 +111,8 @@ struct SubscriptionTests {
     @Test("ka silence past connectionTimeoutMs is detected: the socket is replaced, the subscription restarted, and data flows again")
     func keepAliveSilence() async throws {
         try await AppSyncServer.with(AppSyncServer.Options(keepAliveInterval: 0.2, connectionTimeoutMs: 1000)) { server in
-            let fixture = try APIFixture(server: server, options: AWSAPIPlugin.Options(reconnect: RealtimeReconnectPolicy(baseDelay: .milliseconds(50))))
+            let fixture = try APIFixture(
+                server: server, options: AWSAPIPlugin.Options(reconnect: RealtimeReconnectPolicy(baseDelay: .milliseconds(50))))
             let subscription = subscribe(fixture, name: "ka")
             #expect(await subscription.connected())
             try server.control("stop-ka")
@@ -123,7 +131,8 @@ struct SubscriptionTests {
     @Test("a server-side drop (TCP closed, no close frame) is followed by a reconnect, and mutations after it arrive")
     func dropAndReconnect() async throws {
         try await AppSyncServer.with { server in
-            let fixture = try APIFixture(server: server, options: AWSAPIPlugin.Options(reconnect: RealtimeReconnectPolicy(baseDelay: .milliseconds(50))))
+            let fixture = try APIFixture(
+                server: server, options: AWSAPIPlugin.Options(reconnect: RealtimeReconnectPolicy(baseDelay: .milliseconds(50))))
             let first = subscribe(fixture, name: "drop")
             let second = subscribe(fixture, name: "drop")
             #expect(await first.connected())
@@ -175,8 +184,10 @@ struct SubscriptionTests {
             let fixture = try APIFixture(server: server)
             let good = subscribe(fixture, name: "ok")
             #expect(await good.connected())
-            let bad = SubscriptionCollector(fixture.plugin.subscribe(request: GraphQLRequest(
-                document: "subscription { onNothing { id } }", responseType: JSONValue.self)))
+            let bad = SubscriptionCollector(
+                fixture.plugin.subscribe(
+                    request: GraphQLRequest(
+                        document: "subscription { onNothing { id } }", responseType: JSONValue.self)))
             #expect(await bad.wait { $0.end != nil })
             #expect((bad.error as? APIError)?.errorDescription.hasPrefix("The server refused the subscription:") == true)
             try await fixture.create("ok")
@@ -189,9 +200,11 @@ struct SubscriptionTests {
     @Test("with the stand-in gone, reconnection gives up after the policy's attempts: disconnected, then APIError.networkError, no hang")
     func serverGone() async throws {
         let server = try await AppSyncServer.start()
-        let fixture = try APIFixture(server: server, options: AWSAPIPlugin.Options(
-            reconnect: RealtimeReconnectPolicy(maximumAttempts: 2, baseDelay: .milliseconds(20), maximumDelay: .milliseconds(50)),
-            acknowledgementTimeout: .seconds(20)))
+        let fixture = try APIFixture(
+            server: server,
+            options: AWSAPIPlugin.Options(
+                reconnect: RealtimeReconnectPolicy(maximumAttempts: 2, baseDelay: .milliseconds(20), maximumDelay: .milliseconds(50)),
+                acknowledgementTimeout: .seconds(20)))
         let subscription = subscribe(fixture)
         #expect(await subscription.connected())
         server.stop()
@@ -209,8 +222,10 @@ struct SubscriptionTests {
     func closedMidFrame() async throws {
         let peer = try await WebSocketTestServer.start()
         defer { peer.stop() }
-        let fixture = try APIFixture(endpoint: peer.httpURL("/midframe/graphql"), options: AWSAPIPlugin.Options(
-            reconnect: RealtimeReconnectPolicy(maximumAttempts: 1, baseDelay: .milliseconds(20)), acknowledgementTimeout: .seconds(2)))
+        let fixture = try APIFixture(
+            endpoint: peer.httpURL("/midframe/graphql"),
+            options: AWSAPIPlugin.Options(
+                reconnect: RealtimeReconnectPolicy(maximumAttempts: 1, baseDelay: .milliseconds(20)), acknowledgementTimeout: .seconds(2)))
         let subscription = subscribe(fixture)
         #expect(await subscription.wait(timeout: .seconds(30)) { $0.end != nil })
         let error = subscription.error as? APIError

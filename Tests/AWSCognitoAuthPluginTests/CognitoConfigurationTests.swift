@@ -10,14 +10,16 @@ struct CognitoConfigurationTests {
         "IdentityManager": ["Default": [:]],
         "CredentialsProvider": ["CognitoIdentity": ["Default": ["PoolId": "us-east-1:00000000-0000-0000-0000-000000000000", "Region": "us-east-1"]]],
         "CognitoUserPool": ["Default": ["PoolId": "us-east-1_AbCdEfGhI", "AppClientId": "abcdefghij0123456789", "Region": "us-east-1"]],
-        "Auth": ["Default": [
-            "authenticationFlowType": "USER_SRP_AUTH",
-            "OAuth": [
-                "WebDomain": "myapp.auth.us-east-1.amazoncognito.com", "AppClientId": "abcdefghij0123456789",
-                "SignInRedirectURI": "myapp://callback/,http://127.0.0.1:8765/callback", "SignOutRedirectURI": "myapp://signout/",
-                "Scopes": ["openid", "email", "profile"],
-            ],
-        ]],
+        "Auth": [
+            "Default": [
+                "authenticationFlowType": "USER_SRP_AUTH",
+                "OAuth": [
+                    "WebDomain": "myapp.auth.us-east-1.amazoncognito.com", "AppClientId": "abcdefghij0123456789",
+                    "SignInRedirectURI": "myapp://callback/,http://127.0.0.1:8765/callback", "SignOutRedirectURI": "myapp://signout/",
+                    "Scopes": ["openid", "email", "profile"],
+                ],
+            ]
+        ],
     ]
 
     @Test("The block the CLI writes gives AWS's endpoints, issuer and JWKS, SRP, and the hosted UI with its loopback redirect")
@@ -43,8 +45,10 @@ struct CognitoConfigurationTests {
         let mismatched = try CognitoAuthConfiguration(json: .object(block), environment: [:])
         #expect(mismatched.region == "ap-northeast-1")
         #expect(mismatched.warnings.map(\.path) == ["CognitoUserPool.Default.Region"])
-        #expect(mismatched.warnings.first?.message
-            == "the region is ap-northeast-1, but the user pool us-east-1_pVissLBD7 is in us-east-1; calls go to ap-northeast-1, where Cognito will not find the pool.")
+        #expect(
+            mismatched.warnings.first?.message
+                == "the region is ap-northeast-1, but the user pool us-east-1_pVissLBD7 is in us-east-1; calls go to ap-northeast-1, where Cognito will not find the pool."
+        )
         #expect(mismatched.warnings.first?.suggestion == "Set the region to us-east-1, or check the pool id.")
         #expect(try CognitoAuthConfiguration(json: Self.cliBlock, environment: [:]).warnings.isEmpty)
         block["CognitoUserPool"] = ["Default": ["PoolId": "eu-west-1_NoRegion1", "AppClientId": "abcdefghij0123456789"]]
@@ -64,11 +68,11 @@ struct CognitoConfigurationTests {
     @Test("Gen 2 amplify_outputs.json's auth section configures the same plugin, hosted UI included")
     func gen2Outputs() throws {
         let outputs = """
-        {"version": "1.3", "auth": {"aws_region": "eu-west-1", "user_pool_id": "eu-west-1_Gen2Pool", "user_pool_client_id": "gen2client",
-         "identity_pool_id": "eu-west-1:11111111-2222-3333-4444-555555555555",
-         "oauth": {"domain": "gen2.auth.eu-west-1.amazoncognito.com", "scopes": ["openid"], "redirect_sign_in_uri": ["http://localhost:3000/cb"],
-                   "redirect_sign_out_uri": ["http://localhost:3000/"], "response_type": "code", "identity_providers": []}}}
-        """
+            {"version": "1.3", "auth": {"aws_region": "eu-west-1", "user_pool_id": "eu-west-1_Gen2Pool", "user_pool_client_id": "gen2client",
+             "identity_pool_id": "eu-west-1:11111111-2222-3333-4444-555555555555",
+             "oauth": {"domain": "gen2.auth.eu-west-1.amazoncognito.com", "scopes": ["openid"], "redirect_sign_in_uri": ["http://localhost:3000/cb"],
+                       "redirect_sign_out_uri": ["http://localhost:3000/"], "response_type": "code", "identity_providers": []}}}
+            """
         let configuration = try AmplifyOutputs.data(Data(outputs.utf8)).resolve()
         let block = configuration.auth?.plugins["awsCognitoAuthPlugin"]
         let settings = try CognitoAuthConfiguration(json: block, environment: [:])
@@ -144,11 +148,17 @@ struct CognitoConfigurationTests {
         #expect(keyPath(["CognitoUserPool": ["Default": ["AppClientId": "x"]]]) == "CognitoUserPool.Default.PoolId")
         #expect(keyPath(["CognitoUserPool": ["Default": ["PoolId": "nounderscore", "AppClientId": "x"]]]) == "CognitoUserPool.Default.PoolId")
         #expect(keyPath(["CognitoUserPool": ["Default": ["PoolId": "us-east-1_x"]]]) == "CognitoUserPool.Default.AppClientId")
-        #expect(keyPath(["CognitoUserPool": ["Default": ["PoolId": "us-east-1_x", "AppClientId": "x"]],
-                         "Auth": ["Default": ["authenticationFlowType": "MAGIC"]]]) == "Auth.Default.authenticationFlowType")
-        #expect(keyPath(["CognitoUserPool": ["Default": ["PoolId": "us-east-1_x", "AppClientId": "x"]], "refreshLeadSeconds": -1]) == "refreshLeadSeconds")
+        #expect(
+            keyPath([
+                "CognitoUserPool": ["Default": ["PoolId": "us-east-1_x", "AppClientId": "x"]],
+                "Auth": ["Default": ["authenticationFlowType": "MAGIC"]],
+            ]) == "Auth.Default.authenticationFlowType")
+        #expect(
+            keyPath(["CognitoUserPool": ["Default": ["PoolId": "us-east-1_x", "AppClientId": "x"]], "refreshLeadSeconds": -1]) == "refreshLeadSeconds"
+        )
         #expect(throws: AWSPluginsError.self) {
-            _ = try CognitoAuthConfiguration(json: ["CognitoUserPool": ["Default": ["PoolId": "us-east-1_x", "AppClientId": "x", "Endpoint": "ftp://x"]]], environment: [:])
+            _ = try CognitoAuthConfiguration(
+                json: ["CognitoUserPool": ["Default": ["PoolId": "us-east-1_x", "AppClientId": "x", "Endpoint": "ftp://x"]]], environment: [:])
         }
     }
 }

@@ -7,7 +7,9 @@ import Testing
 /// Device tracking against a recorded exchange (moto has none; see Fixtures/README.md).
 @Suite("Cognito: devices (ConfirmDevice, ListDevices, UpdateDeviceStatus, ForgetDevice)")
 struct CognitoDeviceTests {
-    @Test("a sign-in with NewDeviceMetadata confirms the device and its refreshes send DEVICE_KEY; fetchDevices reads every ListDevices page; rememberDevice and forgetDevice() act on the access token's device_key; a device Cognito does not know is resourceNotFound")
+    @Test(
+        "a sign-in with NewDeviceMetadata confirms the device and its refreshes send DEVICE_KEY; fetchDevices reads every ListDevices page; rememberDevice and forgetDevice() act on the access token's device_key; a device Cognito does not know is resourceNotFound"
+    )
     func devices() async throws {
         let replay = try await RecordedExchangeTests.Replay("devices.json")
         #expect(try await replay.plugin.signIn(username: "bo", password: "Passw0rd!x", options: nil).isSignedIn)
@@ -28,30 +30,46 @@ struct CognitoDeviceTests {
             return
         }
         try await replay.plugin.forgetDevice(nil, options: nil)
-        #expect(await replay.eventNames().filter { $0.contains("Device") } == [
-            HubPayload.EventName.Auth.fetchDevicesAPI, HubPayload.EventName.Auth.rememberDeviceAPI, HubPayload.EventName.Auth.forgetDeviceAPI,
-            HubPayload.EventName.Auth.forgetDeviceAPI, HubPayload.EventName.Auth.forgetDeviceAPI,
-        ])
+        #expect(
+            await replay.eventNames().filter { $0.contains("Device") } == [
+                HubPayload.EventName.Auth.fetchDevicesAPI, HubPayload.EventName.Auth.rememberDeviceAPI, HubPayload.EventName.Auth.forgetDeviceAPI,
+                HubPayload.EventName.Auth.forgetDeviceAPI, HubPayload.EventName.Auth.forgetDeviceAPI,
+            ])
         try await replay.close()
     }
 
-    @Test("without device tracking the session has no device: rememberDevice and forgetDevice() say so (invalidState) and send nothing; signed out, they are signedOut")
+    @Test(
+        "without device tracking the session has no device: rememberDevice and forgetDevice() say so (invalidState) and send nothing; signed out, they are signedOut"
+    )
     func noDevice() async throws {
         let replay = try await RecordedExchangeTests.Replay("attribute_verification.json")
         let signedOut = await authError { try await replay.plugin.rememberDevice(options: nil) }
-        guard case .signedOut? = signedOut else { Issue.record("\(String(describing: signedOut))"); return }
+        guard case .signedOut? = signedOut else {
+            Issue.record("\(String(describing: signedOut))")
+            return
+        }
         _ = try await replay.plugin.signIn(username: "bo", password: "Passw0rd!x", options: nil)
         let remember = await authError { try await replay.plugin.rememberDevice(options: nil) }
-        #expect(remember?.errorDescription == "This session has no device: the user pool does not track devices, or this sign-in's device was not confirmed.")
-        guard case .invalidState? = remember else { Issue.record("\(String(describing: remember))"); return }
+        #expect(
+            remember?.errorDescription
+                == "This session has no device: the user pool does not track devices, or this sign-in's device was not confirmed.")
+        guard case .invalidState? = remember else {
+            Issue.record("\(String(describing: remember))")
+            return
+        }
         let forget = await authError { try await replay.plugin.forgetDevice(nil, options: nil) }
-        guard case .invalidState? = forget else { Issue.record("\(String(describing: forget))"); return }
+        guard case .invalidState? = forget else {
+            Issue.record("\(String(describing: forget))")
+            return
+        }
         // The recording's next call is still the first GetUserAttributeVerificationCode: nothing was sent.
         _ = try await replay.plugin.sendVerificationCode(forUserAttributeKey: .email, options: nil)
         try await replay.close()
     }
 
-    @Test("a remembered device's next sign-in, in another process on the same credential store, sends DEVICE_KEY and answers DEVICE_SRP_AUTH and DEVICE_PASSWORD_VERIFIER with the kept secret")
+    @Test(
+        "a remembered device's next sign-in, in another process on the same credential store, sends DEVICE_KEY and answers DEVICE_SRP_AUTH and DEVICE_PASSWORD_VERIFIER with the kept secret"
+    )
     func rememberedDeviceSignsInWithDeviceSRP() async throws {
         let replay = try await RecordedExchangeTests.Replay("device_srp.json")
         #expect(try await replay.plugin.signIn(username: "bo", password: "Passw0rd!x", options: nil).isSignedIn)

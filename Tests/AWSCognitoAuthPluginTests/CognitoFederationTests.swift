@@ -7,7 +7,9 @@ import Testing
 
 @Suite("Cognito: federateToIdentityPool / clearFederationToIdentityPool against moto's identity pool")
 struct CognitoFederationTests {
-    @Test("a provider's token gives the identity's id and credentials (GetId and GetCredentialsForIdentity with Logins); the session is then signed in without user pool tokens, and signIn is refused until the federation is cleared")
+    @Test(
+        "a provider's token gives the identity's id and credentials (GetId and GetCredentialsForIdentity with Logins); the session is then signed in without user pool tokens, and signIn is refused until the federation is cleared"
+    )
     func federateAndClear() async throws {
         try await MotoServer.with { moto in
             let fixture = try CognitoFixture(moto: moto, pool: ["name": "federation", "users": [alice]], identityPool: true)
@@ -31,16 +33,23 @@ struct CognitoFederationTests {
             try await plugin.clearFederationToIdentityPool()
             #expect(try await plugin.fetchAuthSession(options: nil).isSignedIn == false)
             let twice = await authError { try await plugin.clearFederationToIdentityPool() }
-            guard case .invalidState? = twice else { Issue.record("\(String(describing: twice))"); return }
-            #expect(await fixture.eventNames().filter { $0.contains("ederat") } == [
-                HubPayload.EventName.Auth.federateToIdentityPoolAPI, HubPayload.EventName.Auth.clearedFederationToIdentityPoolAPI,
-                HubPayload.EventName.Auth.clearedFederationToIdentityPoolAPI,
-            ])
+            guard case .invalidState? = twice else {
+                Issue.record("\(String(describing: twice))")
+                return
+            }
+            #expect(
+                await fixture.eventNames().filter { $0.contains("ederat") } == [
+                    HubPayload.EventName.Auth.federateToIdentityPoolAPI, HubPayload.EventName.Auth.clearedFederationToIdentityPoolAPI,
+                    HubPayload.EventName.Auth.clearedFederationToIdentityPoolAPI,
+                ])
 
             // Signed in to the user pool: federation is refused.
             _ = try await plugin.signIn(username: "alice", password: "Secr3t!pass", options: nil)
             let signedIn = await authError { _ = try await plugin.federateToIdentityPool(withProviderToken: "google-id-token", for: .google) }
-            guard case .invalidState? = signedIn else { Issue.record("\(String(describing: signedIn))"); return }
+            guard case .invalidState? = signedIn else {
+                Issue.record("\(String(describing: signedIn))")
+                return
+            }
             try await fixture.close(plugin)
         }
     }
@@ -59,7 +68,10 @@ struct CognitoFederationTests {
             let noPool = try CognitoFixture(moto: moto, pool: ["name": "nopool", "users": []])
             let userPoolOnly = try noPool.plugin()
             let missing = await authError { _ = try await userPoolOnly.federateToIdentityPool(withProviderToken: "t", for: .apple) }
-            guard case .configuration? = missing else { Issue.record("\(String(describing: missing))"); return }
+            guard case .configuration? = missing else {
+                Issue.record("\(String(describing: missing))")
+                return
+            }
             try await noPool.close(userPoolOnly)
             try await fixture.close(plugin)
         }

@@ -44,15 +44,20 @@ final class CognitoFixture: Sendable {
             "credentialStore": .string(folder + "/" + store),
         ]
         if let identityPool = seeded["identityPoolId"]?.stringValue {
-            block["CredentialsProvider"] = ["CognitoIdentity": ["Default": [
-                "PoolId": .string(identityPool), "Region": "us-east-1", "Endpoint": .string(moto.endpoint.absoluteString),
-            ]]]
+            block["CredentialsProvider"] = [
+                "CognitoIdentity": [
+                    "Default": [
+                        "PoolId": .string(identityPool), "Region": "us-east-1", "Endpoint": .string(moto.endpoint.absoluteString),
+                    ]
+                ]
+            ]
         }
         for (key, value) in extra { block[key] = value }
         return .object(block)
     }
 
-    func plugin(store: String = "credentials.sqlite", flow: String = "USER_SRP_AUTH", extra: [String: JSONValue] = [:]) throws -> AWSCognitoAuthPlugin {
+    func plugin(store: String = "credentials.sqlite", flow: String = "USER_SRP_AUTH", extra: [String: JSONValue] = [:]) throws -> AWSCognitoAuthPlugin
+    {
         let plugin = AWSCognitoAuthPlugin(hub: hub, loop: loop, environment: [:])
         try plugin.configure(using: block(store: store, flow: flow, extra: extra))
         return plugin

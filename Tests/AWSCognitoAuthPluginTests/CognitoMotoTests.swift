@@ -98,7 +98,9 @@ struct CognitoMotoTests {
         }
     }
 
-    @Test("Attributes, password change and password reset go through GetUser, UpdateUserAttributes, ChangePassword, ForgotPassword and ConfirmForgotPassword")
+    @Test(
+        "Attributes, password change and password reset go through GetUser, UpdateUserAttributes, ChangePassword, ForgotPassword and ConfirmForgotPassword"
+    )
     func attributesAndPasswords() async throws {
         try await MotoServer.with { moto in
             let fixture = try CognitoFixture(moto: moto, pool: ["name": "attrs", "users": [alice]])
@@ -131,11 +133,16 @@ struct CognitoMotoTests {
     @Test("NEW_PASSWORD_REQUIRED, SMS_MFA and SOFTWARE_TOKEN_MFA come back as sign-in steps and confirmSignIn completes them")
     func challenges() async throws {
         try await MotoServer.with { moto in
-            let fixture = try CognitoFixture(moto: moto, pool: ["name": "challenges", "users": [
-                ["username": "newbie", "temporaryPassword": "Temp0rary!x"],
-                ["username": "sms", "password": "Passw0rd!x", "mfa": "sms", "attributes": ["phone_number": "+15555550100"]],
-                ["username": "totp", "password": "Passw0rd!x", "mfa": "totp"],
-            ]])
+            let fixture = try CognitoFixture(
+                moto: moto,
+                pool: [
+                    "name": "challenges",
+                    "users": [
+                        ["username": "newbie", "temporaryPassword": "Temp0rary!x"],
+                        ["username": "sms", "password": "Passw0rd!x", "mfa": "sms", "attributes": ["phone_number": "+15555550100"]],
+                        ["username": "totp", "password": "Passw0rd!x", "mfa": "totp"],
+                    ],
+                ])
             let plugin = try fixture.plugin(flow: "USER_PASSWORD_AUTH")
             await #expect(throws: AuthError.self) { _ = try await plugin.confirmSignIn(challengeResponse: "x", options: nil) }
 
@@ -221,7 +228,9 @@ struct CognitoMotoTests {
         }
     }
 
-    @Test("A call whose access token was revoked elsewhere refreshes once, then ends the session as expired (one event, the call throws sessionExpired)")
+    @Test(
+        "A call whose access token was revoked elsewhere refreshes once, then ends the session as expired (one event, the call throws sessionExpired)"
+    )
     func revokedTokenDuringCall() async throws {
         try await MotoServer.with { moto in
             let fixture = try CognitoFixture(moto: moto, pool: ["name": "revoked", "users": [alice]])
@@ -261,30 +270,39 @@ struct CognitoMotoTests {
 
             // The AWS plugins' default chain asks the Auth plugin first; without one it moves on.
             let chained = try await CredentialsProviderChain([
-                AuthPluginCredentialsProvider(plugins: { [plugin] }), StaticCredentialsProvider(AWSCredentials(accessKeyId: "static", secretAccessKey: "s")),
+                AuthPluginCredentialsProvider(plugins: { [plugin] }),
+                StaticCredentialsProvider(AWSCredentials(accessKeyId: "static", secretAccessKey: "s")),
             ]).credentials()
             #expect(chained.accessKeyId == (try user.getAWSCredentials().get().accessKeyId))
             let fallback = try await CredentialsProviderChain([
-                AuthPluginCredentialsProvider(plugins: { [] }), StaticCredentialsProvider(AWSCredentials(accessKeyId: "static", secretAccessKey: "s")),
+                AuthPluginCredentialsProvider(plugins: { [] }),
+                StaticCredentialsProvider(AWSCredentials(accessKeyId: "static", secretAccessKey: "s")),
             ]).credentials()
             #expect(fallback.accessKeyId == "static")
             try await fixture.close(plugin)
         }
     }
 
-    @Test("An identity-pool-only configuration gives guest credentials and an identity id with nobody signed in; user pool calls say there is no user pool")
+    @Test(
+        "An identity-pool-only configuration gives guest credentials and an identity id with nobody signed in; user pool calls say there is no user pool"
+    )
     func identityPoolOnlyGuest() async throws {
         try await MotoServer.with { moto in
             let fixture = try CognitoFixture(moto: moto, pool: ["name": "unused", "users": []], identityPool: true)
             let identityPool = try #require(fixture.seeded["identityPoolId"]?.stringValue)
             let plugin = AWSCognitoAuthPlugin(hub: fixture.hub, loop: fixture.loop, environment: [:])
-            try plugin.configure(using: [
-                "IdentityManager": ["Default": [:]],
-                "CredentialsProvider": ["CognitoIdentity": ["Default": [
-                    "PoolId": .string(identityPool), "Region": "us-east-1", "Endpoint": .string(moto.endpoint.absoluteString),
-                ]]],
-                "credentialStore": .string(fixture.folder + "/guest.sqlite"),
-            ] as JSONValue)
+            try plugin.configure(
+                using: [
+                    "IdentityManager": ["Default": [:]],
+                    "CredentialsProvider": [
+                        "CognitoIdentity": [
+                            "Default": [
+                                "PoolId": .string(identityPool), "Region": "us-east-1", "Endpoint": .string(moto.endpoint.absoluteString),
+                            ]
+                        ]
+                    ],
+                    "credentialStore": .string(fixture.folder + "/guest.sqlite"),
+                ] as JSONValue)
             let session = try #require(try await plugin.fetchAuthSession(options: nil) as? AWSAuthCognitoSession)
             #expect(!session.isSignedIn)
             #expect(try session.getIdentityId().get().hasPrefix("us-east-1:"))
@@ -293,7 +311,10 @@ struct CognitoMotoTests {
                 _ = try await plugin.signIn(username: "alice", password: "Secr3t!pass", options: nil)
                 Issue.record("sign-in without a user pool succeeded")
             } catch let error as AuthError {
-                guard case .configuration(let description, _, _) = error else { Issue.record("\(error)"); return }
+                guard case .configuration(let description, _, _) = error else {
+                    Issue.record("\(error)")
+                    return
+                }
                 #expect(description == "This configuration has no user pool (only an identity pool), so InitiateAuth cannot be called.")
             }
             #expect(throws: AuthError.self) { try plugin.tokenVerifier() }
@@ -327,10 +348,13 @@ struct CognitoMotoTests {
         try await MotoServer.with { moto in
             let fixture = try CognitoFixture(moto: moto, pool: ["name": "real"])
             let plugin = AWSCognitoAuthPlugin(hub: fixture.hub, loop: fixture.loop, environment: [:])
-            try plugin.configure(using: [
-                "CognitoUserPool": ["Default": ["PoolId": "us-east-1_nope", "AppClientId": "nope", "Endpoint": .string(moto.endpoint.absoluteString)]],
-                "credentialStore": .string(fixture.folder + "/c.sqlite"),
-            ] as JSONValue)
+            try plugin.configure(
+                using: [
+                    "CognitoUserPool": [
+                        "Default": ["PoolId": "us-east-1_nope", "AppClientId": "nope", "Endpoint": .string(moto.endpoint.absoluteString)]
+                    ],
+                    "credentialStore": .string(fixture.folder + "/c.sqlite"),
+                ] as JSONValue)
             await #expect { _ = try await plugin.signUp(username: "x", password: "Passw0rd!x", options: nil) } throws: { error in
                 guard case AuthError.configuration(let description, _, _) = error else { return false }
                 return description.contains("us-east-1_nope") || description.contains("SignUp")

@@ -11,7 +11,9 @@ struct CognitoPasswordlessTests {
         AuthSignInRequest.Options(pluginOptions: AWSAuthSignInOptions(authFlowType: .userAuth(preferredFirstFactor: preferred)))
     }
 
-    @Test("PREFERRED_CHALLENGE EMAIL_OTP is .confirmSignInWithOTP; a wrong code is codeMismatch and the right one (EMAIL_OTP_CODE) signs in; SELECT_CHALLENGE is .continueSignInWithFirstFactorSelection, answered with PASSWORD and the password, or EMAIL_OTP and its code; SMS_OTP (SMS_OTP_CODE)")
+    @Test(
+        "PREFERRED_CHALLENGE EMAIL_OTP is .confirmSignInWithOTP; a wrong code is codeMismatch and the right one (EMAIL_OTP_CODE) signs in; SELECT_CHALLENGE is .continueSignInWithFirstFactorSelection, answered with PASSWORD and the password, or EMAIL_OTP and its code; SMS_OTP (SMS_OTP_CODE)"
+    )
     func choiceBasedSignIn() async throws {
         let replay = try await RecordedExchangeTests.Replay("passwordless.json")
         let plugin = replay.plugin
@@ -28,8 +30,13 @@ struct CognitoPasswordlessTests {
         let select = try await plugin.signIn(username: "bo", password: nil, options: Self.userAuth())
         #expect(select.nextStep == .continueSignInWithFirstFactorSelection([.password, .passwordSRP, .emailOTP]))
         let notOffered = await authError { _ = try await plugin.confirmSignIn(challengeResponse: "SMS_OTP", options: nil) }
-        guard case .validation? = notOffered else { Issue.record("\(String(describing: notOffered))"); return }
-        #expect(try await plugin.confirmSignIn(challengeResponse: AuthFactorType.password.challengeResponse, options: nil).nextStep == .confirmSignInWithPassword)
+        guard case .validation? = notOffered else {
+            Issue.record("\(String(describing: notOffered))")
+            return
+        }
+        #expect(
+            try await plugin.confirmSignIn(challengeResponse: AuthFactorType.password.challengeResponse, options: nil).nextStep
+                == .confirmSignInWithPassword)
         #expect(try await plugin.confirmSignIn(challengeResponse: "Passw0rd!x", options: nil).isSignedIn)
         _ = await plugin.signOut(options: nil)
 
@@ -46,14 +53,18 @@ struct CognitoPasswordlessTests {
         try await replay.close()
     }
 
-    @Test("PASSWORD_SRP, preferred (SRP_A with USER_AUTH) or chosen at SELECT_CHALLENGE (after .confirmSignInWithPassword), answers PASSWORD_VERIFIER and signs in")
+    @Test(
+        "PASSWORD_SRP, preferred (SRP_A with USER_AUTH) or chosen at SELECT_CHALLENGE (after .confirmSignInWithPassword), answers PASSWORD_VERIFIER and signs in"
+    )
     func passwordSRP() async throws {
         let replay = try await RecordedExchangeTests.Replay("passwordless_srp.json")
         let plugin = replay.plugin
         #expect(try await plugin.signIn(username: "bo", password: "Passw0rd!x", options: Self.userAuth(.passwordSRP)).isSignedIn)
         _ = await plugin.signOut(options: nil)
         _ = try await plugin.signIn(username: "bo", password: nil, options: Self.userAuth())
-        #expect(try await plugin.confirmSignIn(challengeResponse: AuthFactorType.passwordSRP.challengeResponse, options: nil).nextStep == .confirmSignInWithPassword)
+        #expect(
+            try await plugin.confirmSignIn(challengeResponse: AuthFactorType.passwordSRP.challengeResponse, options: nil).nextStep
+                == .confirmSignInWithPassword)
         #expect(try await plugin.confirmSignIn(challengeResponse: "Passw0rd!x", options: nil).isSignedIn)
         try await replay.close()
     }

@@ -23,9 +23,15 @@ struct CognitoRevocationTests {
 
             let request = try await plugin.serverContext(cookieHeaders: [header])
             _ = await request.run { await plugin.signOut(options: nil) }
-            for replay in [{ _ = try await plugin.serverContext(cookieHeaders: [header]) }, { _ = try await plugin.serverContext(authorization: "Bearer \(tokens.accessToken)", idToken: tokens.idToken) }] {
+            for replay in [
+                { _ = try await plugin.serverContext(cookieHeaders: [header]) },
+                { _ = try await plugin.serverContext(authorization: "Bearer \(tokens.accessToken)", idToken: tokens.idToken) },
+            ] {
                 let refusal = await authError(replay)
-                guard case .notAuthorized(let reason, _, _)? = refusal else { Issue.record("\(String(describing: refusal))"); continue }
+                guard case .notAuthorized(let reason, _, _)? = refusal else {
+                    Issue.record("\(String(describing: refusal))")
+                    continue
+                }
                 #expect(reason.contains("signed out"))
             }
             #expect(try await plugin.serverContext(authorization: "Bearer \(phoneTokens.accessToken)").user?.username == "alice")
@@ -53,7 +59,8 @@ struct CognitoRevocationTests {
         }
     }
 
-    @Test("a refresh inside a context never changes its user: alice's access token with bob's refresh token is refused, nothing of bob's is sent back")
+    @Test(
+        "a refresh inside a context never changes its user: alice's access token with bob's refresh token is refused, nothing of bob's is sent back")
     func refreshKeepsTheUser() async throws {
         try await MotoServer.with { moto in
             let fixture = try CognitoFixture(moto: moto, pool: ["name": "mixed", "users": [alice, bob]])
@@ -63,7 +70,10 @@ struct CognitoRevocationTests {
             let context = try await plugin.serverContext(authorization: "Bearer \(aliceTokens.accessToken)", refreshToken: bobTokens.refreshToken)
             let refusal = await authError { _ = try await context.run { try await Amplify.Auth.fetchAuthSession(options: .forceRefresh()) } }
             let refreshed = await authError { _ = try await context.session.refresh() }
-            guard case .notAuthorized(let reason, _, _)? = refreshed else { Issue.record("\(String(describing: refreshed)) \(String(describing: refusal))"); return }
+            guard case .notAuthorized(let reason, _, _)? = refreshed else {
+                Issue.record("\(String(describing: refreshed)) \(String(describing: refusal))")
+                return
+            }
             #expect(reason.contains("another user"))
             #expect(context.user?.username == "alice")
             #expect(await context.responseCookies().allSatisfy { !$0.contains("bob") })

@@ -62,7 +62,8 @@ struct CognitoSRPTests {
             try CognitoSRP.passwordClaim(
                 poolId: "us-east-1_AbCdEfGhI", userIdForSRP: "alice", password: password, ephemeral: ephemeral, saltHex: salt,
                 serverPublicHex: try #require(vector["B"]?.stringValue), secretBlock: block ?? (try #require(vector["secretBlock"]?.stringValue)),
-                timestamp: "Mon Nov 30 20:00:00 UTC 2026").signature
+                timestamp: "Mon Nov 30 20:00:00 UTC 2026"
+            ).signature
         }
         let right = try claim()
         #expect(right == vector["expected"]?["claim"]?.stringValue)

@@ -19,7 +19,8 @@ struct CognitoServerContextTests {
         return context
     }
 
-    @Test("a bearer-token context acts as its user (GetUser, UpdateUserAttributes, identity id) while the process-wide session stays the other user's")
+    @Test(
+        "a bearer-token context acts as its user (GetUser, UpdateUserAttributes, identity id) while the process-wide session stays the other user's")
     func bearerContext() async throws {
         try await MotoServer.with { moto in try await Self.bearerContext(moto) }
     }
@@ -50,7 +51,9 @@ struct CognitoServerContextTests {
         let guest = try plugin.emptyServerContext()
         let guestIdentity = try await guest.run { try await plugin.identityId() }
         #expect(guestIdentity != aliceIdentity && guestIdentity != bobIdentity)
-        let chained = try await context.run { try await AuthPluginCredentialsProvider(plugins: { AuthPluginCredentialsProvider.currentPlugins }).credentials() }
+        let chained = try await context.run {
+            try await AuthPluginCredentialsProvider(plugins: { AuthPluginCredentialsProvider.currentPlugins }).credentials()
+        }
         let bobCredentials = try await context.run { try await plugin.awsCredentialsProvider().credentials() }
         #expect(chained.accessKeyId == bobCredentials.accessKeyId)
         let asked = await context.run { AuthPluginCredentialsProvider.currentPlugins.count }
@@ -79,9 +82,17 @@ struct CognitoServerContextTests {
         var tampered = Array(aliceTokens.accessToken)
         tampered[tampered.count - 5] = tampered[tampered.count - 5] == "A" ? "B" : "A"
         let badSignature = await authError { _ = try await pluginA.serverContext(authorization: "Bearer \(String(tampered))") }
-        if case .notAuthorized(let reason, _, _)? = badSignature { #expect(reason.contains("signature")) } else { Issue.record("tampered: \(String(describing: badSignature))") }
+        if case .notAuthorized(let reason, _, _)? = badSignature {
+            #expect(reason.contains("signature"))
+        } else {
+            Issue.record("tampered: \(String(describing: badSignature))")
+        }
         let foreign = await authError { _ = try await pluginA.serverContext(authorization: "Bearer \(bobTokens.accessToken)") }
-        if case .notAuthorized(let reason, _, _)? = foreign { #expect(reason.contains("refused")) } else { Issue.record("foreign: \(String(describing: foreign))") }
+        if case .notAuthorized(let reason, _, _)? = foreign {
+            #expect(reason.contains("refused"))
+        } else {
+            Issue.record("foreign: \(String(describing: foreign))")
+        }
         let idAsAccess = await authError { _ = try await pluginA.serverContext(authorization: "Bearer \(aliceTokens.idToken)") }
         if case .notAuthorized? = idAsAccess {} else { Issue.record("id as access: \(String(describing: idAsAccess))") }
 
@@ -97,7 +108,9 @@ struct CognitoServerContextTests {
         try await tenantB.close(pluginB)
     }
 
-    @Test("Amplify JS cookies make a context; a refresh inside it dispatches tokenRefreshed for the user and returns the new tokens as Set-Cookie values")
+    @Test(
+        "Amplify JS cookies make a context; a refresh inside it dispatches tokenRefreshed for the user and returns the new tokens as Set-Cookie values"
+    )
     func cookieRefresh() async throws {
         try await MotoServer.with { moto in try await Self.cookieRefresh(moto) }
     }
@@ -122,12 +135,16 @@ struct CognitoServerContextTests {
         let expected = AuthUserEvent(username: "alice", sub: tokens.userId, scope: .request, tenant: tenant)
         #expect(refreshed == expected)
         // Cookies of another app client are not this pool's: an empty context.
-        let other = try await plugin.serverContext(cookieHeaders: [CognitoJSCookies.header(clientId: "someoneelse", username: "alice", tokens: tokens)])
+        let other = try await plugin.serverContext(cookieHeaders: [
+            CognitoJSCookies.header(clientId: "someoneelse", username: "alice", tokens: tokens)
+        ])
         #expect(other.user == nil)
         try await fixture.close(plugin)
     }
 
-    @Test("the session store holds Cognito sessions: persisted, restored, and a global sign-out elsewhere ends that user's alone (tokenRefreshFailed, then sessionExpired)")
+    @Test(
+        "the session store holds Cognito sessions: persisted, restored, and a global sign-out elsewhere ends that user's alone (tokenRefreshFailed, then sessionExpired)"
+    )
     func heldSessions() async throws {
         try await MotoServer.with { moto in try await Self.heldSessions(moto) }
     }
@@ -181,7 +198,8 @@ extension CognitoServerContextTests {
     }
 
     static func challengesPerContext(_ moto: MotoServer) async throws {
-        let fixture = try CognitoFixture(moto: moto, pool: ["name": "challenges", "users": [["username": "newbie", "temporaryPassword": "Temp0rary!x"], bob]])
+        let fixture = try CognitoFixture(
+            moto: moto, pool: ["name": "challenges", "users": [["username": "newbie", "temporaryPassword": "Temp0rary!x"], bob]])
         let plugin = try fixture.plugin(flow: "USER_PASSWORD_AUTH")
         let newbie = try plugin.emptyServerContext()
         let other = try plugin.emptyServerContext()
@@ -190,10 +208,15 @@ extension CognitoServerContextTests {
             Issue.record("expected a new-password step, got \(first.nextStep)")
             return
         }
-        let fromOther = await authError { _ = try await other.run { try await plugin.confirmSignIn(challengeResponse: "Ch0sen!passw0rd", options: nil) } }
+        let fromOther = await authError {
+            _ = try await other.run { try await plugin.confirmSignIn(challengeResponse: "Ch0sen!passw0rd", options: nil) }
+        }
         if case .invalidState? = fromOther {} else { Issue.record("another context answered the challenge: \(String(describing: fromOther))") }
         let fromProcess = await authError { _ = try await plugin.confirmSignIn(challengeResponse: "Ch0sen!passw0rd", options: nil) }
-        if case .invalidState? = fromProcess {} else { Issue.record("the process-wide session answered the challenge: \(String(describing: fromProcess))") }
+        if case .invalidState? = fromProcess {
+        } else {
+            Issue.record("the process-wide session answered the challenge: \(String(describing: fromProcess))")
+        }
         #expect(try await newbie.run { try await plugin.confirmSignIn(challengeResponse: "Ch0sen!passw0rd", options: nil) }.isSignedIn)
         #expect(newbie.user?.username == "newbie")
         #expect(other.user == nil)

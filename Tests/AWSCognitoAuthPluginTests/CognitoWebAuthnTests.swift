@@ -7,13 +7,18 @@ import Testing
 /// WebAuthn credential management against a recorded exchange (moto has none; see Fixtures/README.md).
 @Suite("Cognito: listWebAuthnCredentials / deleteWebAuthnCredential")
 struct CognitoWebAuthnTests {
-    @Test("listWebAuthnCredentials pages with MaxResults and NextToken; deleteWebAuthnCredential sends the id; an unknown credential is resourceNotFound; a page size outside 1 – 20 is refused before any call")
+    @Test(
+        "listWebAuthnCredentials pages with MaxResults and NextToken; deleteWebAuthnCredential sends the id; an unknown credential is resourceNotFound; a page size outside 1 – 20 is refused before any call"
+    )
     func listAndDelete() async throws {
         let replay = try await RecordedExchangeTests.Replay("webauthn.json")
         let plugin = replay.plugin
         _ = try await plugin.signIn(username: "bo", password: "Passw0rd!x", options: nil)
         let tooBig = await authError { _ = try await plugin.listWebAuthnCredentials(options: .init(pageSize: 21)) }
-        guard case .validation? = tooBig else { Issue.record("\(String(describing: tooBig))"); return }
+        guard case .validation? = tooBig else {
+            Issue.record("\(String(describing: tooBig))")
+            return
+        }
         let first = try await plugin.listWebAuthnCredentials(options: nil)
         let credential = try #require(first.credentials.first as? AWSWebAuthnCredential)
         #expect(credential.credentialId == "cred-1" && credential.friendlyName == "bo's laptop" && credential.relyingPartyId == "app.example.com")

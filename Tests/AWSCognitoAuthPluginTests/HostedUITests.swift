@@ -33,15 +33,24 @@ struct HostedUITests {
             _ = try await browser.send(HTTPRequest(method: "PUT", url: server.url("/stored/hosted-ui-mode"), body: .bytes(Array(mode.utf8))))
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             plugin = AWSCognitoAuthPlugin(hub: hub, loop: loop, environment: [:])
-            try plugin.configure(using: [
-                "CognitoUserPool": ["Default": ["PoolId": "us-east-1_Hosted1", "AppClientId": "hostedclient", "Region": "us-east-1",
-                                                "Endpoint": .string(server.url("/replay").absoluteString)]],
-                "Auth": ["Default": ["OAuth": [
-                    "WebDomain": .string(server.url("").absoluteString), "AppClientId": "hostedclient",
-                    "SignInRedirectURI": .string("myapp://callback/," + redirect), "Scopes": ["openid", "email"],
-                ]]],
-                "credentialStore": .string(folder + "/credentials.sqlite"),
-            ] as JSONValue)
+            try plugin.configure(
+                using: [
+                    "CognitoUserPool": [
+                        "Default": [
+                            "PoolId": "us-east-1_Hosted1", "AppClientId": "hostedclient", "Region": "us-east-1",
+                            "Endpoint": .string(server.url("/replay").absoluteString),
+                        ]
+                    ],
+                    "Auth": [
+                        "Default": [
+                            "OAuth": [
+                                "WebDomain": .string(server.url("").absoluteString), "AppClientId": "hostedclient",
+                                "SignInRedirectURI": .string("myapp://callback/," + redirect), "Scopes": ["openid", "email"],
+                            ]
+                        ]
+                    ],
+                    "credentialStore": .string(folder + "/credentials.sqlite"),
+                ] as JSONValue)
         }
 
         /// What a browser does with the sign-in URL: GET it, then follow its redirect.
@@ -98,7 +107,9 @@ struct HostedUITests {
         try await setup.close()
     }
 
-    @Test("A refused sign-in (error=access_denied with the right state) is notAuthorized; a redirect with a forged state is answered 400 and does not end the sign-in; nobody is signed in")
+    @Test(
+        "A refused sign-in (error=access_denied with the right state) is notAuthorized; a redirect with a forged state is answered 400 and does not end the sign-in; nobody is signed in"
+    )
     func refusals() async throws {
         let setup = try await Setup(mode: "deny")
         await #expect(throws: AuthError.self) {
@@ -133,7 +144,9 @@ struct HostedUITests {
         try await forged.close()
     }
 
-    @Test("Forged redirects (a wrong state, an error with a wrong state) reaching the listener first are answered 400; the real redirect after them signs in")
+    @Test(
+        "Forged redirects (a wrong state, an error with a wrong state) reaching the listener first are answered 400; the real redirect after them signs in"
+    )
     func forgedRedirectsDoNotAbortTheSignIn() async throws {
         let setup = try await Setup()
         let answers = Locked<[Int]>([])
@@ -194,11 +207,18 @@ struct HostedUITests {
     func nonLoopbackRedirect() async throws {
         let setup = try await Setup()
         let plugin = AWSCognitoAuthPlugin(hub: setup.hub, loop: setup.loop, environment: [:])
-        try plugin.configure(using: [
-            "CognitoUserPool": ["Default": ["PoolId": "us-east-1_Hosted1", "AppClientId": "hostedclient"]],
-            "Auth": ["Default": ["OAuth": ["WebDomain": "example.auth.us-east-1.amazoncognito.com", "SignInRedirectURI": "myapp://callback/", "Scopes": ["openid"]]]],
-            "credentialStore": .string(setup.folder + "/other.sqlite"),
-        ] as JSONValue)
+        try plugin.configure(
+            using: [
+                "CognitoUserPool": ["Default": ["PoolId": "us-east-1_Hosted1", "AppClientId": "hostedclient"]],
+                "Auth": [
+                    "Default": [
+                        "OAuth": [
+                            "WebDomain": "example.auth.us-east-1.amazoncognito.com", "SignInRedirectURI": "myapp://callback/", "Scopes": ["openid"],
+                        ]
+                    ]
+                ],
+                "credentialStore": .string(setup.folder + "/other.sqlite"),
+            ] as JSONValue)
         await #expect { _ = try await plugin.signInWithWebUI { _ in } } throws: { error in
             if case AuthError.configuration = error { return true }
             return false

@@ -2,8 +2,9 @@ import AWSCognitoAuthPlugin
 import AmplifyEventLoop
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite("Loopback redirect receiver")
@@ -18,7 +19,9 @@ struct LoopbackRedirectReceiverTests {
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
         guard connected == 0 else { throw POSIXError(.ECONNREFUSED) }
         let bytes = Array(request.utf8)
         _ = bytes.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, 0) }
@@ -52,7 +55,9 @@ struct LoopbackRedirectReceiverTests {
         #expect(loop.loopClosedCleanly)
     }
 
-    @Test("A wait cancelled before it starts ends at once with CancellationError (its cancellation used to be lost: it waited out the timeout)", .timeLimit(.minutes(1)))
+    @Test(
+        "A wait cancelled before it starts ends at once with CancellationError (its cancellation used to be lost: it waited out the timeout)",
+        .timeLimit(.minutes(1)))
     func cancelledBeforeWaiting() async throws {
         let loop = try EventLoop(name: "loopback")
         let receiver = try await LoopbackRedirectReceiver.start(loop: loop, port: 0, path: "/cb", page: "ok")
@@ -75,7 +80,8 @@ struct LoopbackRedirectReceiverTests {
         let loop = try EventLoop(name: "loopback")
         let receiver = try await LoopbackRedirectReceiver.start(loop: loop, port: 0, path: "/cb", page: "ok")
         let port = receiver.port
-        let huge = try await Task.detached { try Self.exchange("GET /cb?" + String(repeating: "a", count: 20_000) + " HTTP/1.1\r\n\r\n", port: port) }.value
+        let huge = try await Task.detached { try Self.exchange("GET /cb?" + String(repeating: "a", count: 20_000) + " HTTP/1.1\r\n\r\n", port: port) }
+            .value
         #expect(huge.isEmpty)
         await #expect(throws: EventLoopError.self) { _ = try await LoopbackRedirectReceiver.start(loop: loop, port: port, path: "/cb", page: "ok") }
         await #expect(throws: LoopbackRedirectReceiver.TimedOut.self) { _ = try await receiver.next(timeout: .milliseconds(50)) }
@@ -102,13 +108,17 @@ struct LoopbackRedirectReceiverLimitTests {
             address.sin6_family = sa_family_t(AF_INET6)
             address.sin6_port = in_port_t(UInt16(port).bigEndian)
             _ = inet_pton(AF_INET6, host, &address.sin6_addr)
-            connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) } }
+            connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size)) }
+            }
         } else {
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = in_port_t(UInt16(port).bigEndian)
             address.sin_addr.s_addr = inet_addr(host)
-            connected = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) } }
+            connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            }
         }
         guard connected == 0 else {
             close(fd)
@@ -142,7 +152,8 @@ struct LoopbackRedirectReceiverLimitTests {
     @Test("40 idle connections against a cap of 16: at most 16 stay open, the oldest are closed first, and the real redirect still gets in")
     func connectionCap() async throws {
         let loop = try EventLoop(name: "loopback-cap")
-        let receiver = try await LoopbackRedirectReceiver.start(loop: loop, port: 0, path: "/cb", page: "ok", maxConnections: 16, idleTimeout: .seconds(60))
+        let receiver = try await LoopbackRedirectReceiver.start(
+            loop: loop, port: 0, path: "/cb", page: "ok", maxConnections: 16, idleTimeout: .seconds(60))
         let port = receiver.port
         let idle = try await Task.detached { try (0..<40).map { _ in try Self.connectSocket(port: port, timeout: 2) } }.value
         defer { idle.forEach { close($0) } }
@@ -185,12 +196,16 @@ struct LoopbackRedirectReceiverLimitTests {
         #expect(loop.loopClosedCleanly)
     }
 
-    @Test("a redirect with a forged state, or an error redirect with one, is answered 400 and not delivered; the listener keeps waiting and delivers the real one")
+    @Test(
+        "a redirect with a forged state, or an error redirect with one, is answered 400 and not delivered; the listener keeps waiting and delivers the real one"
+    )
     func forgedStateIsRefused() async throws {
         let loop = try EventLoop(name: "loopback-state")
         let receiver = try await LoopbackRedirectReceiver.start(loop: loop, port: 0, path: "/cb", page: "ok", expectedState: "good-state")
         let port = receiver.port
-        for forged in ["/cb?code=evil&state=forged", "/cb?code=evil", "/cb?error=access_denied&state=forged", "/cb?error=access_denied&error_description=x"] {
+        for forged in [
+            "/cb?code=evil&state=forged", "/cb?code=evil", "/cb?error=access_denied&state=forged", "/cb?error=access_denied&error_description=x",
+        ] {
             let answer = try await Task.detached { try Self.exchange("GET \(forged) HTTP/1.1\r\n\r\n", port: port) }.value
             #expect(answer.hasPrefix("HTTP/1.1 400"), "\(forged): \(answer)")
         }

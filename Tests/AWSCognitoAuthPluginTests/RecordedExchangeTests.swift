@@ -35,14 +35,17 @@ struct RecordedExchangeTests {
             events = HubEventRecorder(channel: .auth, hub: hub)
             let recorded = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Fixtures/\(fixture)")
             let http = try HTTPClient(loop: loop)
-            let stored = try await http.send(HTTPRequest(method: "PUT", url: server.url("/stored/fixtures"), body: .bytes(Array(Data(contentsOf: recorded)))))
+            let stored = try await http.send(
+                HTTPRequest(method: "PUT", url: server.url("/stored/fixtures"), body: .bytes(Array(Data(contentsOf: recorded)))))
             await http.shutdown()
             guard stored.status == 204 else { throw CocoaError(.fileReadUnknown) }
             block = [
-                "CognitoUserPool": ["Default": [
-                    "PoolId": "us-east-1_Fixture1", "AppClientId": "fixtureclient", "AppClientSecret": "fixturesecret",
-                    "Region": "us-east-1", "Endpoint": .string(server.url("/replay").absoluteString),
-                ]],
+                "CognitoUserPool": [
+                    "Default": [
+                        "PoolId": "us-east-1_Fixture1", "AppClientId": "fixtureclient", "AppClientSecret": "fixturesecret",
+                        "Region": "us-east-1", "Endpoint": .string(server.url("/replay").absoluteString),
+                    ]
+                ],
                 "Auth": ["Default": ["authenticationFlowType": .string(flow)]],
                 "credentialStore": .string(folder + "/credentials.sqlite"),
             ]
@@ -94,7 +97,10 @@ struct RecordedExchangeTests {
             ("InvalidPasswordException", { Self.service($0) == .invalidPassword }),
             ("TooManyFailedAttemptsException", { Self.service($0) == .failedAttemptsLimitExceeded }),
             ("PasswordResetRequiredException", { Self.service($0) == .passwordResetRequired }),
-            ("ResourceNotFoundException", { if case .configuration(_, _, let e as AWSCognitoAuthError) = $0 { e == .resourceNotFound } else { false } }),
+            (
+                "ResourceNotFoundException",
+                { if case .configuration(_, _, let e as AWSCognitoAuthError) = $0 { e == .resourceNotFound } else { false } }
+            ),
             ("UserLambdaValidationException", { Self.service($0) == .lambda }),
             ("UnsupportedTokenTypeException", { Self.service($0) == .unsupportedToken }),
             ("BrandNewException", { Self.service($0) == .other("BrandNewException") }),
@@ -153,7 +159,9 @@ struct RecordedExchangeTests {
             return
         }
         #expect(details.sharedSecret == "JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP")
-        #expect(try details.getSetupURI(appName: "MyApp").absoluteString == "otpauth://totp/MyApp:bo?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=MyApp")
+        #expect(
+            try details.getSetupURI(appName: "MyApp").absoluteString == "otpauth://totp/MyApp:bo?secret=JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP&issuer=MyApp"
+        )
         #expect(try await replay.plugin.confirmSignIn(challengeResponse: "123456", options: nil).isSignedIn)
         #expect(try await replay.plugin.getCurrentUser().username == "bo")
         try await replay.close()
@@ -172,19 +180,24 @@ struct RecordedExchangeTests {
         try await replay.close()
     }
 
-    @Test("Two processes on one credential store: the second user's sign-in is refused (invalidState, the first signed in meanwhile), its refresh token revoked with RevokeToken, and the store keeps the first")
+    @Test(
+        "Two processes on one credential store: the second user's sign-in is refused (invalidState, the first signed in meanwhile), its refresh token revoked with RevokeToken, and the store keeps the first"
+    )
     func secondSignInIsRefusedAndRevoked() async throws {
         let replay = try await Replay("sign_in_race.json")
         // A second plugin on the same credential store and stand-in stands for a second process.
         let second = AWSCognitoAuthPlugin(hub: replay.hub, loop: replay.loop, environment: [:])
-        try second.configure(using: [
-            "CognitoUserPool": ["Default": [
-                "PoolId": "us-east-1_Fixture1", "AppClientId": "fixtureclient", "AppClientSecret": "fixturesecret",
-                "Region": "us-east-1", "Endpoint": .string(replay.server.url("/replay").absoluteString),
-            ]],
-            "Auth": ["Default": ["authenticationFlowType": "USER_PASSWORD_AUTH"]],
-            "credentialStore": .string(replay.folder + "/credentials.sqlite"),
-        ] as JSONValue)
+        try second.configure(
+            using: [
+                "CognitoUserPool": [
+                    "Default": [
+                        "PoolId": "us-east-1_Fixture1", "AppClientId": "fixtureclient", "AppClientSecret": "fixturesecret",
+                        "Region": "us-east-1", "Endpoint": .string(replay.server.url("/replay").absoluteString),
+                    ]
+                ],
+                "Auth": ["Default": ["authenticationFlowType": "USER_PASSWORD_AUTH"]],
+                "credentialStore": .string(replay.folder + "/credentials.sqlite"),
+            ] as JSONValue)
         _ = try await second.fetchAuthSession(options: nil)
         #expect(try await replay.plugin.signIn(username: "bo", password: "Passw0rd!x", options: nil).isSignedIn)
         do {
@@ -197,10 +210,11 @@ struct RecordedExchangeTests {
         let log = try JSONValue(parsing: try await http.send(HTTPRequest(url: replay.server.url("/stored/replay-log"))).body)
         await http.shutdown()
         let calls = (log.asArray ?? []).map { "\($0["target"]?.stringValue ?? "?") \($0["matched"]?.booleanValue == true)" }
-        #expect(calls == [
-            "AWSCognitoIdentityProviderService.InitiateAuth true", "AWSCognitoIdentityProviderService.InitiateAuth true",
-            "AWSCognitoIdentityProviderService.RevokeToken true",
-        ])
+        #expect(
+            calls == [
+                "AWSCognitoIdentityProviderService.InitiateAuth true", "AWSCognitoIdentityProviderService.InitiateAuth true",
+                "AWSCognitoIdentityProviderService.RevokeToken true",
+            ])
         #expect(try await replay.plugin.getCurrentUser().username == "bo")
         #expect(await replay.eventNames().filter { $0 == HubPayload.EventName.Auth.signedIn }.count == 1)
         await second.reset()
@@ -221,7 +235,8 @@ struct RecordedExchangeTests {
         try await replay.close()
     }
 
-    @Test("AuthFlowType.customWithSRP: CUSTOM_AUTH proves the password with SRP (PASSWORD_VERIFIER) first, then the custom challenge is the next step")
+    @Test(
+        "AuthFlowType.customWithSRP: CUSTOM_AUTH proves the password with SRP (PASSWORD_VERIFIER) first, then the custom challenge is the next step")
     func customWithSRP() async throws {
         let replay = try await Replay("custom_with_srp.json")
         let options = AuthSignInRequest.Options(pluginOptions: AWSAuthSignInOptions(authFlowType: .customWithSRP))

@@ -87,11 +87,15 @@ struct TokenHardeningTests {
         try await fixture.close()
     }
 
-    @Test("claims of the wrong type are refused with the claim named", arguments: [
-        ("scope", #","scope":1"#), ("jti", #","jti":{"id":1}"#), ("origin_jti", #","origin_jti":true"#), ("cognito:groups", #","cognito:groups":"admins""#),
-        ("cognito:groups", #","cognito:groups":[1]"#), ("cognito:username", #","cognito:username":["alice"]"#), ("auth_time", #","auth_time":"now""#),
-        ("event_id", #","event_id":7"#),
-    ])
+    @Test(
+        "claims of the wrong type are refused with the claim named",
+        arguments: [
+            ("scope", #","scope":1"#), ("jti", #","jti":{"id":1}"#), ("origin_jti", #","origin_jti":true"#),
+            ("cognito:groups", #","cognito:groups":"admins""#),
+            ("cognito:groups", #","cognito:groups":[1]"#), ("cognito:username", #","cognito:username":["alice"]"#),
+            ("auth_time", #","auth_time":"now""#),
+            ("event_id", #","event_id":7"#),
+        ])
     func wronglyTypedClaims(_ claim: String, _ extra: String) async throws {
         let fixture = try await HardeningFixture()
         let token = try fixture.rawToken(claims: fixture.claims(extra: extra))
@@ -118,7 +122,8 @@ struct TokenHardeningTests {
         func verifier(grace: TimeInterval?, at now: TimeInterval) -> CognitoTokenVerifier {
             let clock: @Sendable () -> Date = { Date(timeIntervalSince1970: now) }
             if let grace {
-                return CognitoTokenVerifier(issuer: "https://issuer.test/pool", jwksURL: url, clientIds: ["app"], http: fixture.http, leeway: grace, now: clock)
+                return CognitoTokenVerifier(
+                    issuer: "https://issuer.test/pool", jwksURL: url, clientIds: ["app"], http: fixture.http, leeway: grace, now: clock)
             }
             return CognitoTokenVerifier(issuer: "https://issuer.test/pool", jwksURL: url, clientIds: ["app"], http: fixture.http, now: clock)
         }
@@ -151,7 +156,8 @@ struct TokenHardeningTests {
         let header = Array(#"{"alg":"RS256","kid":"weak"}"#.utf8)
         let input = Base64URL.encode(header) + "." + Base64URL.encode(Array(fixture.claims().utf8))
         let modulusLength = try fixture.forge.key.publicComponents().modulus.count
-        let digestInfo: [UInt8] = [0x30, 0x31, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00, 0x04, 0x20]
+        let digestInfo: [UInt8] =
+            [0x30, 0x31, 0x30, 0x0d, 0x06, 0x09, 0x60, 0x86, 0x48, 0x01, 0x65, 0x03, 0x04, 0x02, 0x01, 0x05, 0x00, 0x04, 0x20]
             + Digest.sha256(Array(input.utf8))
         let encoded: [UInt8] = [0x00, 0x01] + [UInt8](repeating: 0xFF, count: modulusLength - 3 - digestInfo.count) + [0x00] + digestInfo
         let forged = input + "." + Base64URL.encode(encoded)
@@ -160,10 +166,12 @@ struct TokenHardeningTests {
         try await fixture.close()
     }
 
-    @Test("malformed time claims are refused with the claim named", arguments: [
-        ("exp", #""later""#, ""), ("exp", "1e999", ""), ("exp", "1e300", ""),
-        ("nbf", "", #","nbf":"soon""#), ("iat", "", #","iat":{"when":"now"}"#), ("nbf", "", #","nbf":1e999"#),
-    ])
+    @Test(
+        "malformed time claims are refused with the claim named",
+        arguments: [
+            ("exp", #""later""#, ""), ("exp", "1e999", ""), ("exp", "1e300", ""),
+            ("nbf", "", #","nbf":"soon""#), ("iat", "", #","iat":{"when":"now"}"#), ("nbf", "", #","nbf":1e999"#),
+        ])
     func malformedTimeClaims(_ claim: String, _ exp: String, _ extra: String) async throws {
         let fixture = try await HardeningFixture()
         let token = try fixture.rawToken(claims: fixture.claims(exp: exp.isEmpty ? nil : exp, extra: extra))

@@ -1,8 +1,8 @@
 import AWSCognitoAuthPlugin
 import AWSPluginsCore
 import Amplify
-import AmplifyCrypto
 import AmplifyConcurrency
+import AmplifyCrypto
 import AmplifyEventLoop
 import AmplifyTestKit
 import Foundation
@@ -26,10 +26,15 @@ struct TokenForge {
 
     func jwk() throws -> JSONValue {
         let (n, e) = try key.publicComponents()
-        return ["kty": "RSA", "alg": "RS256", "use": "sig", "kid": .string(kid), "n": .string(Base64URL.encode(n)), "e": .string(Base64URL.encode(e))]
+        return [
+            "kty": "RSA", "alg": "RS256", "use": "sig", "kid": .string(kid), "n": .string(Base64URL.encode(n)), "e": .string(Base64URL.encode(e)),
+        ]
     }
 
-    static func claims(use: String = "id", issuer: String = "https://issuer.test/pool", client: String = "app", expiresIn: TimeInterval = 600, extra: [String: JSONValue] = [:]) -> JSONValue {
+    static func claims(
+        use: String = "id", issuer: String = "https://issuer.test/pool", client: String = "app", expiresIn: TimeInterval = 600,
+        extra: [String: JSONValue] = [:]
+    ) -> JSONValue {
         var claims: [String: JSONValue] = [
             "sub": "user-1", "iss": .string(issuer), "token_use": .string(use),
             "exp": .number((Date().timeIntervalSince1970 + expiresIn).rounded()), "iat": .number(Date().timeIntervalSince1970.rounded()),
@@ -64,7 +69,10 @@ struct TokenVerifierTests {
             let parts = tokens.idToken.split(separator: ".").map(String.init)
             let claimBytes = try #require(Base64URL.decode(parts[1]))
             var claims = try JSONDecoder().decode(JSONValue.self, from: Data(claimBytes))
-            if case .object(var object) = claims { object["sub"] = "someone-else"; claims = .object(object) }
+            if case .object(var object) = claims {
+                object["sub"] = "someone-else"
+                claims = .object(object)
+            }
             let tampered = parts[0] + "." + (try TokenForge.encode(claims)) + "." + parts[2]
             await #expect(throws: CognitoTokenError.badSignature) { _ = try await verifier.verify(tampered, as: .id) }
 
@@ -95,7 +103,8 @@ struct TokenVerifierTests {
         let http = try HTTPClient(loop: loop)
         let forge = TokenForge(key: try RSAKey.generate(), kid: "k1")
         try await store(["keys": [try forge.jwk()]], at: server.url("/stored/jwks"), http: http)
-        let verifier = CognitoTokenVerifier(issuer: "https://issuer.test/pool", jwksURL: server.url("/stored/jwks"), clientIds: ["app"], http: http, leeway: 5)
+        let verifier = CognitoTokenVerifier(
+            issuer: "https://issuer.test/pool", jwksURL: server.url("/stored/jwks"), clientIds: ["app"], http: http, leeway: 5)
 
         let good = try forge.token(TokenForge.claims())
         #expect(try await verifier.verify(good, as: .id).subject == "user-1")
@@ -112,7 +121,9 @@ struct TokenVerifierTests {
         await #expect(throws: CognitoTokenError.wrongAudience("other-app")) {
             _ = try await verifier.verify(try forge.token(TokenForge.claims(client: "other-app")), as: .id)
         }
-        await #expect(throws: CognitoTokenError.expired) { _ = try await verifier.verify(try forge.token(TokenForge.claims(expiresIn: -10)), as: .id) }
+        await #expect(throws: CognitoTokenError.expired) {
+            _ = try await verifier.verify(try forge.token(TokenForge.claims(expiresIn: -10)), as: .id)
+        }
         // Within the leeway an expired token still passes (clock skew).
         #expect(try await verifier.verify(try forge.token(TokenForge.claims(expiresIn: -2)), as: .id).subject == "user-1")
         let future = TokenForge.claims(extra: ["nbf": .number(Date().timeIntervalSince1970 + 300)])
@@ -155,7 +166,9 @@ struct TokenVerifierTests {
         #expect(try await fetchCount(server, http) == 2)
         // After the interval one more fetch is allowed.
         clock.withLock { $0 = $0.addingTimeInterval(61) }
-        await #expect(throws: CognitoTokenError.unknownKey("bogus")) { _ = try await verifier.verify(try old.token(TokenForge.claims(), kid: "bogus"), as: .id) }
+        await #expect(throws: CognitoTokenError.unknownKey("bogus")) {
+            _ = try await verifier.verify(try old.token(TokenForge.claims(), kid: "bogus"), as: .id)
+        }
         #expect(await verifier.fetchCount == 3)
         await http.shutdown()
         try loop.shutdown()

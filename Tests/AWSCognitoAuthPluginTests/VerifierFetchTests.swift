@@ -1,7 +1,7 @@
-import AmplifyConcurrency
 import AWSCognitoAuthPlugin
 import AWSPluginsCore
 import Amplify
+import AmplifyConcurrency
 import AmplifyCrypto
 import AmplifyEventLoop
 import AmplifyTestKit

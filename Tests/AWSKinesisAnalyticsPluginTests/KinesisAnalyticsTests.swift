@@ -3,9 +3,10 @@ import Amplify
 import AmplifyAnalyticsCore
 import AmplifyEventLoop
 import AmplifyTestKit
-@testable import AWSKinesisAnalyticsPlugin
 import Foundation
 import Testing
+
+@testable import AWSKinesisAnalyticsPlugin
 
 @Suite("Kinesis and Firehose analytics plugin")
 struct KinesisAnalyticsTests {
@@ -22,7 +23,9 @@ struct KinesisAnalyticsTests {
     }
 
     /// A plugin on its own loop pointed at `moto`, recording `events` durably and flushing.
-    private func recordAndFlush(_ moto: MotoServer, loop: EventLoop, block: JSONValue, events: [String]) async throws -> (AWSKinesisAnalyticsPlugin, FlushSummary) {
+    private func recordAndFlush(_ moto: MotoServer, loop: EventLoop, block: JSONValue, events: [String]) async throws -> (
+        AWSKinesisAnalyticsPlugin, FlushSummary
+    ) {
         let plugin = AWSKinesisAnalyticsPlugin(loop: loop, credentials: keys, hub: DefaultHubPlugin(loop: loop))
         var settings = block.asObject ?? [:]
         settings["endpoint"] = .string(moto.endpoint.absoluteString)
@@ -40,7 +43,8 @@ struct KinesisAnalyticsTests {
         try await MotoServer.with { moto in
             try moto.seed(["kinesisStreams": ["clicks"]])
             let loop = try EventLoop(name: "kinesis-test")
-            let (plugin, summary) = try await recordAndFlush(moto, loop: loop, block: ["target": "kinesis", "streamName": "clicks"], events: ["a", "b", "c"])
+            let (plugin, summary) = try await recordAndFlush(
+                moto, loop: loop, block: ["target": "kinesis", "streamName": "clicks"], events: ["a", "b", "c"])
             #expect(summary.sent == 3 && summary.waiting == 0 && summary.notSentReason == nil)
             #expect(plugin.targetDescription == "kinesis:clicks")
 
@@ -48,10 +52,13 @@ struct KinesisAnalyticsTests {
             let kinesis = AWSJSONClient(http: http, endpoint: moto.endpoint, region: moto.region, signingName: "kinesis", credentials: keys)
             let shards = try await kinesis.call("Kinesis_20131202.ListShards", ["StreamName": "clicks"])
             let shard = try #require(shards["Shards"]?[0]?["ShardId"]?.stringValue)
-            let iterator = try await kinesis.call("Kinesis_20131202.GetShardIterator", [
-                "StreamName": "clicks", "ShardId": .string(shard), "ShardIteratorType": "TRIM_HORIZON",
-            ])["ShardIterator"]?.stringValue
-            let records = try await kinesis.call("Kinesis_20131202.GetRecords", ["ShardIterator": .string(try #require(iterator))])["Records"]?.asArray ?? []
+            let iterator = try await kinesis.call(
+                "Kinesis_20131202.GetShardIterator",
+                [
+                    "StreamName": "clicks", "ShardId": .string(shard), "ShardIteratorType": "TRIM_HORIZON",
+                ])["ShardIterator"]?.stringValue
+            let records =
+                try await kinesis.call("Kinesis_20131202.GetRecords", ["ShardIterator": .string(try #require(iterator))])["Records"]?.asArray ?? []
             let data = records.compactMap { $0["Data"]?.stringValue.flatMap { Data(base64Encoded: $0) } }
             #expect(data.flatMap(names) == ["a", "b", "c"])
             #expect(records.compactMap { $0["PartitionKey"]?.stringValue } == ["user-7", "user-7", "user-7"])
@@ -92,7 +99,8 @@ struct KinesisAnalyticsTests {
     func missingStream() async throws {
         try await MotoServer.with { moto in
             let loop = try EventLoop(name: "kinesis-missing")
-            let (plugin, summary) = try await recordAndFlush(moto, loop: loop, block: ["target": "kinesis", "streamName": "nowhere"], events: ["lost?"])
+            let (plugin, summary) = try await recordAndFlush(
+                moto, loop: loop, block: ["target": "kinesis", "streamName": "nowhere"], events: ["lost?"])
             #expect(summary.sent == 0 && summary.waiting == 1 && summary.setAsideTotal == 0)
             #expect(summary.notSentReason?.contains("ResourceNotFoundException") == true)
             await plugin.reset()
@@ -107,16 +115,20 @@ struct KinesisAnalyticsTests {
             ["ErrorCode": "ProvisionedThroughputExceededException", "ErrorMessage": "Rate exceeded for shard"],
             ["RecordId": "abc"],
         ]
-        #expect(KinesisSender.outcomes(results, count: 3) == [
-            .accepted, .rejected("ProvisionedThroughputExceededException: Rate exceeded for shard"), .accepted,
-        ])
+        #expect(
+            KinesisSender.outcomes(results, count: 3) == [
+                .accepted, .rejected("ProvisionedThroughputExceededException: Rate exceeded for shard"), .accepted,
+            ])
         #expect(KinesisSender.outcomes([], count: 1) == [.rejected("the answer had no result for this record")])
     }
 
-    @Test("a bad block names the key", arguments: [
-        (["target": "kinesis"] as JSONValue, "streamName"), (["streamName": "s", "target": "pinpoint"] as JSONValue, "target"),
-        (["streamName": "s", "partitionKey": "shard"] as JSONValue, "partitionKey"), (["streamName": "s", "batchSize": 501] as JSONValue, "batchSize"),
-    ] as [(JSONValue, String)])
+    @Test(
+        "a bad block names the key",
+        arguments: [
+            (["target": "kinesis"] as JSONValue, "streamName"), (["streamName": "s", "target": "pinpoint"] as JSONValue, "target"),
+            (["streamName": "s", "partitionKey": "shard"] as JSONValue, "partitionKey"),
+            (["streamName": "s", "batchSize": 501] as JSONValue, "batchSize"),
+        ] as [(JSONValue, String)])
     func badBlock(_ block: JSONValue, _ key: String) {
         #expect {
             try AWSKinesisAnalyticsPlugin().configure(using: block)

@@ -15,7 +15,8 @@ struct AWSJSONClientTests {
         let client = AWSJSONClient(
             http: http, endpoint: server.url("/json"), region: "us-east-1", signingName: "cognito-idp",
             credentials: credentials, retryPolicy: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10)))
-        let counter = AWSJSONClient(http: http, endpoint: server.url("/json"), region: "us-east-1", signingName: "test", retryPolicy: RetryPolicy(maxAttempts: 1))
+        let counter = AWSJSONClient(
+            http: http, endpoint: server.url("/json"), region: "us-east-1", signingName: "test", retryPolicy: RetryPolicy(maxAttempts: 1))
         defer { server.stop() }
         try await body(client, counter)
         await http.shutdown()

@@ -56,13 +56,16 @@ struct AWSTimeoutTests {
 
     static func pattern(_ range: Range<Int>) -> [UInt8] { range.map { UInt8($0 % 251) } }
 
-    @Test("a server that sends the headers and then stalls mid-body: the low-speed limit ends each attempt, the policy retries once, then a timeout error says 2 attempts were made")
+    @Test(
+        "a server that sends the headers and then stalls mid-body: the low-speed limit ends each attempt, the policy retries once, then a timeout error says 2 attempts were made"
+    )
     func stallMidBody() async throws {
         try await withClient { client, server in
             let started = Date()
             let outcome = try await within(150) { () -> String in
                 do {
-                    _ = try await client.send(AWSRESTRequest(method: "GET", path: "/stall", query: [("key", "stall-1"), ("n", "100000"), ("after", "1000")]))
+                    _ = try await client.send(
+                        AWSRESTRequest(method: "GET", path: "/stall", query: [("key", "stall-1"), ("n", "100000"), ("after", "1000")]))
                     return "succeeded"
                 } catch let error as HTTPClientError {
                     return "\(error.kind) \(error.attempts) \(error.message)"
@@ -82,7 +85,8 @@ struct AWSTimeoutTests {
     @Test("a server that never completes the TCP handshake: the connect timeout ends each attempt, the policy retries, then a timeout error")
     func connectTimeout() async throws {
         try await withClient { client, server in
-            let answer = try JSONDecoder().decode([String: Int].self, from: Data(try await client.http.send(HTTPRequest(url: server.url("/blackhole"))).body))
+            let answer = try JSONDecoder().decode(
+                [String: Int].self, from: Data(try await client.http.send(HTTPRequest(url: server.url("/blackhole"))).body))
             let port = try #require(answer["port"])
             let blackhole = AWSRESTClient(
                 http: client.http, endpoint: try #require(URL(string: "http://127.0.0.1:\(port)")), region: "us-east-1",
@@ -120,11 +124,14 @@ struct AWSTimeoutTests {
         }
     }
 
-    @Test("a download cut mid-body (curl 18) is retried with a Range for the bytes still missing and If-Match on its ETag; the body arrives whole, in memory and in a file")
+    @Test(
+        "a download cut mid-body (curl 18) is retried with a Range for the bytes still missing and If-Match on its ETag; the body arrives whole, in memory and in a file"
+    )
     func cutDownloadResumes() async throws {
         try await withClient { client, server in
             let size = 300_000
-            let memory = try await client.send(AWSRESTRequest(method: "GET", path: "/cut", query: [("key", "cut-memory"), ("n", String(size)), ("after", "70000")]))
+            let memory = try await client.send(
+                AWSRESTRequest(method: "GET", path: "/cut", query: [("key", "cut-memory"), ("n", String(size)), ("after", "70000")]))
             #expect(memory.status == 200)
             #expect(memory.body == Self.pattern(0..<size))
             let requests = try await seen(client, server, "cut-memory")
@@ -134,8 +141,9 @@ struct AWSTimeoutTests {
 
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("cut-\(UUID().uuidString)").path
             defer { try? FileManager.default.removeItem(atPath: file) }
-            let toFile = try await client.send(AWSRESTRequest(
-                method: "GET", path: "/cut", query: [("key", "cut-file"), ("n", String(size)), ("after", "123456")], responseFile: file))
+            let toFile = try await client.send(
+                AWSRESTRequest(
+                    method: "GET", path: "/cut", query: [("key", "cut-file"), ("n", String(size)), ("after", "123456")], responseFile: file))
             #expect(toFile.status == 200)
             #expect(toFile.body.isEmpty)
             #expect(FileManager.default.contents(atPath: file).map { Array($0) } == Self.pattern(0..<size))
@@ -146,9 +154,10 @@ struct AWSTimeoutTests {
     @Test("a ranged download cut mid-body continues inside its own range")
     func cutRangedDownloadResumes() async throws {
         try await withClient { client, server in
-            let response = try await client.send(AWSRESTRequest(
-                method: "GET", path: "/cut", query: [("key", "cut-range"), ("n", "100000"), ("after", "3000")],
-                headers: [("Range", "bytes=10000-19999")]))
+            let response = try await client.send(
+                AWSRESTRequest(
+                    method: "GET", path: "/cut", query: [("key", "cut-range"), ("n", "100000"), ("after", "3000")],
+                    headers: [("Range", "bytes=10000-19999")]))
             #expect(response.status == 206)
             #expect(response.body == Self.pattern(10_000..<20_000))
             #expect(try await seen(client, server, "cut-range").map { $0["range"] } == ["bytes=10000-19999", "bytes=13000-19999"])
@@ -159,8 +168,9 @@ struct AWSTimeoutTests {
     func changedObjectIsNotJoined() async throws {
         try await withClient { client, server in
             do {
-                _ = try await client.send(AWSRESTRequest(
-                    method: "GET", path: "/cut", query: [("key", "cut-changed"), ("n", "100000"), ("after", "5000"), ("changeEtag", "1")]))
+                _ = try await client.send(
+                    AWSRESTRequest(
+                        method: "GET", path: "/cut", query: [("key", "cut-changed"), ("n", "100000"), ("after", "5000"), ("changeEtag", "1")]))
                 Issue.record("two versions were joined")
             } catch let error as AWSPluginsError {
                 #expect(error.code == "PreconditionFailed")
@@ -176,7 +186,8 @@ struct AWSTimeoutTests {
         try await withClient(options: options) { client, server in
             let outcome = try await within(120) { () -> String in
                 do {
-                    _ = try await client.send(AWSRESTRequest(method: "GET", path: "/stall", query: [("key", "stall-once"), ("n", "100000"), ("after", "10")]))
+                    _ = try await client.send(
+                        AWSRESTRequest(method: "GET", path: "/stall", query: [("key", "stall-once"), ("n", "100000"), ("after", "10")]))
                     return "succeeded"
                 } catch let error as HTTPClientError {
                     return "\(error.kind) \(error.attempts)"
@@ -191,9 +202,13 @@ struct AWSTimeoutTests {
     func optionsFromConfiguration() throws {
         #expect(try AWSClientOptions(json: nil, defaults: .jsonDefaults) == .jsonDefaults)
         #expect(try AWSClientOptions(json: ["bucket": "b"], defaults: .s3Defaults) == .s3Defaults)
-        let read = try AWSClientOptions(json: ["http": [
-            "connectTimeoutSeconds": 2.5, "attemptTimeoutSeconds": 60, "lowSpeedLimitBytesPerSecond": 1024, "lowSpeedTimeSeconds": 5, "maxAttempts": 5,
-        ]], defaults: .jsonDefaults)
+        let read = try AWSClientOptions(
+            json: [
+                "http": [
+                    "connectTimeoutSeconds": 2.5, "attemptTimeoutSeconds": 60, "lowSpeedLimitBytesPerSecond": 1024, "lowSpeedTimeSeconds": 5,
+                    "maxAttempts": 5,
+                ]
+            ], defaults: .jsonDefaults)
         #expect(read.connectTimeout == .milliseconds(2500))
         #expect(read.attemptTimeout == .seconds(60))
         #expect(read.lowSpeedLimit == HTTPLowSpeedLimit(bytesPerSecond: 1024, seconds: 5))

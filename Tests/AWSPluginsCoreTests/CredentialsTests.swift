@@ -12,9 +12,13 @@ struct CredentialsTests {
 
     @Test("the environment provider reads the three variables and says which are missing")
     func environment() async throws {
-        let provider = EnvironmentCredentialsProvider(environment: ["AWS_ACCESS_KEY_ID": "AKID", "AWS_SECRET_ACCESS_KEY": "secret", "AWS_SESSION_TOKEN": "token"])
+        let provider = EnvironmentCredentialsProvider(environment: [
+            "AWS_ACCESS_KEY_ID": "AKID", "AWS_SECRET_ACCESS_KEY": "secret", "AWS_SESSION_TOKEN": "token",
+        ])
         #expect(try await provider.credentials() == AWSCredentials(accessKeyId: "AKID", secretAccessKey: "secret", sessionToken: "token"))
-        await #expect(throws: AWSPluginsError.self) { try await EnvironmentCredentialsProvider(environment: ["AWS_ACCESS_KEY_ID": "AKID"]).credentials() }
+        await #expect(throws: AWSPluginsError.self) {
+            try await EnvironmentCredentialsProvider(environment: ["AWS_ACCESS_KEY_ID": "AKID"]).credentials()
+        }
     }
 
     @Test("profiles come from ~/.aws/credentials first, then [profile x] in ~/.aws/config; AWS_PROFILE picks one")
@@ -22,37 +26,41 @@ struct CredentialsTests {
         let home = try folder()
         defer { try? FileManager.default.removeItem(atPath: home) }
         try """
-            # comment
-            [default]
-            aws_access_key_id = AKIDDEFAULT
-            aws_secret_access_key = secretdefault
+        # comment
+        [default]
+        aws_access_key_id = AKIDDEFAULT
+        aws_secret_access_key = secretdefault
 
-            [work]
-            aws_access_key_id=AKIDWORK
-            aws_secret_access_key=secretwork
-            aws_session_token = tokenwork
-            """.write(toFile: home + "/.aws/credentials", atomically: true, encoding: .utf8)
+        [work]
+        aws_access_key_id=AKIDWORK
+        aws_secret_access_key=secretwork
+        aws_session_token = tokenwork
+        """.write(toFile: home + "/.aws/credentials", atomically: true, encoding: .utf8)
         try """
-            [profile ci]
-            aws_access_key_id = AKIDCI
-            aws_secret_access_key = secretci
-            region = eu-west-1
-            """.write(toFile: home + "/.aws/config", atomically: true, encoding: .utf8)
+        [profile ci]
+        aws_access_key_id = AKIDCI
+        aws_secret_access_key = secretci
+        region = eu-west-1
+        """.write(toFile: home + "/.aws/config", atomically: true, encoding: .utf8)
         #expect(try await ProfileCredentialsProvider(environment: ["HOME": home]).credentials().accessKeyId == "AKIDDEFAULT")
         let work = try await ProfileCredentialsProvider(environment: ["HOME": home, "AWS_PROFILE": "work"]).credentials()
         #expect(work == AWSCredentials(accessKeyId: "AKIDWORK", secretAccessKey: "secretwork", sessionToken: "tokenwork"))
         #expect(try await ProfileCredentialsProvider(profile: "ci", environment: ["HOME": home]).credentials().accessKeyId == "AKIDCI")
-        await #expect(throws: AWSPluginsError.self) { try await ProfileCredentialsProvider(profile: "missing", environment: ["HOME": home]).credentials() }
+        await #expect(throws: AWSPluginsError.self) {
+            try await ProfileCredentialsProvider(profile: "missing", environment: ["HOME": home]).credentials()
+        }
     }
 
     @Test("the chain takes the first provider that has keys, and explains every miss otherwise")
     func chain() async throws {
         let home = try folder()
         defer { try? FileManager.default.removeItem(atPath: home) }
-        try "[default]\naws_access_key_id = AKIDFILE\naws_secret_access_key = s\n".write(toFile: home + "/.aws/credentials", atomically: true, encoding: .utf8)
+        try "[default]\naws_access_key_id = AKIDFILE\naws_secret_access_key = s\n".write(
+            toFile: home + "/.aws/credentials", atomically: true, encoding: .utf8)
         #expect(try await CredentialsProviderChain.default(environment: ["HOME": home]).credentials().accessKeyId == "AKIDFILE")
-        #expect(try await CredentialsProviderChain.default(environment: ["HOME": home, "AWS_ACCESS_KEY_ID": "AKIDENV", "AWS_SECRET_ACCESS_KEY": "s"])
-            .credentials().accessKeyId == "AKIDENV")
+        #expect(
+            try await CredentialsProviderChain.default(environment: ["HOME": home, "AWS_ACCESS_KEY_ID": "AKIDENV", "AWS_SECRET_ACCESS_KEY": "s"])
+                .credentials().accessKeyId == "AKIDENV")
         do {
             _ = try await CredentialsProviderChain.default(environment: ["HOME": home + "/nowhere"]).credentials()
             Issue.record("found credentials where there are none")

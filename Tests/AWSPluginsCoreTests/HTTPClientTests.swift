@@ -1,6 +1,6 @@
 import AWSPluginsCore
-import AmplifyCrypto
 import AmplifyConcurrency
+import AmplifyCrypto
 import AmplifyEventLoop
 import AmplifyTestKit
 import Foundation
@@ -37,7 +37,8 @@ struct HTTPClientTests {
             let path = FileManager.default.temporaryDirectory.appendingPathComponent("range-\(UUID().uuidString)").path
             try Data(bytes).write(to: URL(fileURLWithPath: path))
             defer { try? FileManager.default.removeItem(atPath: path) }
-            let response = try await client.send(HTTPRequest(method: "PUT", url: server.url("/echo"), body: .fileRange(path, offset: 30_000, length: 50_000)))
+            let response = try await client.send(
+                HTTPRequest(method: "PUT", url: server.url("/echo"), body: .fileRange(path, offset: 30_000, length: 50_000)))
             let echo = try json(response)
             #expect(echo["bodyLength"] as? Int == 50_000)
             #expect(echo["bodySHA256"] as? String == Digest.hex(Digest.sha256(bytes[30_000..<80_000])))
@@ -64,9 +65,11 @@ struct HTTPClientTests {
     func post() async throws {
         try await withClient { client, server in
             let body = Array("hello, loop".utf8)
-            let response = try await client.send(HTTPRequest(
-                method: "POST", url: server.url("/echo?x=1"), headers: [("X-Amz-Target", "Test.Op"), ("Content-Type", "application/x-amz-json-1.1")],
-                body: .bytes(body)))
+            let response = try await client.send(
+                HTTPRequest(
+                    method: "POST", url: server.url("/echo?x=1"),
+                    headers: [("X-Amz-Target", "Test.Op"), ("Content-Type", "application/x-amz-json-1.1")],
+                    body: .bytes(body)))
             let echo = try json(response)
             #expect(echo["method"] as? String == "POST")
             #expect(echo["query"] as? String == "x=1")
@@ -87,7 +90,8 @@ struct HTTPClientTests {
             let body = Array("a body for the first transfer".utf8)
             for _ in 0..<3 {
                 // A PUT with a body, a header, a time limit and its answer to a file...
-                var put = HTTPRequest(method: "PUT", url: server.url("/echo"), headers: [("X-Only-Here", "1")], body: .bytes(body), timeout: .seconds(30))
+                var put = HTTPRequest(
+                    method: "PUT", url: server.url("/echo"), headers: [("X-Only-Here", "1")], body: .bytes(body), timeout: .seconds(30))
                 put.responseFile = file
                 let stored = try await client.send(put)
                 #expect(stored.status == 200 && stored.body.isEmpty)
@@ -109,7 +113,9 @@ struct HTTPClientTests {
         }
     }
 
-    @Test("a kept connection the server shuts while it idles is let go, the next request opens another, and the client keeps none of the shut sockets open")
+    @Test(
+        "a kept connection the server shuts while it idles is let go, the next request opens another, and the client keeps none of the shut sockets open"
+    )
     func idleConnectionsShutByTheServer() async throws {
         try await withClient { client, server in
             // Asks on connections of its own whether the server has shut the idle one yet.
@@ -247,17 +253,16 @@ struct HTTPClientTests {
             // with their shadow pages, so the bound applies to plain builds.
             let run = try await ProductRunner.run("HTTPBenchmark", ["--memory-check", "100"])
             #expect(run.exitCode == 0)
-            let growth = try #require(run.stdout.split(separator: "\n").compactMap {
-                $0.hasPrefix("resident growth bytes: ") ? Int($0.dropFirst(23)) : nil
-            }.first)
+            let growth = try #require(
+                run.stdout.split(separator: "\n").compactMap {
+                    $0.hasPrefix("resident growth bytes: ") ? Int($0.dropFirst(23)) : nil
+                }.first)
             if !runningUnderSanitizer {
                 #expect(growth < 40 * 1_048_576, "resident memory grew by \(growth >> 20) MiB")
             }
         }
     }
 }
-
-
 
 /// The largest value set so far, shared with a callback.
 final class MaxValue: Sendable {

@@ -36,8 +36,10 @@ struct HTTPMetricsTests {
                 retryPolicy: RetryPolicy(maxAttempts: 3, baseDelay: .milliseconds(10)))
             _ = try await json.call("Test.FailTwice", ["key": "metrics-fail-twice"], signed: false)
         }
-        #expect(try metrics.expectCounter(AmplifyMetrics.httpRequests, [("service", "http"), ("operation", "GET"), ("status", "200")]).totalValue == 1)
-        #expect(try metrics.expectCounter(AmplifyMetrics.httpRequests, [("service", "http"), ("operation", "GET"), ("status", "404")]).totalValue == 1)
+        #expect(
+            try metrics.expectCounter(AmplifyMetrics.httpRequests, [("service", "http"), ("operation", "GET"), ("status", "200")]).totalValue == 1)
+        #expect(
+            try metrics.expectCounter(AmplifyMetrics.httpRequests, [("service", "http"), ("operation", "GET"), ("status", "404")]).totalValue == 1)
         let failing = [("service", "cognito-idp"), ("operation", "FailTwice")]
         #expect(try metrics.expectCounter(AmplifyMetrics.httpRequests, failing + [("status", "500")]).totalValue == 2)
         #expect(try metrics.expectCounter(AmplifyMetrics.httpRequests, failing + [("status", "200")]).totalValue == 1)
@@ -61,7 +63,9 @@ struct HTTPMetricsTests {
             request.operation = "GetObject"
             await #expect(throws: HTTPClientError.self) { _ = try await http.send(request) }
         }
-        #expect(try metrics.expectCounter(AmplifyMetrics.httpRequests, [("service", "s3"), ("operation", "GetObject"), ("status", "connection")]).totalValue == 1)
+        #expect(
+            try metrics.expectCounter(AmplifyMetrics.httpRequests, [("service", "s3"), ("operation", "GetObject"), ("status", "connection")])
+                .totalValue == 1)
     }
 
     @Test("S3 requests are named by their operation, from method and query")
@@ -85,7 +89,8 @@ struct HTTPMetricsTests {
 
     @Test("a presigned URL's signature, credential and token never reach a log line: the client logs the URL without its query")
     func redactedURL() throws {
-        let url = try #require(URL(string: "https://bucket.s3.amazonaws.com:8443/photos/cat.jpg?X-Amz-Signature=abc123&X-Amz-Security-Token=tok&X-Amz-Credential=AKID"))
+        let url = try #require(
+            URL(string: "https://bucket.s3.amazonaws.com:8443/photos/cat.jpg?X-Amz-Signature=abc123&X-Amz-Security-Token=tok&X-Amz-Credential=AKID"))
         #expect(HTTPClient.redactedForLogs(url) == "https://bucket.s3.amazonaws.com:8443/photos/cat.jpg")
     }
 }

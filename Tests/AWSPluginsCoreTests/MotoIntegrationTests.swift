@@ -55,15 +55,17 @@ struct MotoIntegrationTests {
             let (client, bucket) = try s3(http, moto, bucket: "strict-bucket", keys)
 
             let small = Array("hello, signed world".utf8)
-            _ = try await client.send(AWSRESTRequest(
-                method: "PUT", path: bucket.objectPath("greetings/hello world.txt"),
-                headers: [("Content-Type", "text/plain")], body: .bytes(small)))
+            _ = try await client.send(
+                AWSRESTRequest(
+                    method: "PUT", path: bucket.objectPath("greetings/hello world.txt"),
+                    headers: [("Content-Type", "text/plain")], body: .bytes(small)))
             let large = try Digest.randomBytes(3 << 20)
             let file = try temporaryFile(large)
             defer { try? FileManager.default.removeItem(atPath: file) }
-            _ = try await client.send(AWSRESTRequest(
-                method: "PUT", path: bucket.objectPath("data/large+1.bin"),
-                headers: [("Content-Type", "application/octet-stream")], body: .file(file)))
+            _ = try await client.send(
+                AWSRESTRequest(
+                    method: "PUT", path: bucket.objectPath("data/large+1.bin"),
+                    headers: [("Content-Type", "application/octet-stream")], body: .file(file)))
 
             let fetched = try await client.send(AWSRESTRequest(method: "GET", path: bucket.objectPath("greetings/hello world.txt")))
             #expect(fetched.body == small)
@@ -72,8 +74,9 @@ struct MotoIntegrationTests {
             let head = try await client.send(AWSRESTRequest(method: "HEAD", path: bucket.objectPath("data/large+1.bin")))
             #expect(head.header("Content-Length") == String(large.count))
 
-            let listing = try await client.sendForXML(AWSRESTRequest(
-                method: "GET", path: bucket.bucketPath, query: [("list-type", "2"), ("prefix", "greetings/")]))
+            let listing = try await client.sendForXML(
+                AWSRESTRequest(
+                    method: "GET", path: bucket.bucketPath, query: [("list-type", "2"), ("prefix", "greetings/")]))
             #expect(listing.children(named: "Contents").compactMap { $0.text(of: "Key") } == ["greetings/hello world.txt"])
 
             _ = try await client.send(AWSRESTRequest(method: "DELETE", path: bucket.objectPath("greetings/hello world.txt")))
@@ -127,8 +130,10 @@ struct MotoIntegrationTests {
             let seeded = try moto.seed(["iamUser": "tester", "buckets": ["shared-bucket"]])
             let (client, bucket) = try s3(http, moto, bucket: "shared-bucket", try seededKeys(seeded))
             let content = try Digest.randomBytes(256 * 1024)
-            _ = try await client.send(AWSRESTRequest(
-                method: "PUT", path: bucket.objectPath("reports/2026 Q4.pdf"), headers: [("Content-Type", "application/pdf")], body: .bytes(content)))
+            _ = try await client.send(
+                AWSRESTRequest(
+                    method: "PUT", path: bucket.objectPath("reports/2026 Q4.pdf"), headers: [("Content-Type", "application/pdf")],
+                    body: .bytes(content)))
             let url = try await client.presignedURL(path: bucket.objectPath("reports/2026 Q4.pdf"), expires: 600)
             #expect(url.absoluteString.contains("X-Amz-Signature="))
 
@@ -144,7 +149,9 @@ struct MotoIntegrationTests {
     func identityPool() async throws {
         try await withMoto { moto, http in
             let seeded = try moto.seed([
-                "userPool": ["name": "users", "users": [["username": "alice", "password": "Secr3t!pass", "attributes": ["email": "alice@example.com"]]]],
+                "userPool": [
+                    "name": "users", "users": [["username": "alice", "password": "Secr3t!pass", "attributes": ["email": "alice@example.com"]]],
+                ],
                 "identityPool": ["name": "identities", "allowGuests": true],
             ])
             let poolId = try #require(seeded["userPoolId"]?.stringValue)
@@ -157,10 +164,12 @@ struct MotoIntegrationTests {
             #expect(guestId.hasPrefix("us-east-1:"))
 
             let userPool = AWSJSONClient(http: http, endpoint: moto.endpoint, region: moto.region, signingName: "cognito-idp")
-            let signIn = try await userPool.call("AWSCognitoIdentityProviderService.InitiateAuth", [
-                "AuthFlow": "USER_PASSWORD_AUTH", "ClientId": .string(try #require(seeded["clientId"]?.stringValue)),
-                "AuthParameters": ["USERNAME": "alice", "PASSWORD": "Secr3t!pass"],
-            ], signed: false)
+            let signIn = try await userPool.call(
+                "AWSCognitoIdentityProviderService.InitiateAuth",
+                [
+                    "AuthFlow": "USER_PASSWORD_AUTH", "ClientId": .string(try #require(seeded["clientId"]?.stringValue)),
+                    "AuthParameters": ["USERNAME": "alice", "PASSWORD": "Secr3t!pass"],
+                ], signed: false)
             let idToken = try #require(signIn["AuthenticationResult"]?["IdToken"]?.stringValue)
             let user = CognitoIdentityCredentialsProvider(client: identity, identityPoolId: identityPoolId) {
                 ["cognito-idp.us-east-1.amazonaws.com/\(poolId)": idToken]
@@ -176,7 +185,8 @@ struct MotoIntegrationTests {
         try await withMoto { moto, http in
             try moto.seed(["buckets": ["transient-bucket"]])
             let (client, bucket) = try s3(http, moto, bucket: "transient-bucket", AWSCredentials(accessKeyId: "testing", secretAccessKey: "testing"))
-            _ = try await client.send(AWSRESTRequest(method: "PUT", path: bucket.objectPath("k"), headers: [("Content-Type", "text/plain")], body: .bytes([1])))
+            _ = try await client.send(
+                AWSRESTRequest(method: "PUT", path: bucket.objectPath("k"), headers: [("Content-Type", "text/plain")], body: .bytes([1])))
             try moto.reset()
             do {
                 _ = try await client.send(AWSRESTRequest(method: "GET", path: bucket.objectPath("k")))

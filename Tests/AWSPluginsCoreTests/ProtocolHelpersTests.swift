@@ -4,10 +4,12 @@ import Testing
 
 @Suite("AWS protocol helpers")
 struct ProtocolHelpersTests {
-    @Test("header names compare without ASCII case, and only ASCII letters fold", arguments: [
-        ("Host", "host", true), ("CONTENT-TYPE", "content-type", true), ("x-api-key", "X-Api-Key", true), ("", "", true),
-        ("host", "hosts", false), ("host", "hast", false), ("@", "`", false), ("[", "{", false), ("É", "é", false), ("é", "é", true),
-    ])
+    @Test(
+        "header names compare without ASCII case, and only ASCII letters fold",
+        arguments: [
+            ("Host", "host", true), ("CONTENT-TYPE", "content-type", true), ("x-api-key", "X-Api-Key", true), ("", "", true),
+            ("host", "hosts", false), ("host", "hast", false), ("@", "`", false), ("[", "{", false), ("É", "é", false), ("é", "é", true),
+        ])
     func headerNamesIgnoreASCIICase(left: String, right: String, equal: Bool) {
         #expect(left.equalsIgnoringASCIICase(right) == equal)
         #expect(right.equalsIgnoringASCIICase(left) == equal)
@@ -60,10 +62,22 @@ struct ProtocolHelpersTests {
     @Test("endpoints: the configured one, then AWS_ENDPOINT_URL_<SERVICE>, then AWS_ENDPOINT_URL, then AWS's")
     func endpoints() throws {
         let environment = ["AWS_ENDPOINT_URL": "http://127.0.0.1:5000", "AWS_ENDPOINT_URL_S3": "http://127.0.0.1:9000"]
-        #expect(try AWSEndpoint.resolve(service: "cognito-idp", serviceId: "Cognito Identity Provider", region: "us-east-1", configured: "http://localhost:1234", environment: environment).absoluteString == "http://localhost:1234")
-        #expect(try AWSEndpoint.resolve(service: "s3", serviceId: "S3", region: "us-east-1", environment: environment).absoluteString == "http://127.0.0.1:9000")
-        #expect(try AWSEndpoint.resolve(service: "kinesis", serviceId: "Kinesis", region: "us-east-1", environment: environment).absoluteString == "http://127.0.0.1:5000")
-        #expect(try AWSEndpoint.resolve(service: "kinesis", serviceId: "Kinesis", region: "eu-west-1", environment: [:]).absoluteString == "https://kinesis.eu-west-1.amazonaws.com")
-        #expect(throws: AWSPluginsError.self) { try AWSEndpoint.resolve(service: "s3", serviceId: "S3", region: "us-east-1", configured: "ftp://x", environment: [:]) }
+        #expect(
+            try AWSEndpoint.resolve(
+                service: "cognito-idp", serviceId: "Cognito Identity Provider", region: "us-east-1", configured: "http://localhost:1234",
+                environment: environment
+            ).absoluteString == "http://localhost:1234")
+        #expect(
+            try AWSEndpoint.resolve(service: "s3", serviceId: "S3", region: "us-east-1", environment: environment).absoluteString
+                == "http://127.0.0.1:9000")
+        #expect(
+            try AWSEndpoint.resolve(service: "kinesis", serviceId: "Kinesis", region: "us-east-1", environment: environment).absoluteString
+                == "http://127.0.0.1:5000")
+        #expect(
+            try AWSEndpoint.resolve(service: "kinesis", serviceId: "Kinesis", region: "eu-west-1", environment: [:]).absoluteString
+                == "https://kinesis.eu-west-1.amazonaws.com")
+        #expect(throws: AWSPluginsError.self) {
+            try AWSEndpoint.resolve(service: "s3", serviceId: "S3", region: "us-east-1", configured: "ftp://x", environment: [:])
+        }
     }
 }

@@ -44,7 +44,8 @@ struct RESTXMLTests {
         // Foundation's XMLParser traps on an element name that is not UTF-8.
         let hostile: [[UInt8]] = [
             Array("<a".utf8) + [0xFF] + Array(">x</a".utf8) + [0xFF, 0x3E],
-            Array("<Error><Code>NoSuchKey</Code><LastModifie".utf8) + [0xFF, 0xFF, 0xFF] + Array(">1</LastModifie".utf8) + [0xFF, 0xFF, 0xFF, 0x3E] + Array("</Error>".utf8),
+            Array("<Error><Code>NoSuchKey</Code><LastModifie".utf8) + [0xFF, 0xFF, 0xFF] + Array(">1</LastModifie".utf8) + [0xFF, 0xFF, 0xFF, 0x3E]
+                + Array("</Error>".utf8),
             Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><a b".utf8) + [0xE9] + Array("=\"1\"/>".utf8),
         ]
         for bytes in hostile {
@@ -59,7 +60,9 @@ struct RESTXMLTests {
         }
     }
 
-    @Test("a processing instruction or a DTD in an XML answer (found by the s3xml fuzzer: an empty instruction or a notation crashes the parser) is MalformedXML, not a crash; the XML declaration, comments and CDATA still read")
+    @Test(
+        "a processing instruction or a DTD in an XML answer (found by the s3xml fuzzer: an empty instruction or a notation crashes the parser) is MalformedXML, not a crash; the XML declaration, comments and CDATA still read"
+    )
     func noProcessingInstructionsOrDTD() throws {
         let hostile = [
             "<?x?><a/>", "<?xml version=\"1.0\"?>\n<?x?><Error/>", "<Error><?pi data?></Error>",
@@ -78,7 +81,8 @@ struct RESTXMLTests {
             }
             #expect(AWSXMLError.parse(status: 404, body: Data(text.utf8)).code == "NotFound")
         }
-        let plain = try XMLElementTree.parse(Data("\u{FEFF}<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><!-- a note --><Code><![CDATA[NoSuchKey]]></Code></Error>".utf8))
+        let plain = try XMLElementTree.parse(
+            Data("\u{FEFF}<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<Error><!-- a note --><Code><![CDATA[NoSuchKey]]></Code></Error>".utf8))
         #expect(plain.text(of: "Code") == "NoSuchKey")
     }
 
@@ -90,14 +94,16 @@ struct RESTXMLTests {
         #expect(error.errorDescription == "NoSuchKey: The specified key does not exist.")
         #expect(error.recoverySuggestion.contains("list the bucket"))
         #expect(error.httpStatus == 404)
-        let query = AWSXMLError.parse(status: 400, body: Data("<ErrorResponse><Error><Code>Throttling</Code><Message>slow down</Message></Error></ErrorResponse>".utf8))
+        let query = AWSXMLError.parse(
+            status: 400, body: Data("<ErrorResponse><Error><Code>Throttling</Code><Message>slow down</Message></Error></ErrorResponse>".utf8))
         #expect(query.code == "Throttling")
         #expect(query.recoverySuggestion.contains("retried"))
         #expect(AWSXMLError.parse(status: 404, body: Data()).code == "NotFound")
         #expect(AWSXMLError.parse(status: 403, body: Data()).code == "Forbidden")
         #expect(AWSXMLError.parse(status: 502, body: Data("<html>bad gateway</html>".utf8)).code == "HTTP502")
         // A JSON service behind a proxy or stand-in that answers in XML still gives the code.
-        let signature = Data("\n<ErrorResponse><Errors><Error><Code>SignatureDoesNotMatch</Code><Message>no</Message></Error></Errors></ErrorResponse>".utf8)
+        let signature = Data(
+            "\n<ErrorResponse><Errors><Error><Code>SignatureDoesNotMatch</Code><Message>no</Message></Error></Errors></ErrorResponse>".utf8)
         #expect(AWSJSONError.parse(status: 403, body: signature).code == "SignatureDoesNotMatch")
     }
 
@@ -118,7 +124,9 @@ struct RESTXMLTests {
         #expect(dotted.objectPath("k") == "/my.photos/k")
     }
 
-    @Test("a bucket name S3 would refuse is rejected before any request", arguments: ["ab", "Photos", "-photos", "photos.", "pho_tos", String(repeating: "a", count: 64)])
+    @Test(
+        "a bucket name S3 would refuse is rejected before any request",
+        arguments: ["ab", "Photos", "-photos", "photos.", "pho_tos", String(repeating: "a", count: 64)])
     func invalidBucket(_ name: String) {
         #expect {
             try S3Addressing(bucket: name, region: "us-east-1", environment: [:])

@@ -33,7 +33,11 @@ struct SigV4SignerTests {
         let request = SignableRequest(method: "GET", path: "/bucket/key", headers: [("host", "bucket.s3.amazonaws.com")])
         let query = signer.presign(request, expires: 900, date: date)
         let names = query.map(\.name)
-        #expect(names == ["X-Amz-Algorithm", "X-Amz-Credential", "X-Amz-Date", "X-Amz-Expires", "X-Amz-SignedHeaders", "X-Amz-Security-Token", "X-Amz-Signature"])
+        #expect(
+            names == [
+                "X-Amz-Algorithm", "X-Amz-Credential", "X-Amz-Date", "X-Amz-Expires", "X-Amz-SignedHeaders", "X-Amz-Security-Token",
+                "X-Amz-Signature",
+            ])
         #expect(query[1].value == "ASIAEXAMPLE/20150830/eu-west-1/s3/aws4_request")
         #expect(query[3].value == "900")
         #expect(query[4].value == "host")

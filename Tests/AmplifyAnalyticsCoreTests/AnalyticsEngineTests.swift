@@ -68,7 +68,11 @@ struct AnalyticsEngineTests {
         try await fixture.engine.recordDurably(BasicAnalyticsEvent(name: "third"))
         await fixture.engine.flush()
         let delivered = fixture.sender.delivered.value
-        #expect(delivered[0] == AnalyticsRecord(name: "first", timestamp: delivered[0].timestamp, attributes: ["app": "orders", "beta": "true"], metrics: ["version": 4, "total": 9.5], userId: "user-42"))
+        #expect(
+            delivered[0]
+                == AnalyticsRecord(
+                    name: "first", timestamp: delivered[0].timestamp, attributes: ["app": "orders", "beta": "true"],
+                    metrics: ["version": 4, "total": 9.5], userId: "user-42"))
         #expect(delivered[1].attributes == ["app": "orders"] && delivered[1].metrics == ["version": 3])
         #expect(delivered[2].attributes.isEmpty && delivered[2].metrics.isEmpty && delivered[2].userId == "user-42")
         #expect(fixture.hub.value.contains { $0.0 == HubPayload.EventName.Analytics.identifyUser && $0.1 as? String == "user-42" })

@@ -15,7 +15,8 @@ struct AnalyticsMetricsTests {
         answer: @escaping @Sendable (QueuedRecord) -> RecordOutcome
     ) throws -> AnalyticsEngine {
         try AnalyticsEngine(
-            queue: DurableEventQueue(path: temporaryQueuePath(), maxAttempts: maxAttempts, maxQueuedEvents: maxQueuedEvents), sender: ScriptedSender(answer),
+            queue: DurableEventQueue(path: temporaryQueuePath(), maxAttempts: maxAttempts, maxQueuedEvents: maxQueuedEvents),
+            sender: ScriptedSender(answer),
             loop: loop, pluginKey: "testAnalyticsPlugin", metricsFactory: metrics, dispatch: { _, _ in })
     }
 

@@ -8,10 +8,12 @@ struct AnalyticsRecordEncodingTests {
     func storedBodyRoundTrips() throws {
         let strange = "quote \" backslash \\ slash / newline \n tab \t bell \u{07} nul \u{0} é 日本 🎉 \u{7F}"
         let records = [
-            AnalyticsRecord(name: "orderPlaced", timestamp: 1_764_512_345.678, attributes: ["region": "eu-west-1", "express": "true"],
-                            metrics: ["total": 59.5, "seq": 12], userId: "u-42"),
-            AnalyticsRecord(name: strange, timestamp: 0, attributes: [strange: strange, "": ""],
-                            metrics: ["tiny": 1e-7, "huge": 1e300, "negative zero": -0.0, "min": -Double.greatestFiniteMagnitude, strange: 3]),
+            AnalyticsRecord(
+                name: "orderPlaced", timestamp: 1_764_512_345.678, attributes: ["region": "eu-west-1", "express": "true"],
+                metrics: ["total": 59.5, "seq": 12], userId: "u-42"),
+            AnalyticsRecord(
+                name: strange, timestamp: 0, attributes: [strange: strange, "": ""],
+                metrics: ["tiny": 1e-7, "huge": 1e300, "negative zero": -0.0, "min": -Double.greatestFiniteMagnitude, strange: 3]),
             AnalyticsRecord(name: "", timestamp: 1e-9),
         ]
         for record in records {

@@ -1,6 +1,6 @@
-import AmplifyConcurrency
 import Amplify
 import AmplifyAnalyticsCore
+import AmplifyConcurrency
 import AmplifyEventLoop
 import Foundation
 import Testing

@@ -4,14 +4,16 @@ import Testing
 
 @Suite("Analytics queue settings: every number has a range")
 struct QueueSettingRangeTests {
-    @Test("a number beyond a setting's range is refused, naming the key and the range", arguments: [
-        ("autoFlushEventsInterval", 1e20, "0", "86400"),
-        ("autoFlushEventsInterval", 9_000_000_000_000_000, "0", "86400"),
-        ("maxQueuedEvents", 1e20, "1", "100000000"),
-        ("maxAttempts", 1e20, "1", "1000"),
-        ("batchSize", 1e20, "1", "10000"),
-        ("batchSize", 0, "1", "10000"),
-    ] as [(String, Double, String, String)])
+    @Test(
+        "a number beyond a setting's range is refused, naming the key and the range",
+        arguments: [
+            ("autoFlushEventsInterval", 1e20, "0", "86400"),
+            ("autoFlushEventsInterval", 9_000_000_000_000_000, "0", "86400"),
+            ("maxQueuedEvents", 1e20, "1", "100000000"),
+            ("maxAttempts", 1e20, "1", "1000"),
+            ("batchSize", 1e20, "1", "10000"),
+            ("batchSize", 0, "1", "10000"),
+        ] as [(String, Double, String, String)])
     func refusesOutOfRange(_ key: String, _ value: Double, _ low: String, _ high: String) {
         let error = #expect(throws: ConfigurationValueError.self) {
             try AnalyticsQueueSettings(json: .object([key: .number(value)]))

@@ -26,15 +26,39 @@ struct AmplifyJSCookiesTests {
                 return error
             }
         }
-        guard case .duplicated? = problem(["\(base).LastAuthUser=ann; \(base).LastAuthUser=bob"]) else { Issue.record("duplicate"); return }
+        guard case .duplicated? = problem(["\(base).LastAuthUser=ann; \(base).LastAuthUser=bob"]) else {
+            Issue.record("duplicate")
+            return
+        }
         #expect(problem(["\(base).LastAuthUser=ann", "\(base).LastAuthUser=ann; \(base).ann.accessToken=x"]) == nil)
-        guard case .oversized? = problem([String(repeating: "a=b; ", count: 10_000)]) else { Issue.record("oversized"); return }
-        guard case .oversized? = problem([(0..<300).map { "c\($0)=v" }.joined(separator: "; ")]) else { Issue.record("too many"); return }
-        guard case .malformed? = problem(["\(base).LastAuthUser=ann\r\nSet-Cookie: x=y"]) else { Issue.record("control"); return }
-        guard case .malformed? = problem(["\(base).LastAuthUser"]) else { Issue.record("no ="); return }
-        guard case .malformed? = problem(["\(base).LastAuthUser=%E0%A4"]) else { Issue.record("bad UTF-8"); return }
-        guard case .malformed? = problem(["\(base).LastAuthUser=%zz"]) else { Issue.record("bad escape"); return }
-        guard case .incomplete? = problem(["\(base).LastAuthUser=ann"]) else { Issue.record("incomplete"); return }
+        guard case .oversized? = problem([String(repeating: "a=b; ", count: 10_000)]) else {
+            Issue.record("oversized")
+            return
+        }
+        guard case .oversized? = problem([(0..<300).map { "c\($0)=v" }.joined(separator: "; ")]) else {
+            Issue.record("too many")
+            return
+        }
+        guard case .malformed? = problem(["\(base).LastAuthUser=ann\r\nSet-Cookie: x=y"]) else {
+            Issue.record("control")
+            return
+        }
+        guard case .malformed? = problem(["\(base).LastAuthUser"]) else {
+            Issue.record("no =")
+            return
+        }
+        guard case .malformed? = problem(["\(base).LastAuthUser=%E0%A4"]) else {
+            Issue.record("bad UTF-8")
+            return
+        }
+        guard case .malformed? = problem(["\(base).LastAuthUser=%zz"]) else {
+            Issue.record("bad escape")
+            return
+        }
+        guard case .incomplete? = problem(["\(base).LastAuthUser=ann"]) else {
+            Issue.record("incomplete")
+            return
+        }
         #expect(problem(["%zz=1; other"]) == nil)
         #expect((try? AuthRequestTokens(authorization: "Bearer")) == nil)
         #expect((try? AuthRequestTokens(authorization: "bearer  tok")).map(\.accessToken) == "tok")

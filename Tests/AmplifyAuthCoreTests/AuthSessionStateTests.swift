@@ -28,13 +28,14 @@ struct AuthSessionStateTests {
         let userId = try await plugin.getCurrentUser().userId
         _ = await plugin.signOut(options: nil)
         let statuses = await collected.value
-        #expect(statuses == [
-            .signedOut(.initial),
-            .awaitingConfirmation(username: "pat"),
-            .signedOut(.initial),
-            .signedIn(SignedInUser(username: "pat", userId: userId)),
-            .signedOut(.signedOut),
-        ])
+        #expect(
+            statuses == [
+                .signedOut(.initial),
+                .awaitingConfirmation(username: "pat"),
+                .signedOut(.initial),
+                .signedIn(SignedInUser(username: "pat", userId: userId)),
+                .signedOut(.signedOut),
+            ])
         await state.stop()
         try await fixture.close(plugin)
     }

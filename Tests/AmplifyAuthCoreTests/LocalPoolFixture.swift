@@ -61,7 +61,9 @@ final class LocalPoolFixture: Sendable {
 
 /// Signs `username` up with an email, confirms with the outbox code, and signs in.
 @discardableResult
-func signUpAndIn(_ plugin: LocalAuthPlugin, _ fixture: LocalPoolFixture, _ username: String, password: String = "Passw0rd!") async throws -> AuthSignInResult {
+func signUpAndIn(_ plugin: LocalAuthPlugin, _ fixture: LocalPoolFixture, _ username: String, password: String = "Passw0rd!") async throws
+    -> AuthSignInResult
+{
     _ = try await plugin.signUp(
         username: username, password: password,
         options: AuthSignUpRequest.Options(userAttributes: [AuthUserAttribute(.email, value: "\(username)@example.com")]))

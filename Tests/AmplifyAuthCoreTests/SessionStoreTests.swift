@@ -24,7 +24,8 @@ struct SessionStoreTests {
     /// The `.held` events of `name` seen so far, by username.
     static func held(_ fixture: LocalPoolFixture, _ name: String) async -> [String] {
         await fixture.hub.flush()
-        return fixture.events.payloads.filter { $0.eventName == name }.compactMap { $0.data as? AuthUserEvent }.filter { $0.scope == .held }.map(\.username)
+        return fixture.events.payloads.filter { $0.eventName == name }.compactMap { $0.data as? AuthUserEvent }.filter { $0.scope == .held }.map(
+            \.username)
     }
 
     /// Waits (without holding a thread) until `condition` holds, at most `seconds`.
@@ -37,7 +38,9 @@ struct SessionStoreTests {
         return await condition()
     }
 
-    @Test("a sign-in in a store context holds the session: the timer refreshes it before expiry, it survives a restart in a 0600 file, and sign-out ends it")
+    @Test(
+        "a sign-in in a store context holds the session: the timer refreshes it before expiry, it survives a restart in a 0600 file, and sign-out ends it"
+    )
     func heldSessionLifecycle() async throws {
         let fixture = try LocalPoolFixture(["accessTokenLifetimeSeconds": 2])
         let plugin = try fixture.plugin()
@@ -106,7 +109,8 @@ struct SessionStoreTests {
         let fixture = try LocalPoolFixture(["accessTokenLifetimeSeconds": 2])
         let plugin = try fixture.plugin()
         let store = try AuthSessionStore(
-            plugin: plugin, credentialStorePath: nil, settings: .init(refreshLead: 60, jitter: 0, maxConcurrentRefreshes: 2), eventLoop: { fixture.loop })
+            plugin: plugin, credentialStorePath: nil, settings: .init(refreshLead: 60, jitter: 0, maxConcurrentRefreshes: 2),
+            eventLoop: { fixture.loop })
         let names = (0..<12).map { "user\($0)" }
         for name in names {
             try await Self.signUp(plugin, fixture, name)

@@ -1,8 +1,9 @@
 import AmplifyTestKit
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `amplify api …` against the AppSync stand-in and the test HTTP server's API Gateway
@@ -13,9 +14,11 @@ struct APICommandTests {
     private func folder(_ server: AppSyncServer, rest: LocalHTTPServer? = nil) throws -> URL {
         let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("cli-api-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        var apis = #""todos": {"endpointType": "GraphQL", "endpoint": "\#(server.graphQLEndpoint.absoluteString)", "region": "us-east-1", "authorizationType": "API_KEY", "apiKey": "da2-test"}"#
+        var apis =
+            #""todos": {"endpointType": "GraphQL", "endpoint": "\#(server.graphQLEndpoint.absoluteString)", "region": "us-east-1", "authorizationType": "API_KEY", "apiKey": "da2-test"}"#
         if let rest {
-            apis += #", "orders": {"endpointType": "REST", "endpoint": "\#(rest.url("/execute-api/dev").absoluteString)", "region": "us-east-1", "authorizationType": "AWS_IAM"}"#
+            apis +=
+                #", "orders": {"endpointType": "REST", "endpoint": "\#(rest.url("/execute-api/dev").absoluteString)", "region": "us-east-1", "authorizationType": "AWS_IAM"}"#
         }
         try Data(#"{"api": {"plugins": {"awsAPIPlugin": {\#(apis)}}}}"#.utf8).write(to: folder.appendingPathComponent("amplifyconfiguration.json"))
         return folder
@@ -29,7 +32,10 @@ struct APICommandTests {
             let folder = try folder(server)
             defer { try? FileManager.default.removeItem(at: folder) }
             let mutate = try await Tool.run(
-                ["api", "mutate", Self.create, "--variables", #"{"input": {"id": "t1", "name": "from the shell", "priority": 2}}"#, "--decode-path", "createTodo"], in: folder)
+                [
+                    "api", "mutate", Self.create, "--variables", #"{"input": {"id": "t1", "name": "from the shell", "priority": 2}}"#,
+                    "--decode-path", "createTodo",
+                ], in: folder)
             #expect(mutate.exitCode == 0, "\(mutate.stderr)")
             #expect(mutate.stdout == "{\n  \"id\" : \"t1\",\n  \"name\" : \"from the shell\",\n  \"priority\" : 2\n}\n")
             try Data(#"{"id": "t1"}"#.utf8).write(to: folder.appendingPathComponent("vars.json"))
@@ -51,7 +57,9 @@ struct APICommandTests {
             #expect(failing.stderr.hasPrefix("error: CustomError: Todo x could not be read (at errorTodo)"))
             let mode = try await Tool.run(["api", "query", "{ whoAmI { authMode } }", "--auth-mode", "password"], in: folder)
             #expect(mode.exitCode == 2)
-            #expect(mode.stderr.contains("--auth-mode takes API_KEY, AWS_IAM, AMAZON_COGNITO_USER_POOLS, OPENID_CONNECT, AWS_LAMBDA or NONE; got 'password'."))
+            #expect(
+                mode.stderr.contains(
+                    "--auth-mode takes API_KEY, AWS_IAM, AMAZON_COGNITO_USER_POOLS, OPENID_CONNECT, AWS_LAMBDA or NONE; got 'password'."))
         }
     }
 
@@ -66,12 +74,13 @@ struct APICommandTests {
             #expect(try await Tool.run(["api", "mutate", Self.create, "--variables", #"{"input": {"name": "shell"}}"#], in: folder).exitCode == 0)
             let run = try await subscribed
             #expect(run.exitCode == 0, "\(run.stderr)")
-            #expect(run.stdout == #"""
-                {"connection":"connecting"}
-                {"connection":"connected"}
-                {"data":{"onCreateTodo":{"name":"shell"}}}
+            #expect(
+                run.stdout == #"""
+                    {"connection":"connecting"}
+                    {"connection":"connected"}
+                    {"data":{"onCreateTodo":{"name":"shell"}}}
 
-                """#)
+                    """#)
 
             let process = Process()
             process.executableURL = ProductRunner.url(of: "amplify")
@@ -89,7 +98,8 @@ struct APICommandTests {
             process.standardInput = FileHandle.nullDevice
             try process.runSerialized()
             let connected = #"{"connection":"connected"}"# + "\n"
-            try #require(await eventually { try String(contentsOf: outputURL, encoding: .utf8).contains(connected) }, "the subscription did not connect")
+            try #require(
+                await eventually { try String(contentsOf: outputURL, encoding: .utf8).contains(connected) }, "the subscription did not connect")
             #expect(try server.state()["subscriptions"] == 1)
             kill(process.processIdentifier, SIGINT)
             #expect(await eventually { !process.isRunning })
@@ -106,8 +116,11 @@ struct APICommandTests {
         try await AppSyncServer.with { server in
             let folder = try folder(server, rest: http)
             defer { try? FileManager.default.removeItem(at: folder) }
-            let keys = ["AWS_ACCESS_KEY_ID": "AKIDEXECUTEAPI", "AWS_SECRET_ACCESS_KEY": "execute-api-secret", "AWS_PROFILE": "none-\(UUID().uuidString)"]
-            let get = try await Tool.run(["api", "get", "/orders/7", "--query", "expand=lines", "--header", "X-Trace: t-9"], in: folder, environment: keys)
+            let keys = [
+                "AWS_ACCESS_KEY_ID": "AKIDEXECUTEAPI", "AWS_SECRET_ACCESS_KEY": "execute-api-secret", "AWS_PROFILE": "none-\(UUID().uuidString)",
+            ]
+            let get = try await Tool.run(
+                ["api", "get", "/orders/7", "--query", "expand=lines", "--header", "X-Trace: t-9"], in: folder, environment: keys)
             #expect(get.exitCode == 0, "\(get.stderr)")
             let echo = try JSONSerialization.jsonObject(with: Data(get.stdout.utf8)) as? [String: Any]
             #expect(echo?["path"] as? String == "/execute-api/dev/orders/7")
@@ -120,7 +133,10 @@ struct APICommandTests {
             wrong["AWS_SECRET_ACCESS_KEY"] = "wrong"
             let refused = try await Tool.run(["api", "get", "/orders"], in: folder, environment: wrong)
             #expect(refused.exitCode == 1)
-            #expect(refused.stderr.hasPrefix("error: The HTTP response status code is [403]. The service said: InvalidSignatureException: The request signature we calculated does not match"))
+            #expect(
+                refused.stderr.hasPrefix(
+                    "error: The HTTP response status code is [403]. The service said: InvalidSignatureException: The request signature we calculated does not match"
+                ))
         }
     }
 }

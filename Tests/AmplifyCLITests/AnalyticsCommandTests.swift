@@ -56,7 +56,9 @@ struct AnalyticsCommandTests {
         #expect(count.stderr.hasPrefix("--count needs a positive number; got 'zero'."))
     }
 
-    @Test("a recorder killed with SIGKILL mid-run loses no event it acknowledged: the next process sends them all, once, in order", .timeLimit(.minutes(10)))
+    @Test(
+        "a recorder killed with SIGKILL mid-run loses no event it acknowledged: the next process sends them all, once, in order",
+        .timeLimit(.minutes(10)))
     func sigkillLosesNothingAcknowledged() async throws {
         let folder = try await folder()
         defer { try? FileManager.default.removeItem(at: folder) }

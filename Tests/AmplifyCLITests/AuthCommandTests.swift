@@ -16,14 +16,16 @@ struct AuthCommandTests {
     func persistedAcrossProcesses() async throws {
         let folder = try await folderWithPool()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let signUp = try await Tool.run(["auth", "sign-up", "alice", "--email", "alice@example.com", "--password-stdin"], in: folder, input: "Passw0rd!\n")
+        let signUp = try await Tool.run(
+            ["auth", "sign-up", "alice", "--email", "alice@example.com", "--password-stdin"], in: folder, input: "Passw0rd!\n")
         #expect(signUp.exitCode == 0)
         #expect(signUp.stdout == "Signed up alice; a confirmation code was sent to a***@e***.com.\n")
         let outbox = try await Tool.run(["--json", "auth", "outbox"], in: folder)
         let messages = try JSONSerialization.jsonObject(with: Data(outbox.stdout.utf8)) as? [[String: String]]
         let code = try #require(messages?.last?["code"])
         #expect(try await Tool.run(["auth", "confirm-sign-up", "alice", code], in: folder).stdout == "alice is confirmed; sign in.\n")
-        #expect(try await Tool.run(["auth", "sign-in", "alice", "--password-stdin"], in: folder, input: "Passw0rd!\n").stdout == "Signed in as alice.\n")
+        #expect(
+            try await Tool.run(["auth", "sign-in", "alice", "--password-stdin"], in: folder, input: "Passw0rd!\n").stdout == "Signed in as alice.\n")
         let whoami = try await Tool.run(["auth", "whoami"], in: folder)
         #expect(whoami.exitCode == 0)
         #expect(whoami.stdout.hasPrefix("alice ("))
@@ -71,16 +73,24 @@ struct AuthCommandTests {
         // dispatch Auth.tokenRefreshed; the last one fails before the session expires.
         let events = all.filter { $0 != "Auth.tokenRefreshed" }
         #expect(all.contains("Auth.tokenRefreshed"))
-        #expect(events == ["Auth.signUpAPI", "Auth.confirmSignUpAPI", "Auth.signInAPI", "Auth.signedIn", "Auth.fetchSessionAPI",
-                           "Auth.fetchUserAttributesAPI", "Auth.tokenRefreshFailed", "Auth.sessionExpired", "Auth.signInAPI", "Auth.signedIn",
-                           "Auth.signOutAPI", "Auth.signedOut"])
+        #expect(
+            events == [
+                "Auth.signUpAPI", "Auth.confirmSignUpAPI", "Auth.signInAPI", "Auth.signedIn", "Auth.fetchSessionAPI",
+                "Auth.fetchUserAttributesAPI", "Auth.tokenRefreshFailed", "Auth.sessionExpired", "Auth.signInAPI", "Auth.signedIn",
+                "Auth.signOutAPI", "Auth.signedOut",
+            ])
         let states = lines.filter { $0.hasPrefix("    state  ") }.map { String($0.dropFirst(11)) }
-        #expect(states == ["signed out (initial)", "awaiting confirmation of alice", "signed out (initial)", "signed in as alice",
-                           "signed out (sessionExpired)", "signed in as alice", "signed out (signedOut)"])
+        #expect(
+            states == [
+                "signed out (initial)", "awaiting confirmation of alice", "signed out (initial)", "signed in as alice",
+                "signed out (sessionExpired)", "signed in as alice", "signed out (signedOut)",
+            ])
         #expect(run.stdout.hasSuffix("Done; the demo's folder was removed.\n"))
     }
 
-    @Test("amplify demo --users 4: four held sessions sign in at once and refresh, one revoked elsewhere expires alone, one signs out, each event naming its user")
+    @Test(
+        "amplify demo --users 4: four held sessions sign in at once and refresh, one revoked elsewhere expires alone, one signs out, each event naming its user"
+    )
     func demoUsers() async throws {
         let run = try await Tool.run(["demo", "--users", "4"])
         #expect(run.exitCode == 0)

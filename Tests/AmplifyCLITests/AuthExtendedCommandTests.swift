@@ -5,7 +5,9 @@ import Testing
 /// `amplify auth verify-attribute`, `confirm-attribute`, `setup-totp`, `verify-totp` and `mfa` on the local pool.
 @Suite("amplify auth: attribute verification, TOTP, MFA")
 struct AuthExtendedCommandTests {
-    @Test("verify-attribute and confirm-attribute verify the email; setup-totp prints the otpauth URI, verify-totp takes its code, mfa --totp preferred shows it on")
+    @Test(
+        "verify-attribute and confirm-attribute verify the email; setup-totp prints the otpauth URI, verify-totp takes its code, mfa --totp preferred shows it on"
+    )
     func verificationAndTOTP() async throws {
         let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("cli-auth-mfa-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -17,7 +19,9 @@ struct AuthExtendedCommandTests {
             let messages = try JSONSerialization.jsonObject(with: Data(outbox.stdout.utf8)) as? [[String: String]]
             return try #require(messages?.last?["code"])
         }
-        #expect(try await Tool.run(["auth", "sign-up", "dee", "--email", "dee@example.com", "--password-stdin"], in: folder, input: "Passw0rd!\n").exitCode == 0)
+        #expect(
+            try await Tool.run(["auth", "sign-up", "dee", "--email", "dee@example.com", "--password-stdin"], in: folder, input: "Passw0rd!\n")
+                .exitCode == 0)
         #expect(try await Tool.run(["auth", "confirm-sign-up", "dee", try await latestCode()], in: folder).exitCode == 0)
         #expect(try await Tool.run(["auth", "sign-in", "dee", "--password-stdin"], in: folder, input: "Passw0rd!\n").exitCode == 0)
 
@@ -38,19 +42,24 @@ struct AuthExtendedCommandTests {
         #expect(bad.stderr.contains("--sms takes disabled, enabled, preferred or not-preferred; got 'sometimes'."))
     }
 
-    @Test("sign-in --first-factor choose asks for the factor and the password; devices lists the sign-in's device, remember-device and forget-device change it; --first-factor email-otp asks for the code sent and refuses a wrong one")
+    @Test(
+        "sign-in --first-factor choose asks for the factor and the password; devices lists the sign-in's device, remember-device and forget-device change it; --first-factor email-otp asks for the code sent and refuses a wrong one"
+    )
     func passwordlessAndDevices() async throws {
         let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("cli-auth-devices-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         try Data(#"{"auth": {"plugins": {"localAuthPlugin": {"directory": "pool", "passwordHashCost": 1024}}}}"#.utf8)
             .write(to: folder.appendingPathComponent("amplifyconfiguration.json"))
-        #expect(try await Tool.run(["auth", "sign-up", "eve", "--email", "eve@example.com", "--password-stdin"], in: folder, input: "Passw0rd!\n").exitCode == 0)
+        #expect(
+            try await Tool.run(["auth", "sign-up", "eve", "--email", "eve@example.com", "--password-stdin"], in: folder, input: "Passw0rd!\n")
+                .exitCode == 0)
         let outbox = try await Tool.run(["--json", "auth", "outbox"], in: folder)
         let code = try #require((try JSONSerialization.jsonObject(with: Data(outbox.stdout.utf8)) as? [[String: String]])?.last?["code"])
         #expect(try await Tool.run(["auth", "confirm-sign-up", "eve", code], in: folder).exitCode == 0)
 
-        let chosen = try await Tool.run(["auth", "sign-in", "eve", "--first-factor", "choose", "--password-stdin"], in: folder, input: "PASSWORD\nPassw0rd!\n")
+        let chosen = try await Tool.run(
+            ["auth", "sign-in", "eve", "--first-factor", "choose", "--password-stdin"], in: folder, input: "PASSWORD\nPassw0rd!\n")
         #expect(chosen.stdout == "Signed in as eve.\n", "\(chosen.stderr)")
         let devices = try await Tool.run(["--json", "auth", "devices"], in: folder)
         let listed = try #require(try JSONSerialization.jsonObject(with: Data(devices.stdout.utf8)) as? [[String: Any]])

@@ -7,7 +7,9 @@ enum Tool {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Examples/Configurations")
 
-    static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:], input: String? = nil) async throws -> ProductRun {
+    static func run(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:], input: String? = nil) async throws
+        -> ProductRun
+    {
         var merged = ProcessInfo.processInfo.environment
         merged.removeValue(forKey: "AMPLIFY_CONFIG")
         merged.removeValue(forKey: "AMPLIFY_LOG_LEVEL")

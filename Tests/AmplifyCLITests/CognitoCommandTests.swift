@@ -13,27 +13,27 @@ struct CognitoCommandTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let oauthBlock = oauth.map { #", "OAuth": \#($0)"# } ?? ""
         let file = """
-        {
-          "UserAgent": "aws-amplify-cli/2.0",
-          "Version": "1.0",
-          "auth": {
-            "plugins": {
-              "awsCognitoAuthPlugin": {
-                "UserAgent": "aws-amplify/cli",
-                "Version": "0.1.0",
-                "IdentityManager": {"Default": {}},
-                "CognitoUserPool": {"Default": {
-                  "PoolId": "\(seeded["userPoolId"]?.stringValue ?? "")",
-                  "AppClientId": "\(seeded["clientId"]?.stringValue ?? "")",
-                  "Region": "us-east-1",
-                  "Endpoint": "\(moto.endpoint.absoluteString)"
-                }},
-                "Auth": {"Default": {"authenticationFlowType": "USER_SRP_AUTH"\(oauthBlock)}}
+            {
+              "UserAgent": "aws-amplify-cli/2.0",
+              "Version": "1.0",
+              "auth": {
+                "plugins": {
+                  "awsCognitoAuthPlugin": {
+                    "UserAgent": "aws-amplify/cli",
+                    "Version": "0.1.0",
+                    "IdentityManager": {"Default": {}},
+                    "CognitoUserPool": {"Default": {
+                      "PoolId": "\(seeded["userPoolId"]?.stringValue ?? "")",
+                      "AppClientId": "\(seeded["clientId"]?.stringValue ?? "")",
+                      "Region": "us-east-1",
+                      "Endpoint": "\(moto.endpoint.absoluteString)"
+                    }},
+                    "Auth": {"Default": {"authenticationFlowType": "USER_SRP_AUTH"\(oauthBlock)}}
+                  }
+                }
               }
             }
-          }
-        }
-        """
+            """
         try Data(file.utf8).write(to: folder.appendingPathComponent("amplifyconfiguration.json"))
         return folder
     }
@@ -41,9 +41,14 @@ struct CognitoCommandTests {
     @Test("config check describes the Cognito plugin; sign-in (SRP), whoami, session, attributes and sign-out work across processes")
     func signInAcrossProcesses() async throws {
         try await MotoServer.with { moto in
-            let seeded = try moto.seed(["userPool": ["name": "cli", "users": [
-                ["username": "alice", "password": "Secr3t!pass", "attributes": ["email": "alice@example.com"]],
-            ]]])
+            let seeded = try moto.seed([
+                "userPool": [
+                    "name": "cli",
+                    "users": [
+                        ["username": "alice", "password": "Secr3t!pass", "attributes": ["email": "alice@example.com"]]
+                    ],
+                ]
+            ])
             let folder = try folder(moto, seeded)
             defer { try? FileManager.default.removeItem(at: folder) }
             let check = try await Tool.run(["config", "check"], in: folder)
@@ -52,7 +57,9 @@ struct CognitoCommandTests {
             #expect(check.stdout.contains("user pool: \(seeded["userPoolId"]?.stringValue ?? "?")"))
             #expect(check.stdout.contains("sign-in flow: USER_SRP_AUTH"))
 
-            #expect(try await Tool.run(["auth", "sign-in", "alice", "--password-stdin"], in: folder, input: "Secr3t!pass\n").stdout == "Signed in as alice.\n")
+            #expect(
+                try await Tool.run(["auth", "sign-in", "alice", "--password-stdin"], in: folder, input: "Secr3t!pass\n").stdout
+                    == "Signed in as alice.\n")
             let whoami = try await Tool.run(["auth", "whoami"], in: folder)
             #expect(whoami.stdout.hasPrefix("alice ("))
             #expect(try await Tool.run(["auth", "session"], in: folder).stdout.hasPrefix("Signed in; tokens expire at "))
@@ -85,7 +92,8 @@ struct CognitoCommandTests {
             let folder = try folder(moto, seeded)
             defer { try? FileManager.default.removeItem(at: folder) }
             let tokens = try moto.tokens(
-                userPoolId: seeded["userPoolId"]?.stringValue ?? "", clientId: seeded["clientId"]?.stringValue ?? "", username: "alice", password: "Secr3t!pass")
+                userPoolId: seeded["userPoolId"]?.stringValue ?? "", clientId: seeded["clientId"]?.stringValue ?? "", username: "alice",
+                password: "Secr3t!pass")
             let idToken = try #require(tokens["IdToken"]?.stringValue)
             let valid = try await Tool.run(["auth", "verify-token", idToken], in: folder)
             #expect(valid.exitCode == 0)
@@ -103,7 +111,8 @@ struct CognitoCommandTests {
             let folder = try folder(moto, seeded)
             defer { try? FileManager.default.removeItem(at: folder) }
             let tokens = try moto.tokens(
-                userPoolId: seeded["userPoolId"]?.stringValue ?? "", clientId: seeded["clientId"]?.stringValue ?? "", username: "alice", password: "Secr3t!pass")
+                userPoolId: seeded["userPoolId"]?.stringValue ?? "", clientId: seeded["clientId"]?.stringValue ?? "", username: "alice",
+                password: "Secr3t!pass")
             let idToken = try #require(tokens["IdToken"]?.stringValue)
             let dash = try await Tool.run(["auth", "verify-token", "-"], in: folder, input: idToken + "\n")
             #expect(dash.exitCode == 0, "\(dash.stderr)")
@@ -127,7 +136,8 @@ struct CognitoCommandTests {
             let hostedUI = try await LocalHTTPServer.start()
             defer { hostedUI.stop() }
             let redirect = "http://127.0.0.1:\(try RedisServer.freePort())/callback"
-            let oauth = #"{"WebDomain": "\#(hostedUI.url("").absoluteString)", "AppClientId": "\#(seeded["clientId"]?.stringValue ?? "")", "SignInRedirectURI": "\#(redirect)", "SignOutRedirectURI": "\#(redirect)", "Scopes": ["openid"]}"#
+            let oauth =
+                #"{"WebDomain": "\#(hostedUI.url("").absoluteString)", "AppClientId": "\#(seeded["clientId"]?.stringValue ?? "")", "SignInRedirectURI": "\#(redirect)", "SignOutRedirectURI": "\#(redirect)", "Scopes": ["openid"]}"#
             let folder = try folder(moto, seeded, oauth: oauth)
             defer { try? FileManager.default.removeItem(at: folder) }
             let run = try await Tool.run(["auth", "sign-in", "--web", "--browser", "curl -fsSL"], in: folder)

@@ -9,48 +9,55 @@ struct ConfigCheckCommandTests {
     func embeddedSample() async throws {
         let run = try await Tool.run(["config", "check", "--config", sample("embedded.json")])
         #expect(run.exitCode == 0)
-        #expect(run.stdout == """
-            Configuration: \(sample("embedded.json")) (Gen 1 amplifyconfiguration.json)
-            Logging:
-              swiftLogLoggingPlugin — logLevel: warn
-            Hub:
-              defaultHubPlugin — slowListenerThresholdMilliseconds: 100
-            Auth:
-              localAuthPlugin — accessTokenLifetimeSeconds: 3600, directory: .amplify/local-auth, signUpRequiresConfirmation: true
-            Analytics:
-              localAnalyticsPlugin — autoFlushEventsInterval: 60, directory: .amplify/analytics
-            Storage:
-              localStoragePlugin — directory: .amplify/storage
-            Resources:
-              local user pool .amplify/local-auth
-              local analytics folder .amplify/analytics
-              local storage folder .amplify/storage
+        #expect(
+            run.stdout == """
+                Configuration: \(sample("embedded.json")) (Gen 1 amplifyconfiguration.json)
+                Logging:
+                  swiftLogLoggingPlugin — logLevel: warn
+                Hub:
+                  defaultHubPlugin — slowListenerThresholdMilliseconds: 100
+                Auth:
+                  localAuthPlugin — accessTokenLifetimeSeconds: 3600, directory: .amplify/local-auth, signUpRequiresConfirmation: true
+                Analytics:
+                  localAnalyticsPlugin — autoFlushEventsInterval: 60, directory: .amplify/analytics
+                Storage:
+                  localStoragePlugin — directory: .amplify/storage
+                Resources:
+                  local user pool .amplify/local-auth
+                  local analytics folder .amplify/analytics
+                  local storage folder .amplify/storage
 
-            OK: Amplify.configure() accepted the configuration (5 plugins configured).
+                OK: Amplify.configure() accepted the configuration (5 plugins configured).
 
-            """)
+                """)
         #expect(run.stderr.isEmpty)
     }
 
     @Test("the CLI's Gen 1 file configures Cognito and S3 and exits 0; the retired Pinpoint block is a warning line, and --strict makes it fail")
     func gen1Sample() async throws {
         let run = try await Tool.run(["config", "check", "--config", sample("amplifyconfiguration.json")])
-        #expect(run.stdout.contains("  awsCognitoAuthPlugin — user pool: us-east-1_AbCdEfGhI, app client: abcdefghij0123456789, region: us-east-1, identity pool: us-east-1:00000000-0000-0000-0000-000000000000, sign-in flow: USER_SRP_AUTH"))
+        #expect(
+            run.stdout.contains(
+                "  awsCognitoAuthPlugin — user pool: us-east-1_AbCdEfGhI, app client: abcdefghij0123456789, region: us-east-1, identity pool: us-east-1:00000000-0000-0000-0000-000000000000, sign-in flow: USER_SRP_AUTH"
+            ))
         #expect(run.stdout.contains("  awsS3StoragePlugin — bucket: myapp-storage-dev, region: us-east-1, default access level: guest"))
-        #expect(run.stdout.contains("""
-            Resources:
-              user pool us-east-1_AbCdEfGhI (region: us-east-1, app client: abcdefghij0123456789)
-              identity pool us-east-1:00000000-0000-0000-0000-000000000000 (region: us-east-1)
-              Pinpoint app (retired, not used) 0123456789abcdef (region: us-east-1)
-              bucket myapp-storage-dev (region: us-east-1)
-            """))
+        #expect(
+            run.stdout.contains(
+                """
+                Resources:
+                  user pool us-east-1_AbCdEfGhI (region: us-east-1, app client: abcdefghij0123456789)
+                  identity pool us-east-1:00000000-0000-0000-0000-000000000000 (region: us-east-1)
+                  Pinpoint app (retired, not used) 0123456789abcdef (region: us-east-1)
+                  bucket myapp-storage-dev (region: us-east-1)
+                """))
         #expect(run.stdout.contains("OK: Amplify.configure() accepted the configuration (2 plugins configured; 1 warning)."))
         #expect(run.exitCode == 0)
-        #expect(run.stderr == """
-            warning: `analytics.plugins.awsPinpointAnalyticsPlugin` in \(sample("amplifyconfiguration.json")) names Amazon Pinpoint, which reached end of support on 2026-10-30; the block is skipped.
-              Replace the block with an `awsKinesisAnalyticsPlugin` block (Kinesis Data Streams or Firehose) or a `localAnalyticsPlugin` block.
+        #expect(
+            run.stderr == """
+                warning: `analytics.plugins.awsPinpointAnalyticsPlugin` in \(sample("amplifyconfiguration.json")) names Amazon Pinpoint, which reached end of support on 2026-10-30; the block is skipped.
+                  Replace the block with an `awsKinesisAnalyticsPlugin` block (Kinesis Data Streams or Firehose) or a `localAnalyticsPlugin` block.
 
-            """)
+                """)
         let strict = try await Tool.run(["config", "check", "--strict", "--config", sample("amplifyconfiguration.json")])
         #expect(strict.exitCode == 1)
         #expect(strict.stderr.contains("warning: `analytics.plugins.awsPinpointAnalyticsPlugin`"))
@@ -143,14 +150,17 @@ struct ConfigCheckCommandTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("amplifyconfiguration.json")
-        try Data(#"{"auth": {"plugins": {"localAuthPlugin": {"accessTokenLifetimeSeconds": 1e20, "passwordHashCost": 9223372036854775807}}}}"#.utf8).write(to: file)
+        try Data(#"{"auth": {"plugins": {"localAuthPlugin": {"accessTokenLifetimeSeconds": 1e20, "passwordHashCost": 9223372036854775807}}}}"#.utf8)
+            .write(to: file)
         let run = try await Tool.run(["config", "check", "--config", file.path])
         #expect(run.exitCode == 1)
         #expect(run.stdout.contains("accessTokenLifetimeSeconds: 1e+20"))
         #expect(run.stderr.contains("error: `auth.plugins.localAuthPlugin."))
     }
 
-    @Test("keys and values of the file are printed with their control characters escaped: ESC and BEL cannot reach the terminal, CR and LF cannot add lines")
+    @Test(
+        "keys and values of the file are printed with their control characters escaped: ESC and BEL cannot reach the terminal, CR and LF cannot add lines"
+    )
     func controlCharactersEscaped() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("config-escape-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -27,7 +27,8 @@ struct ConfigShapeCommandTests {
     }
 
     private func check(_ name: String, strict: Bool = false) async throws -> Check {
-        let run = try await Tool.run(["config", "check", "--json", "--config", Self.fixtures.appendingPathComponent(name).path] + (strict ? ["--strict"] : []))
+        let run = try await Tool.run(
+            ["config", "check", "--json", "--config", Self.fixtures.appendingPathComponent(name).path] + (strict ? ["--strict"] : []))
         let document = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
         return Check(exitCode: run.exitCode, document: document, stderr: run.stderr)
     }
@@ -59,10 +60,22 @@ struct ConfigShapeCommandTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let cases: [(String, String, String)] = [
-            ("aws-exports.json", #"{"aws_project_region": "us-east-1", "aws_user_pools_id": "your-user-pool-id", "aws_user_pools_web_client_id": "c"}"#, "aws_user_pools_id"),
-            ("amplify_outputs.json", #"{"version": "1", "auth": {"aws_region": "us-east-1", "user_pool_id": "your-user-pool-id", "user_pool_client_id": "c"}}"#, "auth.user_pool_id"),
+            (
+                "aws-exports.json",
+                #"{"aws_project_region": "us-east-1", "aws_user_pools_id": "your-user-pool-id", "aws_user_pools_web_client_id": "c"}"#,
+                "aws_user_pools_id"
+            ),
+            (
+                "amplify_outputs.json",
+                #"{"version": "1", "auth": {"aws_region": "us-east-1", "user_pool_id": "your-user-pool-id", "user_pool_client_id": "c"}}"#,
+                "auth.user_pool_id"
+            ),
             ("resources.json", #"{"Auth": {"Cognito": {"userPoolId": "your-user-pool-id", "userPoolClientId": "c"}}}"#, "Auth.Cognito.userPoolId"),
-            ("awsconfiguration.json", #"{"CognitoUserPool": {"Default": {"PoolId": "your-user-pool-id", "AppClientId": "c", "Region": "us-east-1"}}}"#, "CognitoUserPool.Default.PoolId"),
+            (
+                "awsconfiguration.json",
+                #"{"CognitoUserPool": {"Default": {"PoolId": "your-user-pool-id", "AppClientId": "c", "Region": "us-east-1"}}}"#,
+                "CognitoUserPool.Default.PoolId"
+            ),
             ("v5.json", #"{"Auth": {"region": "us-east-1", "userPoolId": "your-user-pool-id", "userPoolWebClientId": "c"}}"#, "Auth.userPoolId"),
         ]
         for (name, text, key) in cases {
@@ -70,8 +83,10 @@ struct ConfigShapeCommandTests {
             try Data(text.utf8).write(to: file)
             let run = try await Tool.run(["config", "check", file.path])
             #expect(run.exitCode == 1, "\(name)")
-            #expect(run.stderr.contains(
-                "error: `\(key)` in \(file.path) is \"your-user-pool-id\"; expected a pool id such as us-east-1_AbCdEfGhI (it is read as `auth.plugins.awsCognitoAuthPlugin.CognitoUserPool.Default.PoolId`)."),
+            #expect(
+                run.stderr.contains(
+                    "error: `\(key)` in \(file.path) is \"your-user-pool-id\"; expected a pool id such as us-east-1_AbCdEfGhI (it is read as `auth.plugins.awsCognitoAuthPlugin.CognitoUserPool.Default.PoolId`)."
+                ),
                 "\(name): \(run.stderr)")
             #expect(run.stderr.contains("how to fix: Set `\(key)` to a pool id such as us-east-1_AbCdEfGhI"), "\(name)")
         }
@@ -83,11 +98,16 @@ struct ConfigShapeCommandTests {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = folder.appendingPathComponent("aws-exports.json")
-        try Data(#"{"aws_project_region": "ap-northeast-1", "aws_cognito_region": "ap-northeast-1", "aws_user_pools_id": "us-east-1_pVissLBD7", "aws_user_pools_web_client_id": "c"}"#.utf8).write(to: file)
+        try Data(
+            #"{"aws_project_region": "ap-northeast-1", "aws_cognito_region": "ap-northeast-1", "aws_user_pools_id": "us-east-1_pVissLBD7", "aws_user_pools_web_client_id": "c"}"#
+                .utf8
+        ).write(to: file)
         let run = try await Tool.run(["config", "check", file.path])
         #expect(run.exitCode == 0)
-        #expect(run.stderr.contains(
-            "warning: `aws_cognito_region` (read as `auth.plugins.awsCognitoAuthPlugin.CognitoUserPool.Default.Region`) in \(file.path): the region is ap-northeast-1, but the user pool us-east-1_pVissLBD7 is in us-east-1; calls go to ap-northeast-1, where Cognito will not find the pool."),
+        #expect(
+            run.stderr.contains(
+                "warning: `aws_cognito_region` (read as `auth.plugins.awsCognitoAuthPlugin.CognitoUserPool.Default.Region`) in \(file.path): the region is ap-northeast-1, but the user pool us-east-1_pVissLBD7 is in us-east-1; calls go to ap-northeast-1, where Cognito will not find the pool."
+            ),
             "\(run.stderr)")
         let strict = try await Tool.run(["config", "check", "--strict", file.path])
         #expect(strict.exitCode == 1)
@@ -97,15 +117,17 @@ struct ConfigShapeCommandTests {
     func gen1Full() async throws {
         let result = try await check("gen1-ios-full.json")
         #expect(result.exitCode == 0)
-        #expect(result.plugins == ["auth.awsCognitoAuthPlugin", "analytics.awsPinpointAnalyticsPlugin", "storage.awsS3StoragePlugin", "api.awsAPIPlugin"])
+        #expect(
+            result.plugins == ["auth.awsCognitoAuthPlugin", "analytics.awsPinpointAnalyticsPlugin", "storage.awsS3StoragePlugin", "api.awsAPIPlugin"])
         #expect(result.warnings == ["analytics.plugins.awsPinpointAnalyticsPlugin"])
         #expect(result.skipped == ["geo", "predictions"])
-        #expect(result.resources == [
-            "user pool us-east-1_NotesPool", "identity pool us-east-1:4a5b6c7d-1111-2222-3333-444455556666",
-            "hosted UI notesapp-dev.auth.us-east-1.amazoncognito.com", "Pinpoint app (retired, not used) abcdef0123456789abcdef0123456789",
-            "bucket notesapp-storage-dev", "REST API https://abcde12345.execute-api.us-east-1.amazonaws.com/dev",
-            "GraphQL API https://abcdefghijklmnopqrstuvwxyz.appsync-api.us-east-1.amazonaws.com/graphql",
-        ])
+        #expect(
+            result.resources == [
+                "user pool us-east-1_NotesPool", "identity pool us-east-1:4a5b6c7d-1111-2222-3333-444455556666",
+                "hosted UI notesapp-dev.auth.us-east-1.amazoncognito.com", "Pinpoint app (retired, not used) abcdef0123456789abcdef0123456789",
+                "bucket notesapp-storage-dev", "REST API https://abcde12345.execute-api.us-east-1.amazonaws.com/dev",
+                "GraphQL API https://abcdefghijklmnopqrstuvwxyz.appsync-api.us-east-1.amazonaws.com/graphql",
+            ])
         #expect(try await check("gen1-ios-full.json", strict: true).exitCode == 1)
     }
 
@@ -117,9 +139,10 @@ struct ConfigShapeCommandTests {
             #expect(result.error == nil, "\(name)")
             #expect(result.plugins.contains("auth.awsCognitoAuthPlugin"), "\(name)")
         }
-        #expect(try await check("gen1-identity-pool-only.json").resources == [
-            "identity pool eu-central-1:0f1e2d3c-aaaa-bbbb-cccc-ddddeeeeffff", "bucket guestphotos-dev",
-        ])
+        #expect(
+            try await check("gen1-identity-pool-only.json").resources == [
+                "identity pool eu-central-1:0f1e2d3c-aaaa-bbbb-cccc-ddddeeeeffff", "bucket guestphotos-dev",
+            ])
         let guest = try await check("awsconfiguration-guest.json")
         #expect(guest.format == "awsconfiguration.json")
         #expect(guest.warnings == ["analytics.plugins.awsPinpointAnalyticsPlugin"])
@@ -131,7 +154,8 @@ struct ConfigShapeCommandTests {
         let flat = try await check("aws-exports.json")
         #expect(flat.exitCode == 0)
         #expect(flat.format == "Amplify JS configuration (aws-exports shape)")
-        #expect(flat.plugins == ["auth.awsCognitoAuthPlugin", "analytics.awsPinpointAnalyticsPlugin", "storage.awsS3StoragePlugin", "api.awsAPIPlugin"])
+        #expect(
+            flat.plugins == ["auth.awsCognitoAuthPlugin", "analytics.awsPinpointAnalyticsPlugin", "storage.awsS3StoragePlugin", "api.awsAPIPlugin"])
         #expect(flat.resources.contains("GraphQL API https://jsflatapi0123456789abcdefg.appsync-api.us-west-2.amazonaws.com/graphql"))
         #expect(flat.resources.contains("REST API https://orders1234.execute-api.us-west-2.amazonaws.com/dev"))
         let resources = try await check("js-v6-resources.json")
@@ -152,7 +176,8 @@ struct ConfigShapeCommandTests {
         #expect(try await check("amplify_outputs-v1.5.json").exitCode == 0)
         let future = try await check("amplify_outputs-v2.json")
         #expect(future.exitCode == 1)
-        #expect(future.error?.hasSuffix("has `version` \"2.0\", which this package does not know; it reads versions 1, 1.1, 1.2, 1.3, 1.4, 1.5.") == true)
+        #expect(
+            future.error?.hasSuffix("has `version` \"2.0\", which this package does not know; it reads versions 1, 1.1, 1.2, 1.3, 1.4, 1.5.") == true)
         let placeholder = try await check("amplify_outputs-placeholder.json")
         #expect(placeholder.exitCode == 0)
         #expect(placeholder.stderr.contains("holds no resources (a placeholder)"))

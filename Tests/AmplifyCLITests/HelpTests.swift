@@ -7,7 +7,9 @@ struct HelpTests {
         "config check", "demo", "hub listen", "auth sign-up", "auth confirm-sign-up", "auth resend-code", "auth sign-in",
         "auth verify-token", "auth sign-out", "auth whoami", "auth session", "auth attributes", "auth update-attribute",
         "auth change-password", "auth reset-password", "auth confirm-reset-password", "auth delete-user", "auth outbox",
-        "auth jwks", "auth verify-attribute", "auth confirm-attribute", "auth setup-totp", "auth verify-totp", "auth mfa", "auth devices", "auth remember-device", "auth forget-device", "analytics record", "analytics flush", "analytics status", "storage put", "storage get", "storage ls",
+        "auth jwks", "auth verify-attribute", "auth confirm-attribute", "auth setup-totp", "auth verify-totp", "auth mfa", "auth devices",
+        "auth remember-device", "auth forget-device", "analytics record", "analytics flush", "analytics status", "storage put", "storage get",
+        "storage ls",
         "storage rm", "storage url", "api query", "api mutate", "api subscribe", "api get", "api post", "api put", "api patch", "api delete",
     ]
 
@@ -95,9 +97,11 @@ struct HelpTests {
 
     @Test("a password on the command line is refused without being repeated; there is no --password option")
     func passwordNeverFromTheCommandLine() async throws {
-        for arguments in [["auth", "sign-in", "bob", "Hunter2!pass"], ["auth", "sign-in", "bob", "--password", "Hunter2!pass"],
-                          ["auth", "sign-up", "bob", "--email", "b@example.com", "Hunter2!pass"], ["auth", "change-password", "Hunter2!pass"],
-                          ["auth", "confirm-reset-password", "bob", "123456", "Hunter2!pass"]] {
+        for arguments in [
+            ["auth", "sign-in", "bob", "Hunter2!pass"], ["auth", "sign-in", "bob", "--password", "Hunter2!pass"],
+            ["auth", "sign-up", "bob", "--email", "b@example.com", "Hunter2!pass"], ["auth", "change-password", "Hunter2!pass"],
+            ["auth", "confirm-reset-password", "bob", "123456", "Hunter2!pass"],
+        ] {
             let run = try await Tool.run(arguments)
             #expect(run.exitCode == 2, "\(arguments)")
             #expect(!run.stderr.contains("Hunter2!pass") && !run.stdout.contains("Hunter2!pass"), "\(arguments)")
@@ -127,8 +131,10 @@ struct HelpTests {
     @Test("global options work before the command, after it, and in the --config=PATH form")
     func globalOptionsAnywhere() async throws {
         let sample = Tool.samples.appendingPathComponent("embedded.json").path
-        for arguments in [["--json", "config", "check", "--config", sample], ["config", "--json", "check", "--config=\(sample)"],
-                          ["config", "check", "--config", sample, "--json"]] {
+        for arguments in [
+            ["--json", "config", "check", "--config", sample], ["config", "--json", "check", "--config=\(sample)"],
+            ["config", "check", "--config", sample, "--json"],
+        ] {
             let run = try await Tool.run(arguments)
             #expect(run.exitCode == 0, "\(arguments): \(run.stderr)")
             #expect(run.stdout.hasPrefix("{"), "\(arguments)")

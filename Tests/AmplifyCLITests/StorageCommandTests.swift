@@ -23,7 +23,8 @@ struct StorageCommandTests {
         #expect(put.stdout == "Uploaded public/photos/cat.jpg (300000 bytes).\n")
         #expect(put.stderr.isEmpty)
         #expect(try await Tool.run(["storage", "put", "public/notes/n.txt", "-"], in: folder, input: "a note\n").exitCode == 0)
-        #expect(try await Tool.run(["storage", "ls"], in: folder).stdout == "           7  public/notes/n.txt\n      300000  public/photos/cat.jpg\n")
+        #expect(
+            try await Tool.run(["storage", "ls"], in: folder).stdout == "           7  public/notes/n.txt\n      300000  public/photos/cat.jpg\n")
         #expect(try await Tool.run(["storage", "ls", "public/photos/"], in: folder).stdout == "      300000  public/photos/cat.jpg\n")
         let get = try await Tool.run(["storage", "get", "public/photos/cat.jpg", "back.jpg"], in: folder)
         #expect(get.stdout == "Downloaded public/photos/cat.jpg to back.jpg (300000 bytes).\n")
@@ -65,11 +66,14 @@ struct S3StorageCommandTests {
             let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("cli-s3-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
             defer { try? FileManager.default.removeItem(at: folder) }
-            let config = #"{"storage": {"plugins": {"awsS3StoragePlugin": {"bucket": "cli-bucket", "region": "us-east-1", "defaultAccessLevel": "guest", "endpoint": "\#(moto.endpoint.absoluteString)"}}}}"#
+            let config =
+                #"{"storage": {"plugins": {"awsS3StoragePlugin": {"bucket": "cli-bucket", "region": "us-east-1", "defaultAccessLevel": "guest", "endpoint": "\#(moto.endpoint.absoluteString)"}}}}"#
             try Data(config.utf8).write(to: folder.appendingPathComponent("amplifyconfiguration.json"))
             try Data("hello, S3\n".utf8).write(to: folder.appendingPathComponent("hello.txt"))
             let keys = ["AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing"]
-            #expect(try await Tool.run(["storage", "put", "public/hello.txt", "hello.txt"], in: folder, environment: keys).stdout == "Uploaded public/hello.txt (10 bytes).\n")
+            #expect(
+                try await Tool.run(["storage", "put", "public/hello.txt", "hello.txt"], in: folder, environment: keys).stdout
+                    == "Uploaded public/hello.txt (10 bytes).\n")
             #expect(try await Tool.run(["storage", "ls", "public/"], in: folder, environment: keys).stdout == "          10  public/hello.txt\n")
             #expect(try await Tool.run(["storage", "get", "public/hello.txt", "-"], in: folder, environment: keys).stdout == "hello, S3\n")
             let url = try await Tool.run(["storage", "url", "public/hello.txt", "--expires", "300"], in: folder, environment: keys).stdout
@@ -98,8 +102,11 @@ struct S3StorageCommandTests {
         let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("cli-storage-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
-        try Data(#"{"storage": {"plugins": {"localStoragePlugin": {"directory": "store", "buckets": [{"name": "reports", "bucket_name": "reports-bucket", "aws_region": "us-east-1"}]}}}}"#.utf8)
-            .write(to: folder.appendingPathComponent("amplifyconfiguration.json"))
+        try Data(
+            #"{"storage": {"plugins": {"localStoragePlugin": {"directory": "store", "buckets": [{"name": "reports", "bucket_name": "reports-bucket", "aws_region": "us-east-1"}]}}}}"#
+                .utf8
+        )
+        .write(to: folder.appendingPathComponent("amplifyconfiguration.json"))
         #expect(try await Tool.run(["storage", "put", "q4.txt", "-", "--bucket", "reports"], in: folder, input: "q4").exitCode == 0)
         #expect(try await Tool.run(["storage", "ls", "--bucket", "reports"], in: folder).stdout == "           2  q4.txt\n")
         #expect(try await !Tool.run(["storage", "ls"], in: folder).stdout.contains("q4.txt"))

@@ -1,8 +1,9 @@
 import AmplifyTestKit
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// `amplify storage put` killed in the middle of an upload.

@@ -3,10 +3,12 @@ import Testing
 
 @Suite("RSA public keys: weak exponents and oversized moduli")
 struct RSAKeyExponentTests {
-    @Test("an exponent that is even or below 3 is refused; 3 and 65537 are accepted", arguments: [
-        ([1] as [UInt8], false), ([2], false), ([4], false), ([0x01, 0x00, 0x00], false), ([0, 1], false),
-        ([3], true), ([0x01, 0x00, 0x01], true),
-    ])
+    @Test(
+        "an exponent that is even or below 3 is refused; 3 and 65537 are accepted",
+        arguments: [
+            ([1] as [UInt8], false), ([2], false), ([4], false), ([0x01, 0x00, 0x00], false), ([0, 1], false),
+            ([3], true), ([0x01, 0x00, 0x01], true),
+        ])
     func exponents(_ exponent: [UInt8], _ accepted: Bool) throws {
         let (modulus, _) = try RSAKey.generate().publicComponents()
         let made = try? RSAKey(modulus: modulus, exponent: exponent)

@@ -30,12 +30,15 @@ struct EventLoopTests {
         #expect(loop.loopClosedCleanly)
     }
 
-    @Test("shutdown racing threads that submit work: each piece of work runs or is refused, none is lost, and the loop closes cleanly (1000 races; ThreadSanitizer found the wake-up handle read while shutdown cleared it)")
+    @Test(
+        "shutdown racing threads that submit work: each piece of work runs or is refused, none is lost, and the loop closes cleanly (1000 races; ThreadSanitizer found the wake-up handle read while shutdown cleared it)"
+    )
     func shutdownRacingExecute() async throws {
         try await offThePool {
             for _ in 0..<1_000 {
                 let loop = try EventLoop(name: "shutdown-race")
-                let ran = Counter(), refused = Counter()
+                let ran = Counter()
+                let refused = Counter()
                 onThreads(3) { index in
                     if index == 0 {
                         try? loop.shutdown()

@@ -2,8 +2,9 @@ import AmplifyEventLoop
 import AmplifyTestKit
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 @Suite("LoopFileSystem")
@@ -59,8 +60,10 @@ struct LoopFileSystemTests {
     func missingFile() async throws {
         let loop = try EventLoop()
         let path = "/nonexistent-\(UUID().uuidString)"
-        await #expect(throws: EventLoopError.fileSystem(
-            operation: "open", path: path, code: -ENOENT, message: "no such file or directory")) {
+        await #expect(
+            throws: EventLoopError.fileSystem(
+                operation: "open", path: path, code: -ENOENT, message: "no such file or directory")
+        ) {
             _ = try await loop.fileSystem.open(path, flags: O_RDONLY)
         }
         try loop.shutdown()

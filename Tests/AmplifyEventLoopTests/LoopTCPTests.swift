@@ -3,8 +3,9 @@ import AmplifyEventLoop
 import AmplifyTestKit
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A blocking client socket on the loopback interface, as a peer the loop knows nothing about.
@@ -269,7 +270,7 @@ struct LoopTCPTests {
                     server.record("reading after end: \(connection.isReading)")
                     connection.close()
                 case .failed(let error):
-                    if case let .libuv(_, code, _) = error { server.record("failed \(code)") }
+                    if case .libuv(_, let code, _) = error { server.record("failed \(code)") }
                     connection.close()
                 }
             }
@@ -308,7 +309,7 @@ struct LoopTCPTests {
         let client = try RawClient(port: server.port)
         try client.send(Array("first".utf8))
         #expect(try client.receiveToEnd().isEmpty)
-        try? client.send(Array("second".utf8)) // may fail with a reset: the server is gone
+        try? client.send(Array("second".utf8))  // may fail with a reset: the server is gone
         client.close()
         usleep(50_000)
         #expect(server.events.withLock { $0 } == ["read", "open after close: false, reading: false"])
@@ -356,7 +357,9 @@ struct LoopTCPTests {
         #expect(loop.loopClosedCleanly)
     }
 
-    @Test("a write's completion reports success (an empty one too), a write on a closed connection fails at once, and a pending write is cancelled by close")
+    @Test(
+        "a write's completion reports success (an empty one too), a write on a closed connection fails at once, and a pending write is cancelled by close"
+    )
     func writeCompletions() throws {
         let loop = try EventLoop(name: "tcp-test")
         let server = TestServer(loop: loop)
@@ -366,12 +369,12 @@ struct LoopTCPTests {
             connection.write(Array("hi".utf8)) { error in server.record("small: \(error == nil ? "ok" : "error")") }
             // The client reads nothing, so 16 MiB cannot all leave before the close below.
             connection.write(big) { error in
-                if case let .libuv(_, code, _)? = error { server.record("big: \(code)") } else { server.record("big: ok") }
+                if case .libuv(_, let code, _)? = error { server.record("big: \(code)") } else { server.record("big: ok") }
             }
             connection.close()
             server.record("closed")
             connection.write([1]) { error in
-                if case let .libuv(_, code, _)? = error { server.record("after close: \(code)") }
+                if case .libuv(_, let code, _)? = error { server.record("after close: \(code)") }
             }
         }
         let client = try RawClient(port: server.port)
@@ -396,7 +399,7 @@ struct LoopTCPTests {
                     listener.close()
                     seen.append("listened")
                 } catch {
-                    if case let .libuv(operation, code, _) = error { seen.append("\(operation) \(code)") } else { seen.append("\(error)") }
+                    if case .libuv(let operation, let code, _) = error { seen.append("\(operation) \(code)") } else { seen.append("\(error)") }
                 }
             }
             return seen
@@ -419,12 +422,12 @@ struct LoopTCPTests {
         try server.start { server, connection in
             try? connection.startReading { _ in }
             connection.write(big) { error in
-                if case let .libuv(_, code, _)? = error { server.record("write: \(code)") } else { server.record("write: ok") }
+                if case .libuv(_, let code, _)? = error { server.record("write: \(code)") } else { server.record("write: ok") }
             }
         }
         let clients = try (0..<5).map { _ in try RawClient(port: server.port) }
         #expect(eventually { (try? server.onLoop { $0.connections.count }) == 5 })
-        try loop.shutdown() // throws handlesLeftOpen if the loop had to close a handle it did not own
+        try loop.shutdown()  // throws handlesLeftOpen if the loop had to close a handle it did not own
         #expect(loop.loopClosedCleanly)
         #expect(server.events.withLock { $0 } == Array(repeating: "write: \(-ECANCELED)", count: 5))
         for client in clients {

@@ -1,6 +1,7 @@
-@testable import AmplifyFuzz
 import Foundation
 import Testing
+
+@testable import AmplifyFuzz
 
 /// Every committed corpus input — the seeds, and each input a fuzzer found that crashed once —
 /// runs through its harness in the ordinary test run, so a fixed crash stays fixed without the

@@ -12,7 +12,8 @@ struct SQLiteDatabaseTests {
     func roundTrip() async throws {
         let database = try SQLiteDatabase(path: ":memory:")
         try await database.run("CREATE TABLE t (i INTEGER, r REAL, s TEXT, b BLOB, n TEXT)")
-        try await database.run("INSERT INTO t VALUES (?, ?, ?, ?, ?)", [.integer(42), .real(1.5), .text("héllo'; DROP TABLE t;--"), .blob([0, 1, 255]), .null])
+        try await database.run(
+            "INSERT INTO t VALUES (?, ?, ?, ?, ?)", [.integer(42), .real(1.5), .text("héllo'; DROP TABLE t;--"), .blob([0, 1, 255]), .null])
         let rows = try await database.run("SELECT * FROM t")
         #expect(rows.count == 1)
         #expect(rows[0]["i"] == .integer(42))

@@ -1,6 +1,6 @@
 import Amplify
-import AmplifyConcurrency
 import AmplifyAnalyticsCore
+import AmplifyConcurrency
 import AmplifyPlugins
 import AmplifyServiceLifecycle
 import Foundation
@@ -105,7 +105,9 @@ let configuration = AmplifyConfiguration(
 Amplify.registerBuiltInPlugins()
 let policy = AmplifyService.ShutdownPolicy(transfers: policyName == "finish" ? .finish(within: .seconds(60)) : .cancel)
 let report: @Sendable (AmplifyService.ShutdownReport) -> Void = { report in
-    say(#"shutdown {"transfersInProgress":\#(report.transfersInProgress),"transfersCancelled":\#(report.transfersCancelled),"analyticsFlushed":\#(report.analyticsFlushed)}"#)
+    say(
+        #"shutdown {"transfersInProgress":\#(report.transfersInProgress),"transfersCancelled":\#(report.transfersCancelled),"analyticsFlushed":\#(report.analyticsFlushed)}"#
+    )
 }
 let amplify: AmplifyService
 if preconfigured {

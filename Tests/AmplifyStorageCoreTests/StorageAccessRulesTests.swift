@@ -46,7 +46,9 @@ struct StorageAccessRulesTests {
             try rules.check(.delete, path: "media/x.jpg", caller: alice, bucket: "photos")
             Issue.record("delete was allowed")
         } catch StorageError.accessDenied(let description, let suggestion, _) {
-            #expect(description == "The access rule `media/*` of bucket 'photos' lets nobody delete 'media/x.jpg'; the caller is signed in, in group EDITORS.")
+            #expect(
+                description
+                    == "The access rule `media/*` of bucket 'photos' lets nobody delete 'media/x.jpg'; the caller is signed in, in group EDITORS.")
             #expect(suggestion == "Grant delete on `media/*` in defineStorage's `access`.")
         } catch {
             Issue.record("\(error)")

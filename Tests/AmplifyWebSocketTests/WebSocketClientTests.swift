@@ -4,8 +4,9 @@ import AmplifyTestKit
 import AmplifyWebSocket
 import Foundation
 import Testing
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The client over real sockets against a peer written with Python's standard library
@@ -61,15 +62,21 @@ struct WebSocketClientTests {
             let peer = try await WebSocketTestServer.start(tls: tls)
             defer { peer.stop() }
             let big = [UInt8]((0..<70_000).map { UInt8(truncatingIfNeeded: $0) })
-            let options = WebSocketClient.Options(subprotocols: ["graphql-ws"], trustedCertificatesFile: peer.certificateFile, outgoingFragmentSize: 16_384)
+            let options = WebSocketClient.Options(
+                subprotocols: ["graphql-ws"], trustedCertificatesFile: peer.certificateFile, outgoingFragmentSize: 16_384)
             let events = try await run(peer.url("/echo"), options: options) { client, event in
                 switch event {
-                case .open: client.send(text: "hello ✓"); client.send(binary: big); client.ping([7])
+                case .open:
+                    client.send(text: "hello ✓")
+                    client.send(binary: big)
+                    client.ping([7])
                 case .pong: client.close(code: 1000, reason: "done")
                 default: break
                 }
             }
-            #expect(events == [.open(subprotocol: "graphql-ws"), .text("hello ✓"), .binary(big), .pong([7]), .closed(.clean(code: 1000, reason: ""))], "tls: \(tls)")
+            #expect(
+                events == [.open(subprotocol: "graphql-ws"), .text("hello ✓"), .binary(big), .pong([7]), .closed(.clean(code: 1000, reason: ""))],
+                "tls: \(tls)")
         }
     }
 

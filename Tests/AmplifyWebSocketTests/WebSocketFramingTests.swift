@@ -34,12 +34,23 @@ struct WebSocketFramingTests {
         #expect(try decodeAll(masked, masked: true) == [WebSocketFrame(opcode: .text, payload: hello)])
         let fragmented: [UInt8] = [0x01, 0x03, 0x48, 0x65, 0x6C, 0x80, 0x02, 0x6C, 0x6F]
         #expect(WebSocketFrame.message(.text, hello, fragmentSize: 3).flatMap { $0.encoded(maskingKey: nil) } == fragmented)
-        #expect(try decodeAll(fragmented) == [WebSocketFrame(fin: false, opcode: .text, payload: Array("Hel".utf8)), WebSocketFrame(opcode: .continuation, payload: Array("lo".utf8))])
+        #expect(
+            try decodeAll(fragmented) == [
+                WebSocketFrame(fin: false, opcode: .text, payload: Array("Hel".utf8)),
+                WebSocketFrame(opcode: .continuation, payload: Array("lo".utf8)),
+            ])
         #expect(WebSocketFrame(opcode: .ping, payload: hello).encoded(maskingKey: nil) == [0x89, 0x05, 0x48, 0x65, 0x6C, 0x6C, 0x6F])
-        #expect(WebSocketFrame(opcode: .pong, payload: hello).encoded(maskingKey: key) == [0x8A, 0x85, 0x37, 0xFA, 0x21, 0x3D, 0x7F, 0x9F, 0x4D, 0x51, 0x58])
-        #expect(Array(WebSocketFrame(opcode: .binary, payload: [UInt8](repeating: 0, count: 256)).encoded(maskingKey: nil).prefix(4)) == [0x82, 0x7E, 0x01, 0x00])
-        #expect(Array(WebSocketFrame(opcode: .binary, payload: [UInt8](repeating: 0, count: 65536)).encoded(maskingKey: nil).prefix(10))
-            == [0x82, 0x7F, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00])
+        #expect(
+            WebSocketFrame(opcode: .pong, payload: hello).encoded(maskingKey: key) == [
+                0x8A, 0x85, 0x37, 0xFA, 0x21, 0x3D, 0x7F, 0x9F, 0x4D, 0x51, 0x58,
+            ])
+        #expect(
+            Array(WebSocketFrame(opcode: .binary, payload: [UInt8](repeating: 0, count: 256)).encoded(maskingKey: nil).prefix(4)) == [
+                0x82, 0x7E, 0x01, 0x00,
+            ])
+        #expect(
+            Array(WebSocketFrame(opcode: .binary, payload: [UInt8](repeating: 0, count: 65536)).encoded(maskingKey: nil).prefix(10))
+                == [0x82, 0x7F, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00])
     }
 
     @Test("7-, 16- and 64-bit lengths at each boundary round-trip, masked and unmasked, even fed one byte at a time")
@@ -109,13 +120,18 @@ struct WebSocketFramingTests {
         var decoder = WebSocketFrameDecoder(maximumFrameSize: 1000)
         decoder.append([0x82, 0x7F, 0, 0, 0, 0, 0x7F, 0xFF, 0xFF, 0xFF])  // 2 GiB announced, nothing sent
         #expect(throws: WebSocketError(.messageTooBig, "A frame of 2147483647 bytes is larger than the limit of 1000.")) { try decoder.nextFrame() }
-        #expect(failure(WebSocketFrame(opcode: .binary, payload: [UInt8](repeating: 1, count: 1001)).encoded(maskingKey: nil), limit: 1000)?.closeCode == 1009)
+        #expect(
+            failure(WebSocketFrame(opcode: .binary, payload: [UInt8](repeating: 1, count: 1001)).encoded(maskingKey: nil), limit: 1000)?.closeCode
+                == 1009)
         var assembler = WebSocketMessageAssembler(maximumMessageSize: 10)
         #expect(try assembler.receive(WebSocketFrame(fin: false, opcode: .binary, payload: [UInt8](repeating: 0, count: 6))) == nil)
-        #expect(throws: WebSocketError.self) { try assembler.receive(WebSocketFrame(opcode: .continuation, payload: [UInt8](repeating: 0, count: 6))) }
+        #expect(throws: WebSocketError.self) {
+            try assembler.receive(WebSocketFrame(opcode: .continuation, payload: [UInt8](repeating: 0, count: 6)))
+        }
     }
 
-    @Test("message-level violations: a stray continuation and a new message inside a fragmented one (1002); bad UTF-8 in text or a close reason (1007)")
+    @Test(
+        "message-level violations: a stray continuation and a new message inside a fragmented one (1002); bad UTF-8 in text or a close reason (1007)")
     func messageViolations() throws {
         var stray = WebSocketMessageAssembler()
         #expect(throws: WebSocketError.self) { try stray.receive(WebSocketFrame(opcode: .continuation, payload: [])) }
@@ -139,9 +155,13 @@ struct WebSocketFramingTests {
     func closeFrames() throws {
         var assembler = WebSocketMessageAssembler()
         #expect(try assembler.receive(WebSocketFrame(opcode: .close, payload: [])) == .close(code: nil, reason: ""))
-        #expect(try assembler.receive(WebSocketFrame(opcode: .close, payload: WebSocketFrame.closePayload(code: 4000, reason: "bye"))) == .close(code: 4000, reason: "bye"))
+        #expect(
+            try assembler.receive(WebSocketFrame(opcode: .close, payload: WebSocketFrame.closePayload(code: 4000, reason: "bye")))
+                == .close(code: 4000, reason: "bye"))
         for code: UInt16 in [999, 1004, 1005, 1006, 1015, 2000, 5000] {
-            #expect(throws: WebSocketError.self, "\(code)") { try assembler.receive(WebSocketFrame(opcode: .close, payload: WebSocketFrame.closePayload(code: code, reason: ""))) }
+            #expect(throws: WebSocketError.self, "\(code)") {
+                try assembler.receive(WebSocketFrame(opcode: .close, payload: WebSocketFrame.closePayload(code: code, reason: "")))
+            }
         }
         #expect(throws: WebSocketError.self) { try assembler.receive(WebSocketFrame(opcode: .close, payload: [0x03])) }
     }
@@ -150,13 +170,19 @@ struct WebSocketFramingTests {
     func handshake() throws {
         #expect(WebSocketHandshake.acceptValue(for: "dGhlIHNhbXBsZSBub25jZQ==") == "s3pPLMBiTxaQ9kYGzzhZRbK+xOo=")
         let url = try #require(URL(string: "wss://example.com:8443/graphql/realtime?header=abc&payload=e30="))
-        let handshake = WebSocketHandshake(url: url, subprotocols: ["graphql-ws", "header-xyz"], headers: [("Origin", "https://x")], key: "dGhlIHNhbXBsZSBub25jZQ==")
+        let handshake = WebSocketHandshake(
+            url: url, subprotocols: ["graphql-ws", "header-xyz"], headers: [("Origin", "https://x")], key: "dGhlIHNhbXBsZSBub25jZQ==")
         let request = String(decoding: handshake.request, as: UTF8.self)
-        #expect(request.hasPrefix("GET /graphql/realtime?header=abc&payload=e30= HTTP/1.1\r\nHost: example.com:8443\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"))
+        #expect(
+            request.hasPrefix(
+                "GET /graphql/realtime?header=abc&payload=e30= HTTP/1.1\r\nHost: example.com:8443\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"))
         #expect(request.contains("Sec-WebSocket-Protocol: graphql-ws, header-xyz\r\n"))
         #expect(request.hasSuffix("Origin: https://x\r\n\r\n"))
         func answer(_ text: String) -> [UInt8] { Array(text.replacingOccurrences(of: "\n", with: "\r\n").utf8) }
-        let good = answer("HTTP/1.1 101 Switching Protocols\nUpgrade: websocket\nConnection: Upgrade\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\nSec-WebSocket-Protocol: graphql-ws\n\n") + [0x81, 0x00]
+        let good =
+            answer(
+                "HTTP/1.1 101 Switching Protocols\nUpgrade: websocket\nConnection: Upgrade\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\nSec-WebSocket-Protocol: graphql-ws\n\n"
+            ) + [0x81, 0x00]
         #expect(try handshake.parseResponse(Array(good.prefix(20))) == nil)
         let response = try #require(try handshake.parseResponse(good))
         #expect(response.subprotocol == "graphql-ws")
@@ -167,10 +193,14 @@ struct WebSocketFramingTests {
         #expect(refused?.httpStatus == 403)
         #expect(refused?.message == "The server refused the WebSocket upgrade with HTTP 403: Forbidden")
         #expect(throws: WebSocketError.self) {
-            try handshake.parseResponse(answer("HTTP/1.1 101 Switching Protocols\nUpgrade: websocket\nConnection: Upgrade\nSec-WebSocket-Accept: wrong=\n\n"))
+            try handshake.parseResponse(
+                answer("HTTP/1.1 101 Switching Protocols\nUpgrade: websocket\nConnection: Upgrade\nSec-WebSocket-Accept: wrong=\n\n"))
         }
         #expect(throws: WebSocketError.self) {
-            try handshake.parseResponse(answer("HTTP/1.1 101 Switching Protocols\nUpgrade: websocket\nConnection: Upgrade\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\nSec-WebSocket-Protocol: chat\n\n"))
+            try handshake.parseResponse(
+                answer(
+                    "HTTP/1.1 101 Switching Protocols\nUpgrade: websocket\nConnection: Upgrade\nSec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\nSec-WebSocket-Protocol: chat\n\n"
+                ))
         }
         #expect(throws: WebSocketError.self) { try handshake.parseResponse([UInt8](repeating: 65, count: 20000)) }
     }

@@ -9,18 +9,20 @@ struct CustomPluginExampleTests {
         let run = try await ProductRunner.run("CustomPlugin")
         let (status, stdout, stderr) = (run.exitCode, run.stdout, run.stderr)
         #expect(status == 0)
-        #expect(stdout == """
-            {"app":"orders-service","event":"orderPlaced","express":true,"items":3,"region":"eu-west-1","total":59.5,"user":"user-42"}
-            {"app":"orders-service","event":"appClosed","region":"eu-west-1","user":"user-42"}
+        #expect(
+            stdout == """
+                {"app":"orders-service","event":"orderPlaced","express":true,"items":3,"region":"eu-west-1","total":59.5,"user":"user-42"}
+                {"app":"orders-service","event":"appClosed","region":"eu-west-1","user":"user-42"}
 
-            """)
-        #expect(stderr.components(separatedBy: "\n").filter { $0.hasPrefix("hub: ") } == [
-            "hub: Amplify.configured ",
-            "hub: Analytics.identifyUser user-42",
-            "hub: Analytics.record orderPlaced",
-            "hub: Analytics.record appClosed",
-            "hub: Analytics.flushEvents 0",
-        ])
+                """)
+        #expect(
+            stderr.components(separatedBy: "\n").filter { $0.hasPrefix("hub: ") } == [
+                "hub: Amplify.configured ",
+                "hub: Analytics.identifyUser user-42",
+                "hub: Analytics.record orderPlaced",
+                "hub: Analytics.record appClosed",
+                "hub: Analytics.flushEvents 0",
+            ])
     }
 
     @Test("a block missing the plugin's required key fails with the full JSON path")
@@ -31,6 +33,7 @@ struct CustomPluginExampleTests {
         let run = try await ProductRunner.run("CustomPlugin", [file.path])
         let (status, stderr) = (run.exitCode, run.stderr)
         #expect(status == 1)
-        #expect(stderr.contains("error: `analytics.plugins.printingAnalyticsPlugin.appName` in \(file.path) is missing; expected a non-empty string."))
+        #expect(
+            stderr.contains("error: `analytics.plugins.printingAnalyticsPlugin.appName` in \(file.path) is missing; expected a non-empty string."))
     }
 }

@@ -36,8 +36,9 @@ struct HubBridgeExampleTests {
         await watcher.exited()
         let lines = String(decoding: seen, as: UTF8.self).split(separator: "\n").map(String.init)
         #expect(watcher.terminationStatus == 0)
-        #expect(lines.filter { $0.hasPrefix("session state:") } == [
-            "session state: signed out (initial)", "session state: signed in as alice", "session state: signed out (signedOut)",
-        ])
+        #expect(
+            lines.filter { $0.hasPrefix("session state:") } == [
+                "session state: signed out (initial)", "session state: signed in as alice", "session state: signed out (signedOut)",
+            ])
     }
 }

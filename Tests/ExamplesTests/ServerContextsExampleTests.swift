@@ -10,7 +10,9 @@ struct AmplifyJSCookieJar {
     var cookies: [(name: String, value: String)] = [("theme", "dark")]
 
     static func encodeURIComponent(_ text: String, keeping kept: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.!~*'()" + kept)) ?? text
+        text.addingPercentEncoding(
+            withAllowedCharacters: CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.!~*'()" + kept))
+            ?? text
     }
 
     mutating func take(_ setCookie: String) {
@@ -48,12 +50,18 @@ struct ServerContextsExampleTests {
         }
     }
 
-    @Test("each request runs as the user of its Amplify JS cookies or bearer token; refreshed tokens come back as Set-Cookie; bad cookies are refused before the handler")
+    @Test(
+        "each request runs as the user of its Amplify JS cookies or bearer token; refreshed tokens come back as Set-Cookie; bad cookies are refused before the handler"
+    )
     func requests() async throws {
         defer { try? FileManager.default.removeItem(atPath: pool) }
         var jar = AmplifyJSCookieJar()
-        let signIn = try await send([["method": "POST", "path": "/sign-in", "headers": [["Cookie", .string(jar.header)]],
-                                      "body": ["username": "ann@example.com", "password": "Context-Passw0rd"]]])
+        let signIn = try await send([
+            [
+                "method": "POST", "path": "/sign-in", "headers": [["Cookie", .string(jar.header)]],
+                "body": ["username": "ann@example.com", "password": "Context-Passw0rd"],
+            ]
+        ])
         #expect(signIn.first?["status"] == 200)
         for cookie in Self.setCookies(signIn[0]) { jar.take(cookie) }
         let prefix = "CognitoIdentityServiceProvider.local-client"
@@ -73,7 +81,10 @@ struct ServerContextsExampleTests {
         // Ben through a bearer token, ann through the refreshed cookies, a tampered token, a
         // duplicated cookie, and a sign-out: one process, five requests, each as its own user.
         let ben = try await send([["method": "POST", "path": "/sign-in", "body": ["username": "ben", "password": "Context-Passw0rd"]]])
-        let benAccess = try #require(Self.setCookies(ben[0]).first { $0.hasPrefix("\(prefix).ben.accessToken=") }?.dropFirst("\(prefix).ben.accessToken=".count).prefix { $0 != ";" })
+        let benAccess = try #require(
+            Self.setCookies(ben[0]).first { $0.hasPrefix("\(prefix).ben.accessToken=") }?.dropFirst("\(prefix).ben.accessToken=".count).prefix {
+                $0 != ";"
+            })
         var tampered = jar
         tampered.cookies = tampered.cookies.map { $0.name.hasSuffix(".accessToken") ? ($0.name, String($0.value.dropLast(2)) + "xx") : $0 }
         let responses = try await send([

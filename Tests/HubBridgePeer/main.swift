@@ -3,8 +3,9 @@ import AmplifyConcurrency
 import AmplifyEventLoop
 import Foundation
 import RedisHubBridgePlugin
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // A process on the Redis Hub bridge, driven by the bridge's integration tests and benchmark.
@@ -54,12 +55,14 @@ bridge.listen(to: RedisHubBridgePlugin.statusChannel, isIncluded: nil, file: #fi
 }
 bridge.listen(to: channel, isIncluded: nil, file: #fileID, line: #line) { payload in
     guard let remote = payload.context as? RemoteHubEvent, let data = payload.data as? JSONValue,
-          let seq = data["seq"]?.intValue, let sent = data["sentNanos"]?.intValue else { return }
+        let seq = data["seq"]?.intValue, let sent = data["sentNanos"]?.intValue
+    else { return }
     say("EVENT \(seq) \(monotonicNanos() - sent) \(remote.id)")
 }
-try bridge.start(RedisHubBridgeConfiguration(
-    port: port, mode: mode, channels: [channel], eventNames: nil, key: "peer-test", consumerGroup: group,
-    reconnectDelay: .milliseconds(50), maxReconnectDelay: .milliseconds(500)))
+try bridge.start(
+    RedisHubBridgeConfiguration(
+        port: port, mode: mode, channels: [channel], eventNames: nil, key: "peer-test", consumerGroup: group,
+        reconnectDelay: .milliseconds(50), maxReconnectDelay: .milliseconds(500)))
 if ready.wait(timeout: .now() + 10) == .success { say("READY") } else { say("NOT-CONNECTED") }
 
 var next = 1
@@ -69,9 +72,13 @@ while let line = readLine() {
     case "publish":
         let count = words.count > 1 ? Int(words[1]) ?? 0 : 0
         for _ in 0..<count {
-            bridge.dispatch(to: channel, payload: HubPayload(eventName: "Peer.event", data: JSONValue.object([
-                "seq": .number(Double(next)), "sentNanos": .number(Double(monotonicNanos())),
-            ])))
+            bridge.dispatch(
+                to: channel,
+                payload: HubPayload(
+                    eventName: "Peer.event",
+                    data: JSONValue.object([
+                        "seq": .number(Double(next)), "sentNanos": .number(Double(monotonicNanos())),
+                    ])))
             next += 1
         }
     case "wait":
@@ -84,7 +91,9 @@ while let line = readLine() {
         say("SKIPPED \(bridge.statistics.ownSkipped)")
     case "stats":
         let stats = bridge.statistics
-        say("STATS published=\(stats.published) received=\(stats.received) ownSkipped=\(stats.ownSkipped) dropped=\(stats.dropped) disconnections=\(stats.disconnections)")
+        say(
+            "STATS published=\(stats.published) received=\(stats.received) ownSkipped=\(stats.ownSkipped) dropped=\(stats.dropped) disconnections=\(stats.disconnections)"
+        )
     case "quit":
         await hub.flush()
         await bridge.reset()

@@ -6,12 +6,14 @@ import Testing
 
 @Suite("Local analytics plugin: file settings have ranges")
 struct FileSettingRangeTests {
-    @Test("maxFileBytes and maxFiles beyond their ranges are refused at configure time with the range", arguments: [
-        ("maxFileBytes", 1e20, "1", "1099511627776"),
-        ("maxFileBytes", 0, "1", "1099511627776"),
-        ("maxFiles", 1e20, "0", "1000"),
-        ("maxFiles", 9_000_000_000_000_000, "0", "1000"),
-    ] as [(String, Double, String, String)])
+    @Test(
+        "maxFileBytes and maxFiles beyond their ranges are refused at configure time with the range",
+        arguments: [
+            ("maxFileBytes", 1e20, "1", "1099511627776"),
+            ("maxFileBytes", 0, "1", "1099511627776"),
+            ("maxFiles", 1e20, "0", "1000"),
+            ("maxFiles", 9_000_000_000_000_000, "0", "1000"),
+        ] as [(String, Double, String, String)])
     func refusesOutOfRange(_ key: String, _ value: Double, _ low: String, _ high: String) async throws {
         let loop = try EventLoop(name: "local-analytics-range")
         let hub = DefaultHubPlugin(loop: loop)

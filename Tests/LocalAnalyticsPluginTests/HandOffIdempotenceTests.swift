@@ -2,8 +2,9 @@ import Amplify
 import AmplifyAnalyticsCore
 import AmplifyEventLoop
 import Foundation
-@testable import LocalAnalyticsPlugin
 import Testing
+
+@testable import LocalAnalyticsPlugin
 
 /// A process killed between the sink's append+fsync and the queue's delete, played step by step:
 /// the batch is written to the file, the deletion never happens, and a new process (a new queue

@@ -46,9 +46,10 @@ struct LocalAnalyticsPluginTests {
         let directory = folder()
         let hub = DefaultHubPlugin(loop: loop)
         let plugin = LocalAnalyticsPlugin(loop: loop, hub: hub)
-        try plugin.configure(using: [
-            "directory": .string(directory), "autoFlushEventsInterval": 0, "maxFileBytes": 400, "maxFiles": 2, "batchSize": 2,
-        ] as JSONValue)
+        try plugin.configure(
+            using: [
+                "directory": .string(directory), "autoFlushEventsInterval": 0, "maxFileBytes": 400, "maxFiles": 2, "batchSize": 2,
+            ] as JSONValue)
         let engine = try #require(plugin.engine)
         for index in 1...20 { try await engine.recordDurably(BasicAnalyticsEvent(name: "event-\(index)")) }
         #expect(await engine.flush().sent == 20)
@@ -69,10 +70,12 @@ struct LocalAnalyticsPluginTests {
         try loop.shutdown()
     }
 
-    @Test("a bad block names the key", arguments: [
-        (["maxFileBytes": 0] as JSONValue, "maxFileBytes"), (["fileName": "a/b"] as JSONValue, "fileName"),
-        (["autoFlushEventsInterval": -1] as JSONValue, "autoFlushEventsInterval"), (["maxAttempts": "3"] as JSONValue, "maxAttempts"),
-    ] as [(JSONValue, String)])
+    @Test(
+        "a bad block names the key",
+        arguments: [
+            (["maxFileBytes": 0] as JSONValue, "maxFileBytes"), (["fileName": "a/b"] as JSONValue, "fileName"),
+            (["autoFlushEventsInterval": -1] as JSONValue, "autoFlushEventsInterval"), (["maxAttempts": "3"] as JSONValue, "maxAttempts"),
+        ] as [(JSONValue, String)])
     func badBlock(_ block: JSONValue, _ key: String) throws {
         let plugin = LocalAnalyticsPlugin()
         #expect {

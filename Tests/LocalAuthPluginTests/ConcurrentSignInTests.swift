@@ -40,7 +40,9 @@ struct ConcurrentSignInTests {
         _ = try await plugin.confirmSignUp(for: username, confirmationCode: try await fixture.latestCode(plugin, for: username), options: nil)
     }
 
-    @Test("20 users signing in at once on one plugin: one is signed in, 19 get invalidState saying another user signed in meanwhile, and only the winner's refresh token is live and its device tracked", .timeLimit(.minutes(10)))
+    @Test(
+        "20 users signing in at once on one plugin: one is signed in, 19 get invalidState saying another user signed in meanwhile, and only the winner's refresh token is live and its device tracked",
+        .timeLimit(.minutes(10)))
     func racingSignInsInOneProcess() async throws {
         let fixture = try LocalPoolFixture()
         let plugin = try fixture.plugin()
@@ -84,7 +86,9 @@ struct ConcurrentSignInTests {
         outcomes.first { $0.1 != nil }?.0 ?? "racer1"
     }
 
-    @Test("two processes on one pool and credential store: the second to sign in (another user) is refused and its refresh token revoked, and the store keeps the first")
+    @Test(
+        "two processes on one pool and credential store: the second to sign in (another user) is refused and its refresh token revoked, and the store keeps the first"
+    )
     func secondProcessIsRefused() async throws {
         let fixture = try LocalPoolFixture()
         // Two plugins on the same files stand for two processes started before either signed in.

@@ -8,7 +8,9 @@ import Testing
 
 @Suite("Local auth: devices (fetchDevices, rememberDevice, forgetDevice)")
 struct DeviceTests {
-    @Test("each sign-in tracks a device named by the host; rememberDevice marks the session's own; a refresh keeps its device_key; every call reports its API event")
+    @Test(
+        "each sign-in tracks a device named by the host; rememberDevice marks the session's own; a refresh keeps its device_key; every call reports its API event"
+    )
     func signInTracksADevice() async throws {
         let fixture = try LocalPoolFixture()
         let plugin = try fixture.plugin()
@@ -27,13 +29,16 @@ struct DeviceTests {
         try await plugin.rememberDevice(options: nil)
         let remembered = try #require(try await plugin.fetchDevices(options: nil).first as? LocalAuthDevice)
         #expect(remembered.id == device.id && remembered.isRemembered)
-        #expect(await fixture.eventNames().filter { $0.hasSuffix("API") }.suffix(5) == [
-            "Auth.fetchDevicesAPI", "Auth.fetchSessionAPI", "Auth.fetchSessionAPI", "Auth.rememberDeviceAPI", "Auth.fetchDevicesAPI",
-        ])
+        #expect(
+            await fixture.eventNames().filter { $0.hasSuffix("API") }.suffix(5) == [
+                "Auth.fetchDevicesAPI", "Auth.fetchSessionAPI", "Auth.fetchSessionAPI", "Auth.rememberDeviceAPI", "Auth.fetchDevicesAPI",
+            ])
         try await fixture.close(plugin)
     }
 
-    @Test("forgetDevice(device) forgets another sign-in's device, forgetDevice() the session's own; an unknown device, or remembering a forgotten one, is a validation error")
+    @Test(
+        "forgetDevice(device) forgets another sign-in's device, forgetDevice() the session's own; an unknown device, or remembering a forgotten one, is a validation error"
+    )
     func forgetDevices() async throws {
         let fixture = try LocalPoolFixture()
         let here = try fixture.plugin()
@@ -51,7 +56,10 @@ struct DeviceTests {
         try await here.forgetDevice(nil, options: nil)
         #expect(try await here.fetchDevices(options: nil).isEmpty)
         let forgotten = await authError { try await here.rememberDevice(options: nil) }
-        guard case .validation? = forgotten else { Issue.record("\(String(describing: forgotten))"); return }
+        guard case .validation? = forgotten else {
+            Issue.record("\(String(describing: forgotten))")
+            return
+        }
         try await fixture.close(here, there)
     }
 
@@ -61,9 +69,15 @@ struct DeviceTests {
         let plugin = try fixture.plugin()
         let behavior: any AuthCategoryDeviceBehavior = plugin
         let signedOut = await authError { _ = try await behavior.fetchDevices(options: nil) }
-        guard case .signedOut? = signedOut else { Issue.record("\(String(describing: signedOut))"); return }
+        guard case .signedOut? = signedOut else {
+            Issue.record("\(String(describing: signedOut))")
+            return
+        }
         let remember = await authError { try await behavior.rememberDevice(options: nil) }
-        guard case .signedOut? = remember else { Issue.record("\(String(describing: remember))"); return }
+        guard case .signedOut? = remember else {
+            Issue.record("\(String(describing: remember))")
+            return
+        }
         try await fixture.close(plugin)
     }
 
@@ -73,7 +87,8 @@ struct DeviceTests {
         let plugin = try fixture.plugin()
         try await signUpAndIn(plugin, fixture, "gus")
         let processWide = try #require(try await plugin.fetchDevices(options: nil).first)
-        _ = try await plugin.signUp(username: "hal", password: "Passw0rd!", options: .init(userAttributes: [AuthUserAttribute(.email, value: "hal@example.com")]))
+        _ = try await plugin.signUp(
+            username: "hal", password: "Passw0rd!", options: .init(userAttributes: [AuthUserAttribute(.email, value: "hal@example.com")]))
         _ = try await plugin.confirmSignUp(for: "hal", confirmationCode: try await fixture.latestCode(plugin, for: "hal"), options: nil)
         let context = try plugin.emptyServerContext()
         let devices = try await context.run {
@@ -88,7 +103,9 @@ struct DeviceTests {
         try await fixture.close(plugin)
     }
 
-    @Test("a remembered device spares the user's MFA on this machine's next sign-ins (its secret kept in the credential store); another machine, or the device once forgotten, is asked for the code")
+    @Test(
+        "a remembered device spares the user's MFA on this machine's next sign-ins (its secret kept in the credential store); another machine, or the device once forgotten, is asked for the code"
+    )
     func rememberedDeviceSkipsMFA() async throws {
         let fixture = try LocalPoolFixture()
         let plugin = try fixture.plugin()

@@ -11,10 +11,16 @@ struct LocalFederationTests {
         let fixture = try LocalPoolFixture()
         let plugin = try fixture.plugin()
         let federate = await authError { _ = try await plugin.federateToIdentityPool(withProviderToken: "token", for: .google) }
-        guard case .configuration(let description, _, _)? = federate else { Issue.record("\(String(describing: federate))"); return }
+        guard case .configuration(let description, _, _)? = federate else {
+            Issue.record("\(String(describing: federate))")
+            return
+        }
         #expect(description.hasPrefix("The local auth plugin has no identity pool"))
         let clear = await authError { _ = try await plugin.clearFederationToIdentityPool() }
-        guard case .configuration? = clear else { Issue.record("\(String(describing: clear))"); return }
+        guard case .configuration? = clear else {
+            Issue.record("\(String(describing: clear))")
+            return
+        }
         try await fixture.close(plugin)
     }
 }

@@ -6,8 +6,9 @@ import Testing
 
 @Suite("Local auth: concurrent first use of one pool folder")
 struct FirstUseRaceTests {
-    @Test("20 concurrent first uses of an empty folder all succeed, agree on the signing key, leave no temporary file and set the schema version",
-          arguments: 0..<5)
+    @Test(
+        "20 concurrent first uses of an empty folder all succeed, agree on the signing key, leave no temporary file and set the schema version",
+        arguments: 0..<5)
     func concurrentFirstUse(_ round: Int) async throws {
         let fixture = try LocalPoolFixture()
         let plugins = try (0..<20).map { _ in try fixture.plugin() }
@@ -27,14 +28,17 @@ struct FirstUseRaceTests {
         let fixture = try LocalPoolFixture()
         try FileManager.default.createDirectory(atPath: fixture.folder, withIntermediateDirectories: true)
         let old = try SQLiteDatabase(path: fixture.folder + "/users.sqlite")
-        try await old.run("""
+        try await old.run(
+            """
             CREATE TABLE users (
                 sub TEXT PRIMARY KEY, username TEXT NOT NULL UNIQUE COLLATE NOCASE, password_hash BLOB NOT NULL,
                 password_salt BLOB NOT NULL, confirmed INTEGER NOT NULL, created_at REAL NOT NULL,
                 failed_attempts INTEGER NOT NULL DEFAULT 0, locked_until REAL NOT NULL DEFAULT 0,
                 token_version INTEGER NOT NULL DEFAULT 0)
             """)
-        try await old.run("CREATE TABLE refresh_tokens (token_mac BLOB PRIMARY KEY, sub TEXT NOT NULL REFERENCES users(sub) ON DELETE CASCADE, expires_at REAL NOT NULL, revoked INTEGER NOT NULL DEFAULT 0)")
+        try await old.run(
+            "CREATE TABLE refresh_tokens (token_mac BLOB PRIMARY KEY, sub TEXT NOT NULL REFERENCES users(sub) ON DELETE CASCADE, expires_at REAL NOT NULL, revoked INTEGER NOT NULL DEFAULT 0)"
+        )
         await old.close()
         let plugins = try (0..<20).map { _ in try fixture.plugin() }
         let results = await Self.jwksOfAll(plugins)

@@ -7,7 +7,9 @@ import Testing
 
 @Suite("Local auth: the lockout holds against parallel guesses")
 struct LockoutRaceTests {
-    @Test("60 parallel wrong passwords against a limit of 5: the counter reaches 5, at most 5 are evaluated, and the right password is refused while locked")
+    @Test(
+        "60 parallel wrong passwords against a limit of 5: the counter reaches 5, at most 5 are evaluated, and the right password is refused while locked"
+    )
     func parallelGuessesLock() async throws {
         let fixture = try LocalPoolFixture(["lockout": ["maxFailedAttempts": 5, "lockoutSeconds": 60]])
         let first = try fixture.plugin()

@@ -23,7 +23,9 @@ private func wrong(_ right: String) -> String { right == "000000" ? "111111" : "
 
 @Suite("Local auth: sign-in with MFA (TOTP, email and SMS codes, method selection)")
 struct MFASignInTests {
-    @Test("a user who prefers TOTP gets .confirmSignInWithTOTPCode; a wrong code is refused (validation) and may be retried; the right one signs in and dispatches Auth.signedIn")
+    @Test(
+        "a user who prefers TOTP gets .confirmSignInWithTOTPCode; a wrong code is refused (validation) and may be retried; the right one signs in and dispatches Auth.signedIn"
+    )
     func totpSignIn() async throws {
         let fixture = try LocalPoolFixture()
         let plugin = try fixture.plugin()
@@ -39,16 +41,22 @@ struct MFASignInTests {
         let code = nextCode(totp)
         let refused = await authError { _ = try await plugin.confirmSignIn(challengeResponse: wrong(code), options: nil) }
         #expect(refused?.errorDescription == "The TOTP code is wrong or was already used.")
-        guard case .validation? = refused else { Issue.record("\(String(describing: refused))"); return }
+        guard case .validation? = refused else {
+            Issue.record("\(String(describing: refused))")
+            return
+        }
         #expect(try await plugin.confirmSignIn(challengeResponse: code, options: nil).isSignedIn)
         #expect(try await plugin.getCurrentUser().username == "tia")
         let names = await fixture.eventNames()
-        #expect(Array(names.suffix(5)) == ["Auth.signInAPI", "Auth.fetchSessionAPI", "Auth.confirmSignInAPI", "Auth.confirmSignInAPI", "Auth.signedIn"])
+        #expect(
+            Array(names.suffix(5)) == ["Auth.signInAPI", "Auth.fetchSessionAPI", "Auth.confirmSignInAPI", "Auth.confirmSignInAPI", "Auth.signedIn"])
         #expect(names.filter { $0 == "Auth.signedIn" }.count == 2)
         try await fixture.close(plugin)
     }
 
-    @Test("a TOTP code already used (the one that verified the set-up, or one that signed in) is refused at the next sign-in; a later step's code is accepted")
+    @Test(
+        "a TOTP code already used (the one that verified the set-up, or one that signed in) is refused at the next sign-in; a later step's code is accepted"
+    )
     func totpCodeUsedOnce() async throws {
         let fixture = try LocalPoolFixture()
         let plugin = try fixture.plugin()
@@ -58,17 +66,24 @@ struct MFASignInTests {
         _ = await plugin.signOut(options: nil)
         #expect(try await plugin.signIn(username: "uma", password: "Passw0rd!", options: nil).nextStep == .confirmSignInWithTOTPCode)
         let used = await authError { _ = try await plugin.confirmSignIn(challengeResponse: verifying, options: nil) }
-        guard case .validation? = used else { Issue.record("\(String(describing: used))"); return }
+        guard case .validation? = used else {
+            Issue.record("\(String(describing: used))")
+            return
+        }
         let code = nextCode(totp)
         #expect(try await plugin.confirmSignIn(challengeResponse: code, options: nil).isSignedIn)
         _ = await plugin.signOut(options: nil)
         _ = try await plugin.signIn(username: "uma", password: "Passw0rd!", options: nil)
         let again = await authError { _ = try await plugin.confirmSignIn(challengeResponse: code, options: nil) }
-        guard case .validation? = again else { Issue.record("\(String(describing: again))"); return }
+        guard case .validation? = again else {
+            Issue.record("\(String(describing: again))")
+            return
+        }
         try await fixture.close(plugin)
     }
 
-    @Test("email MFA: signIn sends a code through the outbox and returns .confirmSignInWithOTP with the masked address; confirmSignIn with it signs in")
+    @Test(
+        "email MFA: signIn sends a code through the outbox and returns .confirmSignInWithOTP with the masked address; confirmSignIn with it signs in")
     func emailSignIn() async throws {
         let fixture = try LocalPoolFixture()
         let plugin = try fixture.plugin()
@@ -82,14 +97,22 @@ struct MFASignInTests {
         #expect(message.purpose == .signIn)
         #expect(message.destination == "eli@example.com")
         let refused = await authError { _ = try await plugin.confirmSignIn(challengeResponse: wrong(message.code), options: nil) }
-        guard case .validation? = refused else { Issue.record("\(String(describing: refused))"); return }
+        guard case .validation? = refused else {
+            Issue.record("\(String(describing: refused))")
+            return
+        }
         #expect(try await plugin.confirmSignIn(challengeResponse: message.code, options: nil).isSignedIn)
         let reused = await authError { _ = try await plugin.confirmSignIn(challengeResponse: message.code, options: nil) }
-        guard case .invalidState? = reused else { Issue.record("\(String(describing: reused))"); return }
+        guard case .invalidState? = reused else {
+            Issue.record("\(String(describing: reused))")
+            return
+        }
         try await fixture.close(plugin)
     }
 
-    @Test("several methods on and none preferred: .continueSignInWithMFASelection offers them; a method not offered is refused; choosing SMS_MFA sends a code to the phone (.confirmSignInWithSMSMFACode)")
+    @Test(
+        "several methods on and none preferred: .continueSignInWithMFASelection offers them; a method not offered is refused; choosing SMS_MFA sends a code to the phone (.confirmSignInWithSMSMFACode)"
+    )
     func methodSelection() async throws {
         let fixture = try LocalPoolFixture()
         let plugin = try fixture.plugin()
@@ -103,7 +126,9 @@ struct MFASignInTests {
         let notOffered = await authError { _ = try await plugin.confirmSignIn(challengeResponse: MFAType.totp.challengeResponse, options: nil) }
         #expect(notOffered?.errorDescription == "'SOFTWARE_TOKEN_MFA' is not one of the MFA methods offered (EMAIL_OTP, SMS_MFA).")
         let chosen = try await plugin.confirmSignIn(challengeResponse: MFAType.sms.challengeResponse, options: nil)
-        #expect(chosen.nextStep == .confirmSignInWithSMSMFACode(AuthCodeDeliveryDetails(destination: .sms("********0123"), attributeKey: .phoneNumber), nil))
+        #expect(
+            chosen.nextStep
+                == .confirmSignInWithSMSMFACode(AuthCodeDeliveryDetails(destination: .sms("********0123"), attributeKey: .phoneNumber), nil))
         let message = try #require(try await plugin.outbox(for: "max").last)
         #expect(message.destination == "+15555550123")
         #expect(try await plugin.confirmSignIn(challengeResponse: message.code, options: nil).isSignedIn)
@@ -121,12 +146,21 @@ struct MFASignInTests {
         _ = try await plugin.signIn(username: "ned", password: "Passw0rd!", options: nil)
         let code = nextCode(totp)
         let first = await authError { _ = try await plugin.confirmSignIn(challengeResponse: wrong(code), options: nil) }
-        guard case .validation? = first else { Issue.record("\(String(describing: first))"); return }
+        guard case .validation? = first else {
+            Issue.record("\(String(describing: first))")
+            return
+        }
         let second = await authError { _ = try await plugin.confirmSignIn(challengeResponse: wrong(code), options: nil) }
         #expect(second?.errorDescription == "Too many wrong codes: the sign-in of 'ned' was cancelled.")
-        guard case .notAuthorized? = second else { Issue.record("\(String(describing: second))"); return }
+        guard case .notAuthorized? = second else {
+            Issue.record("\(String(describing: second))")
+            return
+        }
         let after = await authError { _ = try await plugin.confirmSignIn(challengeResponse: code, options: nil) }
-        guard case .invalidState? = after else { Issue.record("\(String(describing: after))"); return }
+        guard case .invalidState? = after else {
+            Issue.record("\(String(describing: after))")
+            return
+        }
         #expect(try await plugin.fetchAuthSession(options: nil).isSignedIn == false)
         try await fixture.close(plugin)
     }
@@ -142,7 +176,10 @@ struct MFASignInTests {
         let code = try #require(try await plugin.outbox(for: "ora").last?.code)
         let context = try plugin.emptyServerContext()
         let other = await context.run { await authError { _ = try await plugin.confirmSignIn(challengeResponse: code, options: nil) } }
-        guard case .invalidState? = other else { Issue.record("\(String(describing: other))"); return }
+        guard case .invalidState? = other else {
+            Issue.record("\(String(describing: other))")
+            return
+        }
         #expect(try await plugin.confirmSignIn(challengeResponse: code, options: nil).isSignedIn)
         try await fixture.close(plugin)
     }

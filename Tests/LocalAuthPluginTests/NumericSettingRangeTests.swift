@@ -25,8 +25,9 @@ struct NumericSettingRangeTests {
         ("passwordHashCost", 4_503_599_627_370_496, "2", "1048576"),
     ]
 
-    @Test("a number beyond a setting's range is refused at configure time, naming the key path and the range",
-          arguments: outOfRange)
+    @Test(
+        "a number beyond a setting's range is refused at configure time, naming the key path and the range",
+        arguments: outOfRange)
     func refusesOutOfRange(_ keyPath: String, _ value: Double, _ low: String, _ high: String) throws {
         let error = #expect(throws: ConfigurationValueError.self) {
             try LocalAuthConfiguration(json: Self.block(keyPath, value))

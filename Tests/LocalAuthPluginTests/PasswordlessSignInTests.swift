@@ -18,7 +18,9 @@ private func confirmedUser(_ plugin: LocalAuthPlugin, _ fixture: LocalPoolFixtur
 
 @Suite("Local auth: choice-based sign-in (USER_AUTH: password, email or SMS one-time codes)")
 struct PasswordlessSignInTests {
-    @Test("userAuth(preferredFirstFactor: .emailOTP) sends a code through the outbox (.confirmSignInWithOTP), and the code alone signs in; .smsOTP sends one to the phone number")
+    @Test(
+        "userAuth(preferredFirstFactor: .emailOTP) sends a code through the outbox (.confirmSignInWithOTP), and the code alone signs in; .smsOTP sends one to the phone number"
+    )
     func emailOneTimeCode() async throws {
         let fixture = try LocalPoolFixture()
         let plugin = try fixture.plugin()
@@ -42,7 +44,9 @@ struct PasswordlessSignInTests {
         try await fixture.close(plugin)
     }
 
-    @Test("without a preferred factor the user chooses (.continueSignInWithFirstFactorSelection); a factor not offered is refused; PASSWORD asks for it (.confirmSignInWithPassword), a wrong one may be retried")
+    @Test(
+        "without a preferred factor the user chooses (.continueSignInWithFirstFactorSelection); a factor not offered is refused; PASSWORD asks for it (.confirmSignInWithPassword), a wrong one may be retried"
+    )
     func chooseThePassword() async throws {
         let fixture = try LocalPoolFixture()
         let plugin = try fixture.plugin()
@@ -54,7 +58,10 @@ struct PasswordlessSignInTests {
         let chosen = try await plugin.confirmSignIn(challengeResponse: AuthFactorType.password.challengeResponse, options: nil)
         #expect(chosen.nextStep == .confirmSignInWithPassword)
         let wrong = await authError { _ = try await plugin.confirmSignIn(challengeResponse: "Wr0ngPassword", options: nil) }
-        guard case .notAuthorized? = wrong else { Issue.record("\(String(describing: wrong))"); return }
+        guard case .notAuthorized? = wrong else {
+            Issue.record("\(String(describing: wrong))")
+            return
+        }
         #expect(try await plugin.confirmSignIn(challengeResponse: "Passw0rd!", options: nil).isSignedIn)
         try await fixture.close(plugin)
     }
@@ -87,13 +94,20 @@ struct PasswordlessSignInTests {
         let wrongCode = code == "000000" ? "111111" : "000000"
         for _ in 0..<2 {
             let wrong = await authError { _ = try await plugin.confirmSignIn(challengeResponse: wrongCode, options: nil) }
-            guard case .validation? = wrong else { Issue.record("\(String(describing: wrong))"); return }
+            guard case .validation? = wrong else {
+                Issue.record("\(String(describing: wrong))")
+                return
+            }
         }
         let locked = await authError { _ = try await plugin.confirmSignIn(challengeResponse: code, options: nil) }
-        #expect(locked?.errorDescription.hasPrefix("Too many failed sign-in attempts; the account is locked") == true, "\(String(describing: locked))")
+        #expect(
+            locked?.errorDescription.hasPrefix("Too many failed sign-in attempts; the account is locked") == true, "\(String(describing: locked))")
         let sent = try await plugin.outbox(for: "tom").count
         let again = await authError { _ = try await plugin.signIn(username: "tom", password: nil, options: userAuth(.emailOTP)) }
-        guard case .notAuthorized? = again else { Issue.record("\(String(describing: again))"); return }
+        guard case .notAuthorized? = again else {
+            Issue.record("\(String(describing: again))")
+            return
+        }
         #expect(try await plugin.outbox(for: "tom").count == sent)
         try await fixture.close(plugin)
     }

@@ -31,7 +31,10 @@ struct ServerContextSecurityTests {
         let context = try await plugin.serverContext(cookieHeaders: Self.mixedCookies(ben: ben, ann: ann, clientId: clientId))
         #expect(context.user?.username == "ben")
         let refusal = await authError { _ = try await context.session.refresh() }
-        guard case .notAuthorized(let reason, _, _)? = refusal else { Issue.record("\(String(describing: refusal))"); return }
+        guard case .notAuthorized(let reason, _, _)? = refusal else {
+            Issue.record("\(String(describing: refusal))")
+            return
+        }
         #expect(reason.contains("another user"))
         #expect(context.user?.username == "ben")
         #expect(try await context.run { try await plugin.getCurrentUser().username } == "ben")
@@ -55,7 +58,10 @@ struct ServerContextSecurityTests {
         let refusal = await authError {
             _ = try await plugin.serverContext(authorization: "Bearer \(ben.accessToken)", refreshToken: ann.refreshToken)
         }
-        guard case .notAuthorized(let reason, _, _)? = refusal else { Issue.record("\(String(describing: refusal))"); return }
+        guard case .notAuthorized(let reason, _, _)? = refusal else {
+            Issue.record("\(String(describing: refusal))")
+            return
+        }
         #expect(reason.contains("another user"))
         let annContext = try await plugin.serverContext(authorization: "Bearer \(ann.accessToken)", refreshToken: ann.refreshToken)
         #expect(annContext.user?.username == "ann")
@@ -75,9 +81,15 @@ struct ServerContextSecurityTests {
         _ = await context.run { await plugin.signOut(options: nil) }
         #expect(await context.responseCookies().contains { $0.contains("Max-Age=0") || $0.lowercased().contains("expires=thu, 01 jan 1970") })
 
-        for attempt in [{ _ = try await plugin.serverContext(cookieHeaders: [cookies]) }, { _ = try await plugin.serverContext(authorization: "Bearer \(tokens.accessToken)", idToken: tokens.idToken) }] {
+        for attempt in [
+            { _ = try await plugin.serverContext(cookieHeaders: [cookies]) },
+            { _ = try await plugin.serverContext(authorization: "Bearer \(tokens.accessToken)", idToken: tokens.idToken) },
+        ] {
             let refusal = await authError(attempt)
-            guard case .notAuthorized(let reason, _, _)? = refusal else { Issue.record("\(String(describing: refusal))"); continue }
+            guard case .notAuthorized(let reason, _, _)? = refusal else {
+                Issue.record("\(String(describing: refusal))")
+                continue
+            }
             #expect(reason.contains("signed out"))
         }
         // Another session of the same user is not touched.
@@ -132,7 +144,10 @@ struct ServerContextSecurityTests {
         let twin = parts[0] + "." + parts[1] + "." + Base64URL.encode(Array(signature[0..<32]) + Self.negated(signature[32...]))
         #expect(try await plugin.serverContext(authorization: "Bearer \(tokens.accessToken)").user?.username == "ben")
         let highS = await authError { _ = try await plugin.serverContext(authorization: "Bearer \(twin)") }
-        guard case .notAuthorized(let reason, _, _)? = highS else { Issue.record("\(String(describing: highS))"); return }
+        guard case .notAuthorized(let reason, _, _)? = highS else {
+            Issue.record("\(String(describing: highS))")
+            return
+        }
         #expect(reason.contains("signature"))
 
         // Tokens signed with the pool's own key, as someone holding a copy of the key file could.
@@ -143,11 +158,17 @@ struct ServerContextSecurityTests {
         #expect(try await plugin.serverContext(authorization: "Bearer \(resigned)").user?.username == "ben")
         let otherKid = try JSONWebToken.sign(claims: claims.claims, key: key, keyId: "another-key")
         #expect(await authError { _ = try await plugin.serverContext(authorization: "Bearer \(otherKid)") } != nil)
-        guard case .object(var fields) = claims.claims else { Issue.record("claims"); return }
+        guard case .object(var fields) = claims.claims else {
+            Issue.record("claims")
+            return
+        }
         fields["nbf"] = .number((Date().timeIntervalSince1970 + 600).rounded(.down))
         let early = try JSONWebToken.sign(claims: .object(fields), key: key, keyId: keyId)
         let notYet = await authError { _ = try await plugin.serverContext(authorization: "Bearer \(early)") }
-        guard case .notAuthorized(let early, _, _)? = notYet else { Issue.record("\(String(describing: notYet))"); return }
+        guard case .notAuthorized(let early, _, _)? = notYet else {
+            Issue.record("\(String(describing: notYet))")
+            return
+        }
         #expect(early.contains("not valid yet"))
         try await fixture.close(plugin)
     }
@@ -159,7 +180,10 @@ struct ServerContextSecurityTests {
         let ben = try #require(await ServerContextTests.contextUser(plugin, fixture, "ben").session.current)
         let clientId = try plugin.contextTenant().clientId
         let cookies = AmplifyJSCookies.setCookies(clientId: clientId, session: ben).map { String($0.split(separator: ";")[0]) }
-        let forged = cookies.map { $0.hasPrefix("CognitoIdentityServiceProvider.\(clientId).LastAuthUser=") ? "CognitoIdentityServiceProvider.\(clientId).LastAuthUser=ben%0D%0Aallow%20admin%1B%5B2J" : $0 }
+        let forged = cookies.map {
+            $0.hasPrefix("CognitoIdentityServiceProvider.\(clientId).LastAuthUser=")
+                ? "CognitoIdentityServiceProvider.\(clientId).LastAuthUser=ben%0D%0Aallow%20admin%1B%5B2J" : $0
+        }
         var description = ""
         do {
             _ = try await plugin.serverContext(cookieHeaders: [forged.joined(separator: "; ")])

@@ -69,7 +69,10 @@ struct ServerContextTests {
         var tampered = Array(tokens.accessToken)
         tampered[tampered.count - 3] = tampered[tampered.count - 3] == "A" ? "B" : "A"
         let refusal = await authError { _ = try await plugin.serverContext(authorization: "Bearer \(String(tampered))") }
-        guard case .notAuthorized(let reason, _, _)? = refusal else { Issue.record("tampered token: \(String(describing: refusal))"); return }
+        guard case .notAuthorized(let reason, _, _)? = refusal else {
+            Issue.record("tampered token: \(String(describing: refusal))")
+            return
+        }
         #expect(reason.contains("signature"))
 
         // A token of another pool (another signing key).
@@ -78,7 +81,11 @@ struct ServerContextTests {
         #expect(await authError { _ = try await plugin.serverContext(authorization: "Bearer \(foreign.accessToken)") } != nil)
         // An ID token where the access token belongs.
         let wrongUse = await authError { _ = try await plugin.serverContext(authorization: "Bearer \(tokens.idToken)") }
-        if case .notAuthorized(let reason, _, _)? = wrongUse { #expect(reason.contains("token_use")) } else { Issue.record("id token as access token") }
+        if case .notAuthorized(let reason, _, _)? = wrongUse {
+            #expect(reason.contains("token_use"))
+        } else {
+            Issue.record("id token as access token")
+        }
         await #expect(throws: AmplifyJSCookies.CookieError.self) { _ = try await plugin.serverContext(authorization: "Basic abc") }
 
         // Contexts are bound to their pool: bob's context on the other pool's plugin is refused.
@@ -88,7 +95,9 @@ struct ServerContextTests {
         try await fixture.close(plugin)
     }
 
-    @Test("Amplify JS cookies make a context; an expired access token with its refresh token is refreshed before the context runs, and the response sets the new cookies")
+    @Test(
+        "Amplify JS cookies make a context; an expired access token with its refresh token is refreshed before the context runs, and the response sets the new cookies"
+    )
     func cookieContextsRefresh() async throws {
         let fixture = try LocalPoolFixture(["accessTokenLifetimeSeconds": 1])
         let plugin = try fixture.plugin()
@@ -111,10 +120,12 @@ struct ServerContextTests {
         #expect(access != nil)
         #expect(access?.contains(tokens.accessToken) == false)
         let refreshed = await fixture.eventNames().filter { $0 == HubPayload.EventName.Auth.tokenRefreshed }
-        #expect(refreshed.isEmpty) // the up-front refresh is the verification, not a context event
+        #expect(refreshed.isEmpty)  // the up-front refresh is the verification, not a context event
         // The rotated refresh token works in the next request; the old one is spent.
         let next = try #require(await renewed.session.current)
-        let again = try await plugin.serverContext(cookieHeaders: [JSCookieJar.header(clientId: "local-client", username: "dana@example.com", tokens: next)])
+        let again = try await plugin.serverContext(cookieHeaders: [
+            JSCookieJar.header(clientId: "local-client", username: "dana@example.com", tokens: next)
+        ])
         #expect(try await again.run { try await plugin.getCurrentUser().userId } == next.userId)
         #expect(await authError { _ = try await plugin.serverContext(cookieHeaders: [header]) } != nil)
 
@@ -135,7 +146,8 @@ struct ServerContextTests {
         let context = try await plugin.serverContext(cookieHeaders: [JSCookieJar.header(clientId: "local-client", username: "erin", tokens: tokens)])
         _ = try await context.run { try await plugin.fetchAuthSession(options: .forceRefresh()) }
         let cookies = await context.responseCookies()
-        #expect(cookies.contains { $0.hasPrefix("CognitoIdentityServiceProvider.local-client.erin.refreshToken=") && !$0.contains(tokens.refreshToken) })
+        #expect(
+            cookies.contains { $0.hasPrefix("CognitoIdentityServiceProvider.local-client.erin.refreshToken=") && !$0.contains(tokens.refreshToken) })
         await fixture.hub.flush()
         let event = fixture.events.payloads.first { $0.eventName == HubPayload.EventName.Auth.tokenRefreshed }?.data as? AuthUserEvent
         #expect(event?.username == "erin")
@@ -152,7 +164,8 @@ struct ServerContextTests {
         #expect(empty.user == nil)
         let erin = try await Self.contextUser(plugin, fixture, "erin")
         let tokens = try #require(await erin.session.current)
-        let foreign = try await plugin.serverContext(cookieHeaders: [JSCookieJar.header(clientId: "another-client", username: "erin", tokens: tokens)])
+        let foreign = try await plugin.serverContext(cookieHeaders: [JSCookieJar.header(clientId: "another-client", username: "erin", tokens: tokens)]
+        )
         #expect(foreign.user == nil)
         try await fixture.close(plugin)
     }

@@ -61,7 +61,10 @@ struct SessionLifecycleTests {
         let names = await fixture.eventNames()
         #expect(names.filter { $0 == "Auth.sessionExpired" }.count == 1)
         let failure = await authError { _ = try await server.getCurrentUser() }
-        guard case .sessionExpired = failure else { Issue.record("\(String(describing: failure))"); return }
+        guard case .sessionExpired = failure else {
+            Issue.record("\(String(describing: failure))")
+            return
+        }
         #expect(try await server.fetchAuthSession(options: nil).isSignedIn == false)
         try await Task.sleep(for: .milliseconds(1_200))
         #expect(await fixture.eventNames().filter { $0 == "Auth.sessionExpired" }.count == 1)
@@ -99,7 +102,10 @@ struct SessionLifecycleTests {
         #expect(result?.revokedTokens == true)
         #expect(await fixture.eventNames().suffix(2) == ["Auth.signOutAPI", "Auth.signedOut"])
         let failure = await authError { _ = try await plugin.fetchUserAttributes(options: nil) }
-        guard case .signedOut = failure else { Issue.record("\(String(describing: failure))"); return }
+        guard case .signedOut = failure else {
+            Issue.record("\(String(describing: failure))")
+            return
+        }
         #expect(try await plugin.fetchAuthSession(options: nil).isSignedIn == false)
         let again = await plugin.signOut(options: nil) as? LocalSignOutResult
         #expect(again?.message == "Nobody was signed in.")
@@ -115,13 +121,17 @@ struct SessionLifecycleTests {
         #expect(initial.contains(AuthUserAttribute(.email, value: "mia@example.com")))
         #expect(initial.contains { $0.key == .sub })
         #expect(try await plugin.update(userAttribute: AuthUserAttribute(.name, value: "Mia"), options: nil).isUpdated)
-        let results = try await plugin.update(userAttributes: [AuthUserAttribute(.givenName, value: "M"), AuthUserAttribute(.custom("plan"), value: "pro")], options: nil)
+        let results = try await plugin.update(
+            userAttributes: [AuthUserAttribute(.givenName, value: "M"), AuthUserAttribute(.custom("plan"), value: "pro")], options: nil)
         #expect(results.count == 2)
         let updated = try await plugin.fetchUserAttributes(options: nil)
         #expect(updated.contains(AuthUserAttribute(.name, value: "Mia")))
         #expect(updated.contains(AuthUserAttribute(.custom("plan"), value: "pro")))
         let sub = await authError { _ = try await plugin.update(userAttribute: AuthUserAttribute(.sub, value: "x"), options: nil) }
-        guard case .validation = sub else { Issue.record("\(String(describing: sub))"); return }
+        guard case .validation = sub else {
+            Issue.record("\(String(describing: sub))")
+            return
+        }
         try await fixture.close(plugin)
     }
 
@@ -131,13 +141,19 @@ struct SessionLifecycleTests {
         let plugin = try fixture.plugin()
         try await signUpAndIn(plugin, fixture, "ned")
         let wrongOld = await authError { try await plugin.update(oldPassword: "Wrong0ne!", to: "N3wPassword", options: nil) }
-        guard case .notAuthorized = wrongOld else { Issue.record("\(String(describing: wrongOld))"); return }
+        guard case .notAuthorized = wrongOld else {
+            Issue.record("\(String(describing: wrongOld))")
+            return
+        }
         try await plugin.update(oldPassword: "Passw0rd!", to: "N3wPassword", options: nil)
         _ = await plugin.signOut(options: nil)
         _ = try await plugin.signIn(username: "ned", password: "N3wPassword", options: nil)
 
         let reset = try await plugin.resetPassword(for: "ned", options: nil)
-        guard case .confirmResetPasswordWithCode(let details, _) = reset.nextStep else { Issue.record("\(reset.nextStep)"); return }
+        guard case .confirmResetPasswordWithCode(let details, _) = reset.nextStep else {
+            Issue.record("\(reset.nextStep)")
+            return
+        }
         #expect(details.destination == .email("n***@e***.com"))
         let message = try #require(try await plugin.outbox(for: "ned").last)
         #expect(message.purpose == .resetPassword)
@@ -157,9 +173,15 @@ struct SessionLifecycleTests {
         try await plugin.deleteUser()
         #expect(await fixture.eventNames().suffix(2) == ["Auth.deleteUserAPI", "Auth.userDeleted"])
         let gone = await authError { _ = try await plugin.signIn(username: "ola", password: "Passw0rd!", options: nil) }
-        guard case .notAuthorized = gone else { Issue.record("\(String(describing: gone))"); return }
+        guard case .notAuthorized = gone else {
+            Issue.record("\(String(describing: gone))")
+            return
+        }
         let signedOut = await authError { try await plugin.deleteUser() }
-        guard case .signedOut = signedOut else { Issue.record("\(String(describing: signedOut))"); return }
+        guard case .signedOut = signedOut else {
+            Issue.record("\(String(describing: signedOut))")
+            return
+        }
         try await fixture.close(plugin)
     }
 }

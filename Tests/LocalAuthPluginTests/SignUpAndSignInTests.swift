@@ -16,7 +16,10 @@ struct SignUpAndSignInTests {
         let signUp = try await plugin.signUp(
             username: "alice", password: "Passw0rd!",
             options: AuthSignUpRequest.Options(userAttributes: [AuthUserAttribute(.email, value: "alice@example.com")]))
-        guard case .confirmUser(let details?, _, let userId?) = signUp.nextStep else { Issue.record("\(signUp.nextStep)"); return }
+        guard case .confirmUser(let details?, _, let userId?) = signUp.nextStep else {
+            Issue.record("\(signUp.nextStep)")
+            return
+        }
         #expect(details.destination == .email("a***@e***.com"))
         #expect(signUp.userID == userId)
         let outbox = try await plugin.outbox(for: "alice")
@@ -46,7 +49,8 @@ struct SignUpAndSignInTests {
         let jwk = try #require(try await plugin.jwks()["keys"]?[0])
         #expect(jwk["kty"] == "EC")
         #expect(jwk["alg"] == "ES256")
-        let key = try ES256Key(publicX: try #require(Base64URL.decode(jwk["x"]?.stringValue ?? "")), y: try #require(Base64URL.decode(jwk["y"]?.stringValue ?? "")))
+        let key = try ES256Key(
+            publicX: try #require(Base64URL.decode(jwk["x"]?.stringValue ?? "")), y: try #require(Base64URL.decode(jwk["y"]?.stringValue ?? "")))
         let id = try JSONWebToken.verify(tokens.idToken, key: key)
         #expect(id.header["kid"] == jwk["kid"])
         #expect(id.string("iss") == "urn:test")
@@ -80,13 +84,17 @@ struct SignUpAndSignInTests {
         let wrong = await authError { _ = try await plugin.signIn(username: "carol", password: "Wrong0ne!", options: nil) }
         let unknown = await authError { _ = try await plugin.signIn(username: "nobody", password: "Passw0rd!", options: nil) }
         guard case .notAuthorized(let wrongText, _, _) = wrong, case .notAuthorized(let unknownText, _, _) = unknown else {
-            Issue.record("\(String(describing: wrong)) \(String(describing: unknown))"); return
+            Issue.record("\(String(describing: wrong)) \(String(describing: unknown))")
+            return
         }
         #expect(wrongText == "Incorrect username or password.")
         #expect(unknownText == wrongText)  // who exists is not revealed
         _ = try await plugin.signIn(username: "carol", password: "Passw0rd!", options: nil)
         let twice = await authError { _ = try await plugin.signIn(username: "carol", password: "Passw0rd!", options: nil) }
-        guard case .invalidState = twice else { Issue.record("\(String(describing: twice))"); return }
+        guard case .invalidState = twice else {
+            Issue.record("\(String(describing: twice))")
+            return
+        }
         try await fixture.close(plugin)
     }
 
@@ -100,7 +108,10 @@ struct SignUpAndSignInTests {
         #expect(noDigit?.errorDescription == "The password does not meet the policy: it needs a digit.")
         _ = try await plugin.signUp(username: "dave", password: "Passw0rd!", options: nil)
         let taken = await authError { _ = try await plugin.signUp(username: "DAVE", password: "Passw0rd!", options: nil) }
-        guard case .validation("username", let text, _, _) = taken else { Issue.record("\(String(describing: taken))"); return }
+        guard case .validation("username", let text, _, _) = taken else {
+            Issue.record("\(String(describing: taken))")
+            return
+        }
         #expect(text == "A user named 'DAVE' already exists.")
         try await fixture.close(plugin)
     }
@@ -120,7 +131,10 @@ struct SignUpAndSignInTests {
         let fresh = try await fixture.latestCode(plugin, for: "erin")
         _ = try await plugin.confirmSignUp(for: "erin", confirmationCode: fresh, options: nil)
         let reused = await authError { _ = try await plugin.confirmSignUp(for: "erin", confirmationCode: fresh, options: nil) }
-        guard case .invalidState = reused else { Issue.record("\(String(describing: reused))"); return }
+        guard case .invalidState = reused else {
+            Issue.record("\(String(describing: reused))")
+            return
+        }
 
         _ = try await plugin.signUp(username: "frank", password: "Passw0rd!", options: nil)
         let frankCode = try await fixture.latestCode(plugin, for: "frank")
@@ -182,28 +196,34 @@ struct LocalAuthEventTests {
     func everyCallReports() async throws {
         let fixture = try LocalPoolFixture()
         let plugin = try fixture.plugin()
-        _ = try await plugin.signUp(username: "rae", password: "Passw0rd!", options: .init(userAttributes: [AuthUserAttribute(.email, value: "r@example.com")]))
+        _ = try await plugin.signUp(
+            username: "rae", password: "Passw0rd!", options: .init(userAttributes: [AuthUserAttribute(.email, value: "r@example.com")]))
         _ = try await plugin.resendSignUpCode(for: "rae", options: nil)
         _ = try await plugin.confirmSignUp(for: "rae", confirmationCode: try await fixture.latestCode(plugin, for: "rae"), options: nil)
         _ = try await plugin.signIn(username: "rae", password: "Passw0rd!", options: nil)
         let challenge = await authError { _ = try await plugin.confirmSignIn(challengeResponse: "x", options: nil) }
-        guard case .invalidState = challenge else { Issue.record("\(String(describing: challenge))"); return }
+        guard case .invalidState = challenge else {
+            Issue.record("\(String(describing: challenge))")
+            return
+        }
         _ = try await plugin.fetchAuthSession(options: nil)
         _ = try await plugin.fetchUserAttributes(options: nil)
         _ = try await plugin.update(userAttribute: AuthUserAttribute(.name, value: "Rae"), options: nil)
         _ = try await plugin.update(userAttributes: [AuthUserAttribute(.nickname, value: "R")], options: nil)
         try await plugin.update(oldPassword: "Passw0rd!", to: "N3wPassword", options: nil)
         _ = try await plugin.resetPassword(for: "rae", options: nil)
-        try await plugin.confirmResetPassword(for: "rae", with: "Res3tPassword", confirmationCode: try await fixture.latestCode(plugin, for: "rae"), options: nil)
+        try await plugin.confirmResetPassword(
+            for: "rae", with: "Res3tPassword", confirmationCode: try await fixture.latestCode(plugin, for: "rae"), options: nil)
         _ = await plugin.signOut(options: nil)
         _ = try await plugin.signIn(username: "rae", password: "Res3tPassword", options: nil)
         try await plugin.deleteUser()
-        #expect(await fixture.eventNames() == [
-            "Auth.signUpAPI", "Auth.resendSignUpCodeAPI", "Auth.confirmSignUpAPI", "Auth.signInAPI", "Auth.signedIn",
-            "Auth.confirmSignInAPI", "Auth.fetchSessionAPI", "Auth.fetchUserAttributesAPI", "Auth.updateUserAttributeAPI",
-            "Auth.updateUserAttributesAPI", "Auth.changePasswordAPI", "Auth.resetPasswordAPI", "Auth.confirmResetPasswordAPI",
-            "Auth.signOutAPI", "Auth.signedOut", "Auth.signInAPI", "Auth.signedIn", "Auth.deleteUserAPI", "Auth.userDeleted",
-        ])
+        #expect(
+            await fixture.eventNames() == [
+                "Auth.signUpAPI", "Auth.resendSignUpCodeAPI", "Auth.confirmSignUpAPI", "Auth.signInAPI", "Auth.signedIn",
+                "Auth.confirmSignInAPI", "Auth.fetchSessionAPI", "Auth.fetchUserAttributesAPI", "Auth.updateUserAttributeAPI",
+                "Auth.updateUserAttributesAPI", "Auth.changePasswordAPI", "Auth.resetPasswordAPI", "Auth.confirmResetPasswordAPI",
+                "Auth.signOutAPI", "Auth.signedOut", "Auth.signInAPI", "Auth.signedIn", "Auth.deleteUserAPI", "Auth.userDeleted",
+            ])
         let signIn = fixture.events.payloads.first { $0.eventName == "Auth.signInAPI" }
         #expect(signIn?.context as? String == "rae")
         if case .success(let result)? = signIn?.data as? Result<AuthSignInResult, AuthError> {
@@ -212,7 +232,8 @@ struct LocalAuthEventTests {
             Issue.record("signInAPI carries \(String(describing: signIn?.data))")
         }
         let failed = fixture.events.payloads.first { $0.eventName == "Auth.confirmSignInAPI" }
-        if case .failure(.invalidState)? = failed?.data as? Result<AuthSignInResult, AuthError> {} else {
+        if case .failure(.invalidState)? = failed?.data as? Result<AuthSignInResult, AuthError> {
+        } else {
             Issue.record("confirmSignInAPI carries \(String(describing: failed?.data))")
         }
         try await fixture.close(plugin)

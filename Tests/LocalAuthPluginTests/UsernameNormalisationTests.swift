@@ -16,7 +16,10 @@ struct UsernameNormalisationTests {
         #expect(precomposed.unicodeScalars.count != decomposed.unicodeScalars.count)
         _ = try await plugin.signUp(username: precomposed, password: "Passw0rd!", options: nil)
         let duplicate = await authError { _ = try await plugin.signUp(username: decomposed, password: "Passw0rd!", options: nil) }
-        guard case .validation(let field, let description, _, _) = duplicate else { Issue.record("\(String(describing: duplicate))"); return }
+        guard case .validation(let field, let description, _, _) = duplicate else {
+            Issue.record("\(String(describing: duplicate))")
+            return
+        }
         #expect(field == "username")
         #expect(description.contains("already exists"))
         let result = try await plugin.signIn(username: decomposed, password: "Passw0rd!", options: nil)
@@ -29,9 +32,14 @@ struct UsernameNormalisationTests {
     func invisibleCharactersRefused() async throws {
         let fixture = try LocalPoolFixture(["signUpRequiresConfirmation": false])
         let plugin = try fixture.plugin()
-        for (name, code) in [("\u{202E}nimda", "202E"), ("ad\u{200B}min", "200B"), ("ad\u{2066}min", "2066"), ("a\u{7}b", "7"), ("\u{FEFF}root", "FEFF")] {
+        for (name, code) in [
+            ("\u{202E}nimda", "202E"), ("ad\u{200B}min", "200B"), ("ad\u{2066}min", "2066"), ("a\u{7}b", "7"), ("\u{FEFF}root", "FEFF"),
+        ] {
             let error = await authError { _ = try await plugin.signUp(username: name, password: "Passw0rd!", options: nil) }
-            guard case .validation(let field, let description, _, _) = error else { Issue.record("\(name): \(String(describing: error))"); continue }
+            guard case .validation(let field, let description, _, _) = error else {
+                Issue.record("\(name): \(String(describing: error))")
+                continue
+            }
             #expect(field == "username")
             #expect(description == "The username contains an invisible or text-direction character (U+\(code)).")
         }

@@ -22,8 +22,11 @@ struct KeySafetyTests {
         return false
     }
 
-    @Test("a '/' followed by a combining mark or U+200D is a separator, so the '..' or '.' before it is refused; so are segments that normalise to them",
-          arguments: ["../\u{0301}x", "../\u{200D}x", "public/../\u{0301}../\u{0301}x", "./\u{0301}x", "\u{FF0E}\u{FF0E}/x", "a/\u{FF0F}b", "a/\u{FE52}/b"])
+    @Test(
+        "a '/' followed by a combining mark or U+200D is a separator, so the '..' or '.' before it is refused; so are segments that normalise to them",
+        arguments: [
+            "../\u{0301}x", "../\u{200D}x", "public/../\u{0301}../\u{0301}x", "./\u{0301}x", "\u{FF0E}\u{FF0E}/x", "a/\u{FF0F}b", "a/\u{FE52}/b",
+        ])
     func separatorsAreBytes(_ key: String) async throws {
         let fixture = try Fixture()
         let parent = (fixture.root as NSString).deletingLastPathComponent

@@ -1,8 +1,8 @@
 import Amplify
 import AmplifyConcurrency
 import AmplifyEventLoop
-import Foundation
 import AmplifyTestKit
+import Foundation
 import LocalStoragePlugin
 import Testing
 
@@ -38,7 +38,9 @@ struct LocalStoragePluginTests {
         return Data(bytes)
     }
 
-    @Test("bad keys are refused before touching the disk", arguments: ["", "/etc/passwd", "../escape", "public/../../x", "a//b", "dir/", "nul\0byte", "./x"])
+    @Test(
+        "bad keys are refused before touching the disk",
+        arguments: ["", "/etc/passwd", "../escape", "public/../../x", "a//b", "dir/", "nul\0byte", "./x"])
     func badKeys(_ key: String) async throws {
         let fixture = try Fixture()
         do {
@@ -64,7 +66,9 @@ struct LocalStoragePluginTests {
         await #expect(throws: StorageError.self) {
             try await fixture.plugin.uploadData(path: .fromString("public/link/evil.txt"), data: Data("x".utf8), options: nil).value
         }
-        await #expect(throws: StorageError.self) { try await fixture.plugin.downloadData(path: .fromString("public/link/evil.txt"), options: nil).value }
+        await #expect(throws: StorageError.self) {
+            try await fixture.plugin.downloadData(path: .fromString("public/link/evil.txt"), options: nil).value
+        }
         #expect(try FileManager.default.contentsOfDirectory(atPath: outside).isEmpty)
         try await fixture.close()
     }

@@ -33,12 +33,19 @@ let secrets = Locked<[String]>([])
 func localPool(folder: String) async throws {
     let plugin = LocalAuthPlugin()
     try Amplify.add(plugin: plugin)
-    try Amplify.configure(AmplifyConfiguration(auth: CategoryConfiguration(plugins: ["localAuthPlugin": [
-        "directory": .string(folder), "passwordHashCost": 1024, "accessTokenLifetimeSeconds": 1,
-    ]])))
-    let password = "Local-Passw0rd!", wrong = "Wrong-Guess9!", changed = "Changed-Passw0rd!"
+    try Amplify.configure(
+        AmplifyConfiguration(
+            auth: CategoryConfiguration(plugins: [
+                "localAuthPlugin": [
+                    "directory": .string(folder), "passwordHashCost": 1024, "accessTokenLifetimeSeconds": 1,
+                ]
+            ])))
+    let password = "Local-Passw0rd!"
+    let wrong = "Wrong-Guess9!"
+    let changed = "Changed-Passw0rd!"
     [password, wrong, changed].forEach(secret)
-    _ = try await Amplify.Auth.signUp(username: "lou", password: password, options: .init(userAttributes: [AuthUserAttribute(.email, value: "lou@example.com")]))
+    _ = try await Amplify.Auth.signUp(
+        username: "lou", password: password, options: .init(userAttributes: [AuthUserAttribute(.email, value: "lou@example.com")]))
     let code = try await plugin.outbox(for: "lou").last?.code ?? ""
     secret(code)
     _ = try await Amplify.Auth.confirmSignUp(for: "lou", confirmationCode: code)
@@ -73,7 +80,8 @@ func signedRequests() async throws {
     defer { server.stop() }
     let loop = try EventLoop(name: "secrecy-http")
     let http = try HTTPClient(loop: loop)
-    let keys = AWSCredentials(accessKeyId: "AKIDSECRECYTEST", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYSECRET", sessionToken: "FQoGZXIvYXdzSESSIONTOKENsecrecy")
+    let keys = AWSCredentials(
+        accessKeyId: "AKIDSECRECYTEST", secretAccessKey: "wJalrXUtnFEMI/K7MDENG+bPxRfiCYSECRET", sessionToken: "FQoGZXIvYXdzSESSIONTOKENsecrecy")
     secret(keys.secretAccessKey)
     secret(keys.sessionToken)
     let credentials = StaticCredentialsProvider(keys)
@@ -110,10 +118,11 @@ func cognito(folder: String) async throws {
             let loop = try EventLoop(name: "secrecy-cognito")
             let hub = DefaultHubPlugin(loop: loop)
             let plugin = AWSCognitoAuthPlugin(hub: hub, loop: loop)
-            try plugin.configure(using: JSONValue.object([
-                "CognitoUserPool": ["Default": .object(pool)], "Auth": ["Default": ["authenticationFlowType": .string(flow)]],
-                "credentialStore": .string("\(folder)/cognito-\(name).sqlite"),
-            ]))
+            try plugin.configure(
+                using: JSONValue.object([
+                    "CognitoUserPool": ["Default": .object(pool)], "Auth": ["Default": ["authenticationFlowType": .string(flow)]],
+                    "credentialStore": .string("\(folder)/cognito-\(name).sqlite"),
+                ]))
             secret("Wrong-Cognito9!")
             // moto's SRP does not check the password; the password flow refuses it.
             if (try? await plugin.signIn(username: "cara", password: "Wrong-Cognito9!", options: nil))?.isSignedIn == true {

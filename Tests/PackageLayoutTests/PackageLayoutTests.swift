@@ -15,7 +15,8 @@ struct PackageLayoutTests {
         "AmplifyConcurrency": 1, "BenchmarkReport": 1,
         "AmplifyEventLoop": 2, "AmplifyCrypto": 2, "AmplifySQLite": 2,
         "Amplify": 3, "AmplifyCurl": 3,
-        "AWSPluginsCore": 4, "AmplifyAuthCore": 4, "AmplifyAnalyticsCore": 4, "AmplifyStorageCore": 4, "AmplifyTestKit": 4, "AmplifyServiceLifecycle": 4, "AmplifyWebSocket": 4,
+        "AWSPluginsCore": 4, "AmplifyAuthCore": 4, "AmplifyAnalyticsCore": 4, "AmplifyStorageCore": 4, "AmplifyTestKit": 4,
+        "AmplifyServiceLifecycle": 4, "AmplifyWebSocket": 4,
         "AmplifyPlugins": 6,
         "ServerContexts": 7, "SessionBenchmark": 7,
     ]
@@ -40,7 +41,7 @@ struct PackageLayoutTests {
         let matches = declaration.matches(in: body, range: NSRange(body.startIndex..., in: body))
         return matches.enumerated().compactMap { index, match in
             guard let kindRange = Range(match.range(at: 1), in: body), let nameRange = Range(match.range(at: 2), in: body),
-                  let whole = Range(match.range, in: body)
+                let whole = Range(match.range, in: body)
             else { return nil }
             let end = index + 1 < matches.count ? Range(matches[index + 1].range, in: body)?.lowerBound ?? body.endIndex : body.endIndex
             let text = String(body[whole.upperBound..<end])
@@ -83,8 +84,10 @@ struct PackageLayoutTests {
 
     static func layer(of target: Target) -> Int? {
         if target.kind == "testTarget" { return testLayer }
-        if target.kind == "systemLibrary" || target.name.hasPrefix("C") && target.name.first?.isUppercase == true
-            && target.name.dropFirst().first?.isUppercase == true {
+        if target.kind == "systemLibrary"
+            || target.name.hasPrefix("C") && target.name.first?.isUppercase == true
+                && target.name.dropFirst().first?.isUppercase == true
+        {
             return 0
         }
         if let known = layers[target.name] { return known }

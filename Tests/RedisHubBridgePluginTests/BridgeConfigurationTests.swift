@@ -1,7 +1,8 @@
 import Amplify
 import Foundation
-@testable import RedisHubBridgePlugin
 import Testing
+
+@testable import RedisHubBridgePlugin
 
 @Suite("Redis Hub bridge: configuration and wire format")
 struct BridgeConfigurationTests {
@@ -25,14 +26,16 @@ struct BridgeConfigurationTests {
         #expect(!minimal.forwards(.storage, HubPayload.EventName.Auth.signedOut))
     }
 
-    @Test("a bad block names the key and what was expected", arguments: [
-        (JSONValue.object([:]), "url"),
-        (["url": "http://127.0.0.1:6379"], "url"),
-        (["url": "redis://127.0.0.1", "mode": "fanout"], "mode"),
-        (["url": "redis://127.0.0.1", "channels": []], "channels"),
-        (["url": "redis://127.0.0.1", "eventNames": [1]], "eventNames"),
-        (["url": "redis://127.0.0.1", "maxQueuedEvents": 0], "maxQueuedEvents"),
-    ] as [(JSONValue, String)])
+    @Test(
+        "a bad block names the key and what was expected",
+        arguments: [
+            (JSONValue.object([:]), "url"),
+            (["url": "http://127.0.0.1:6379"], "url"),
+            (["url": "redis://127.0.0.1", "mode": "fanout"], "mode"),
+            (["url": "redis://127.0.0.1", "channels": []], "channels"),
+            (["url": "redis://127.0.0.1", "eventNames": [1]], "eventNames"),
+            (["url": "redis://127.0.0.1", "maxQueuedEvents": 0], "maxQueuedEvents"),
+        ] as [(JSONValue, String)])
     func rejectsBadBlock(_ block: JSONValue, _ keyPath: String) {
         #expect {
             try RedisHubBridgeConfiguration(json: block)

@@ -27,8 +27,9 @@ struct BridgeDeliveryTests {
         }
 
         func start(port: Int, mode: RedisHubBridgeConfiguration.Mode = .pubsub, group: String) throws {
-            try bridge.start(RedisHubBridgeConfiguration(
-                port: port, mode: mode, consumerGroup: group, reconnectDelay: .milliseconds(20), maxReconnectDelay: .milliseconds(200)))
+            try bridge.start(
+                RedisHubBridgeConfiguration(
+                    port: port, mode: mode, consumerGroup: group, reconnectDelay: .milliseconds(20), maxReconnectDelay: .milliseconds(200)))
         }
 
         func waitConnected() async throws {

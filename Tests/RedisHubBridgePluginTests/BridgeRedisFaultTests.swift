@@ -32,9 +32,10 @@ struct BridgeRedisFaultTests {
             bridge.listen(to: RedisHubBridgePlugin.statusChannel, isIncluded: nil, file: #fileID, line: #line) { [statuses] payload in
                 statuses.withLock { $0.append(payload.eventName.replacingOccurrences(of: "RedisHubBridge.", with: "")) }
             }
-            try bridge.start(RedisHubBridgeConfiguration(
-                port: port, mode: .streams, consumerGroup: name, maxQueuedEvents: maxQueuedEvents,
-                reconnectDelay: .milliseconds(20), maxReconnectDelay: .milliseconds(200)))
+            try bridge.start(
+                RedisHubBridgeConfiguration(
+                    port: port, mode: .streams, consumerGroup: name, maxQueuedEvents: maxQueuedEvents,
+                    reconnectDelay: .milliseconds(20), maxReconnectDelay: .milliseconds(200)))
         }
 
         func dispatch(_ seqs: ClosedRange<Int>) {
@@ -88,7 +89,8 @@ struct BridgeRedisFaultTests {
     func restartsWithLoadingLoseNothing() async throws {
         // 40 000 filler keys loaded at 50 µs each: every restart answers LOADING for about two
         // seconds, long enough to look at the bridges under a sanitizer's slowdown on two cores.
-        let redis = try await RedisServer.launch(appendOnly: true, arguments: ["--key-load-delay", "50", "--loading-process-events-interval-bytes", "1024"])
+        let redis = try await RedisServer.launch(
+            appendOnly: true, arguments: ["--key-load-delay", "50", "--loading-process-events-interval-bytes", "1024"])
         defer { redis.stop() }
         try redis.command(["DEBUG", "POPULATE", "40000", "filler"])
         try redis.command(["BGREWRITEAOF"])
@@ -127,7 +129,9 @@ struct BridgeRedisFaultTests {
                 sawDisconnectedWhileLoading += 1
                 try await Task.sleep(for: .milliseconds(50))
             }
-            try await Self.waitFor("both to reconnect after restart \(restart) (a: \(a.statuses.value) \(a.bridge.statistics); b: \(b.statuses.value) \(b.bridge.statistics); Redis: \((try? redis.command(["PING"])) ?? "no answer"))") {
+            try await Self.waitFor(
+                "both to reconnect after restart \(restart) (a: \(a.statuses.value) \(a.bridge.statistics); b: \(b.statuses.value) \(b.bridge.statistics); Redis: \((try? redis.command(["PING"])) ?? "no answer"))"
+            ) {
                 a.bridge.statistics.connected && b.bridge.statistics.connected
             }
         }
@@ -147,7 +151,9 @@ struct BridgeRedisFaultTests {
         try await b.close()
     }
 
-    @Test("streams mode: events Redis refuses with BUSY while a script runs are sent again once it ends, in order; nothing is dropped and no disconnection is reported", .timeLimit(.minutes(10)))
+    @Test(
+        "streams mode: events Redis refuses with BUSY while a script runs are sent again once it ends, in order; nothing is dropped and no disconnection is reported",
+        .timeLimit(.minutes(10)))
     func busyRepliesAreRetried() async throws {
         let redis = try await RedisServer.launch()
         defer { redis.stop() }

@@ -5,12 +5,14 @@ import Testing
 
 @Suite("Redis Hub bridge: numeric settings have ranges")
 struct BridgeSettingRangeTests {
-    @Test("a number beyond a setting's range is refused, naming the key and the range", arguments: [
-        ("maxStreamLength", 1e20, "1", "1000000000"),
-        ("maxQueuedEvents", 9_000_000_000_000_000, "1", "100000000"),
-        ("reconnectDelayMilliseconds", 9_000_000_000_000_000, "1", "3600000"),
-        ("maxReconnectDelayMilliseconds", 1e20, "1", "3600000"),
-    ] as [(String, Double, String, String)])
+    @Test(
+        "a number beyond a setting's range is refused, naming the key and the range",
+        arguments: [
+            ("maxStreamLength", 1e20, "1", "1000000000"),
+            ("maxQueuedEvents", 9_000_000_000_000_000, "1", "100000000"),
+            ("reconnectDelayMilliseconds", 9_000_000_000_000_000, "1", "3600000"),
+            ("maxReconnectDelayMilliseconds", 1e20, "1", "3600000"),
+        ] as [(String, Double, String, String)])
     func refusesOutOfRange(_ key: String, _ value: Double, _ low: String, _ high: String) {
         let error = #expect(throws: ConfigurationValueError.self) {
             try RedisHubBridgeConfiguration(json: ["url": "redis://127.0.0.1", key: .number(value)])

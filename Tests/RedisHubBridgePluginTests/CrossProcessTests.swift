@@ -60,7 +60,9 @@ struct CrossProcessTests {
         }
     }
 
-    @Test("pub/sub: two listener processes each get a publisher process's 2000 events once, in its order; the publisher gets none back", .timeLimit(.minutes(10)))
+    @Test(
+        "pub/sub: two listener processes each get a publisher process's 2000 events once, in its order; the publisher gets none back",
+        .timeLimit(.minutes(10)))
     func pubsubAcrossProcesses() async throws {
         try await offThePool { try Self.pubsub() }
     }

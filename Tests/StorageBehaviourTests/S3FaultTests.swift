@@ -36,7 +36,9 @@ struct S3FaultTests {
 
     /// Runs `operation` and returns the error it ends with, recording an issue (instead of
     /// hanging) when it runs longer than `seconds` or succeeds.
-    func failure(within seconds: Double, named name: String = "the call", _ operation: @escaping @Sendable () async throws -> Void) async throws -> StorageError? {
+    func failure(within seconds: Double, named name: String = "the call", _ operation: @escaping @Sendable () async throws -> Void) async throws
+        -> StorageError?
+    {
         try await withThrowingTaskGroup(of: StorageError?.self) { group in
             group.addTask {
                 do {
@@ -57,7 +59,9 @@ struct S3FaultTests {
         }
     }
 
-    @Test("get, put and list against an S3 endpoint that stops answering each fail within the block's limits, and the error says the request was tried 2 times", .timeLimit(.minutes(10)))
+    @Test(
+        "get, put and list against an S3 endpoint that stops answering each fail within the block's limits, and the error says the request was tried 2 times",
+        .timeLimit(.minutes(10)))
     func stalledCallsEndAndSayTheyWereRetried() async throws {
         let server = try await LocalHTTPServer.start()
         defer { server.stop() }
@@ -105,7 +109,9 @@ struct S3FaultTests {
             "http": ["lowSpeedTimeSeconds": 1, "maxAttempts": 1],
         ])
         let plugin = fixture.plugin
-        let error = try await failure(within: runningUnderSanitizer ? 300 : 120) { _ = try await plugin.downloadData(path: .fromString("public/a.bin"), options: nil).value }
+        let error = try await failure(within: runningUnderSanitizer ? 300 : 120) {
+            _ = try await plugin.downloadData(path: .fromString("public/a.bin"), options: nil).value
+        }
         if let error {
             #expect(error.recoverySuggestion.contains("not retried"), "\(error.recoverySuggestion)")
             #expect(!error.recoverySuggestion.contains("was retried"), "\(error.recoverySuggestion)")
@@ -113,7 +119,9 @@ struct S3FaultTests {
         try await fixture.close()
     }
 
-    @Test("a download cut mid-body between moto_server and the plugin continues with a Range for the rest and If-Match on the ETag; data and file are the object's exact bytes", .timeLimit(.minutes(10)))
+    @Test(
+        "a download cut mid-body between moto_server and the plugin continues with a Range for the rest and If-Match on the ETag; data and file are the object's exact bytes",
+        .timeLimit(.minutes(10)))
     func cutDownloadContinues() async throws {
         try await MotoServer.with { moto in
             try moto.seed(["buckets": ["cut-bucket"]])

@@ -41,11 +41,14 @@ final class StorageFixture: @unchecked Sendable {
         [
             ["name": "main", "bucket_name": "behaviour-bucket", "aws_region": .string(region)],
             ["name": "other", "bucket_name": "other-bucket", "aws_region": .string(region)],
-            ["name": "rules", "bucket_name": "rules-bucket", "aws_region": .string(region), "paths": [
-                "public/*": ["guest": ["get", "list"], "authenticated": ["read", "write", "delete"]],
-                "private/{entity_id}/*": ["entityidentity": ["read", "write", "delete"]],
-                "admin/*": ["groupsADMINS": ["read", "write", "delete"], "authenticated": ["get"]],
-            ]],
+            [
+                "name": "rules", "bucket_name": "rules-bucket", "aws_region": .string(region),
+                "paths": [
+                    "public/*": ["guest": ["get", "list"], "authenticated": ["read", "write", "delete"]],
+                    "private/{entity_id}/*": ["entityidentity": ["read", "write", "delete"]],
+                    "admin/*": ["groupsADMINS": ["read", "write", "delete"], "authenticated": ["get"]],
+                ],
+            ],
         ]
     }
 
@@ -58,9 +61,10 @@ final class StorageFixture: @unchecked Sendable {
             let root = FileManager.default.temporaryDirectory.appendingPathComponent("storage-behaviour-\(UUID().uuidString)").path
             let caller = caller
             let plugin = LocalStoragePlugin(loop: loop, identityId: { "identity-1" }, hub: hub, caller: { caller.value })
-            try plugin.configure(using: [
-                "directory": .string(root), "chunkSizeBytes": .number(Double(chunkSize)), "buckets": Self.buckets(region: "us-east-1"),
-            ] as JSONValue)
+            try plugin.configure(
+                using: [
+                    "directory": .string(root), "chunkSizeBytes": .number(Double(chunkSize)), "buckets": Self.buckets(region: "us-east-1"),
+                ] as JSONValue)
             self.plugin = plugin
             self.root = root
             moto = nil
@@ -71,11 +75,12 @@ final class StorageFixture: @unchecked Sendable {
             let plugin = AWSS3StoragePlugin(
                 loop: loop, credentials: StaticCredentialsProvider(AWSCredentials(accessKeyId: "testing", secretAccessKey: "testing")),
                 identityId: { "identity-1" }, hub: hub, caller: { caller.value })
-            try plugin.configure(using: [
-                "bucket": "behaviour-bucket", "region": .string(moto.region), "endpoint": .string(moto.endpoint.absoluteString),
-                "multipartThresholdBytes": .number(Double(16 << 20)), "partSizeBytes": .number(Double(5 << 20)), "concurrentParts": 3,
-                "buckets": Self.buckets(region: moto.region),
-            ] as JSONValue)
+            try plugin.configure(
+                using: [
+                    "bucket": "behaviour-bucket", "region": .string(moto.region), "endpoint": .string(moto.endpoint.absoluteString),
+                    "multipartThresholdBytes": .number(Double(16 << 20)), "partSizeBytes": .number(Double(5 << 20)), "concurrentParts": 3,
+                    "buckets": Self.buckets(region: moto.region),
+                ] as JSONValue)
             self.plugin = plugin
             self.moto = moto
             root = nil

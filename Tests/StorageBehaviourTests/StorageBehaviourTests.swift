@@ -1,6 +1,6 @@
-import AmplifyCrypto
 import Amplify
 import AmplifyConcurrency
+import AmplifyCrypto
 import Foundation
 import Testing
 
@@ -38,7 +38,9 @@ struct StorageBehaviourTests {
         try await fixture.close()
     }
 
-    @Test("downloadFile refuses a folder or a FIFO as its destination and leaves it as it was (it would replace it whole)", arguments: StorageBackend.allCases)
+    @Test(
+        "downloadFile refuses a folder or a FIFO as its destination and leaves it as it was (it would replace it whole)",
+        arguments: StorageBackend.allCases)
     func downloadFileRefusesSpecialDestinations(_ backend: StorageBackend) async throws {
         let fixture = try await StorageFixture(backend, chunkSize: 64 << 10)
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("behaviour-special-\(UUID().uuidString)")
@@ -54,8 +56,13 @@ struct StorageBehaviourTests {
                 try await fixture.plugin.downloadFile(path: .fromString("public/special.bin"), local: destination, options: nil).value
                 Issue.record("downloadFile wrote over \(what)")
             } catch let error as StorageError {
-                guard case .localFileNotFound(let description, _, _) = error else { Issue.record("\(error)"); continue }
-                #expect(description == "\(destination.path) is \(what); a download replaces its destination with a regular file, so it is not written there.")
+                guard case .localFileNotFound(let description, _, _) = error else {
+                    Issue.record("\(error)")
+                    continue
+                }
+                #expect(
+                    description
+                        == "\(destination.path) is \(what); a download replaces its destination with a regular file, so it is not written there.")
             }
         }
         #expect(try String(contentsOf: inner.appendingPathComponent("file.txt"), encoding: .utf8) == "keep me")
@@ -89,12 +96,17 @@ struct StorageBehaviourTests {
         let fixture = try await StorageFixture(backend, chunkSize: 4096)
         let data = StorageFixture.bytes(10_000)
         _ = try await fixture.plugin.uploadData(path: .fromString("public/r.bin"), data: data, options: nil).value
-        let middle = try await fixture.plugin.downloadData(path: .fromString("public/r.bin"), options: .init(pluginOptions: StorageByteRange(start: 100, end: 5_099))).value
+        let middle = try await fixture.plugin.downloadData(
+            path: .fromString("public/r.bin"), options: .init(pluginOptions: StorageByteRange(start: 100, end: 5_099))
+        ).value
         #expect(middle == data[100...5_099])
-        let tail = try await fixture.plugin.downloadData(path: .fromString("public/r.bin"), options: .init(pluginOptions: StorageByteRange(start: 9_990))).value
+        let tail = try await fixture.plugin.downloadData(
+            path: .fromString("public/r.bin"), options: .init(pluginOptions: StorageByteRange(start: 9_990))
+        ).value
         #expect(tail == data[9_990...])
         await #expect(throws: StorageError.self) {
-            try await fixture.plugin.downloadData(path: .fromString("public/r.bin"), options: .init(pluginOptions: StorageByteRange(start: 20_000))).value
+            try await fixture.plugin.downloadData(path: .fromString("public/r.bin"), options: .init(pluginOptions: StorageByteRange(start: 20_000)))
+                .value
         }
         try await fixture.close()
     }
@@ -120,7 +132,9 @@ struct StorageBehaviourTests {
         try await fixture.close()
     }
 
-    @Test("remove deletes the object; a missing object is keyNotFound for download, getURL with validateObjectExistence, and remove", arguments: StorageBackend.allCases)
+    @Test(
+        "remove deletes the object; a missing object is keyNotFound for download, getURL with validateObjectExistence, and remove",
+        arguments: StorageBackend.allCases)
     func removeAndMissing(_ backend: StorageBackend) async throws {
         let fixture = try await StorageFixture(backend)
         _ = try await fixture.plugin.uploadData(path: .fromString("public/gone.txt"), data: Data("x".utf8), options: nil).value
@@ -199,7 +213,8 @@ struct StorageBehaviourTests {
         task.resume()
         _ = try await task.value
         await watcher.value
-        #expect(Digest.sha256(try await fixture.plugin.downloadData(path: .fromString("public/paused.bin"), options: nil).value) == Digest.sha256(data))
+        #expect(
+            Digest.sha256(try await fixture.plugin.downloadData(path: .fromString("public/paused.bin"), options: nil).value) == Digest.sha256(data))
         try await fixture.close()
     }
 }

@@ -7,7 +7,9 @@ import Testing
 /// Per-call buckets, upload URLs and Gen 2 access rules, on both plugins.
 @Suite("Storage buckets and access rules, local and S3")
 struct StorageBucketBehaviourTests {
-    @Test("a call's bucket option targets that bucket: .fromOutputs(name:) and .fromBucketInfo reach the same bucket, and the default bucket stays apart", arguments: StorageBackend.allCases)
+    @Test(
+        "a call's bucket option targets that bucket: .fromOutputs(name:) and .fromBucketInfo reach the same bucket, and the default bucket stays apart",
+        arguments: StorageBackend.allCases)
     func perCallBucket(_ backend: StorageBackend) async throws {
         let fixture = try await StorageFixture(backend)
         let plugin = fixture.plugin
@@ -53,7 +55,8 @@ struct StorageBucketBehaviourTests {
             let url = try await fixture.plugin.getURL(path: .fromString("public/put.txt"), options: options)
             #expect(url.absoluteString.contains("X-Amz-Signature="))
             let http = try HTTPClient(loop: fixture.loop)
-            let response = try await http.send(HTTPRequest(method: "PUT", url: url, headers: [("Content-Type", "text/plain")], body: .bytes(Array("uploaded by URL".utf8))))
+            let response = try await http.send(
+                HTTPRequest(method: "PUT", url: url, headers: [("Content-Type", "text/plain")], body: .bytes(Array("uploaded by URL".utf8))))
             #expect(response.status == 200)
             await http.shutdown()
             #expect(try await fixture.plugin.downloadData(path: .fromString("public/put.txt"), options: nil).value == Data("uploaded by URL".utf8))
@@ -71,7 +74,9 @@ struct StorageBucketBehaviourTests {
             _ = try await plugin.uploadData(path: .fromString("public/x.txt"), data: Data("x".utf8), options: .init(bucket: rules)).value
             Issue.record("a guest wrote public/")
         } catch StorageError.accessDenied(let description, _, _) {
-            #expect(description == "The access rule `public/*` of bucket 'rules' lets authenticated write 'public/x.txt'; the caller is not signed in (a guest).")
+            #expect(
+                description
+                    == "The access rule `public/*` of bucket 'rules' lets authenticated write 'public/x.txt'; the caller is not signed in (a guest).")
         }
         _ = try await plugin.list(path: .fromString("public/"), options: .init(bucket: rules))
         // Signed in: public/ is writable, one's own private/ folder too, another's is not.
@@ -96,7 +101,9 @@ struct StorageBucketBehaviourTests {
         }
         // The buckets without paths are not checked.
         fixture.caller.withLock { $0 = .guest }
-        _ = try await plugin.uploadData(path: .fromString("anywhere/x.txt"), data: Data("x".utf8), options: .init(bucket: .fromOutputs(name: "other"))).value
+        _ = try await plugin.uploadData(
+            path: .fromString("anywhere/x.txt"), data: Data("x".utf8), options: .init(bucket: .fromOutputs(name: "other"))
+        ).value
         try await fixture.close()
     }
 }

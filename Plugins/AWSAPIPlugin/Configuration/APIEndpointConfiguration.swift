@@ -54,7 +54,7 @@ public struct APIEndpointConfiguration: Sendable, Equatable {
         endpointType = type
         let endpointText = try string("endpoint", required: true, expected: "an http or https URL") ?? ""
         guard let url = URL(string: endpointText), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
-              let host = url.host, !host.isEmpty
+            let host = url.host, !host.isEmpty
         else {
             throw ConfigurationValueError(keyPath: path("endpoint"), expected: "an http or https URL", found: .string(endpointText))
         }
@@ -70,9 +70,11 @@ public struct APIEndpointConfiguration: Sendable, Equatable {
         var additional: [AWSAuthorizationType] = []
         if let list = block["additionalAuthorizationTypes"], !list.isNull {
             // Amplify JS writes a comma-separated string; the translators make arrays of it.
-            let items = list.asArray ?? list.stringValue.map { $0.split(separator: ",").map { JSONValue.string($0.trimmingCharacters(in: .whitespaces)) } }
+            let items =
+                list.asArray ?? list.stringValue.map { $0.split(separator: ",").map { JSONValue.string($0.trimmingCharacters(in: .whitespaces)) } }
             guard let items else {
-                throw ConfigurationValueError(keyPath: path("additionalAuthorizationTypes"), expected: "an array of auth modes (\(modes))", found: list)
+                throw ConfigurationValueError(
+                    keyPath: path("additionalAuthorizationTypes"), expected: "an array of auth modes (\(modes))", found: list)
             }
             for (index, item) in items.enumerated() {
                 guard let text = item.stringValue, let extra = AWSAuthorizationType(rawValue: text) else {
@@ -83,7 +85,7 @@ public struct APIEndpointConfiguration: Sendable, Equatable {
         }
         additionalAuthorizationTypes = additional
         apiKey = try string("apiKey", required: mode == .apiKey, expected: "the API key (authorizationType is API_KEY)")
-        if (mode == .awsIAM || additional.contains(.awsIAM)), region == nil {
+        if mode == .awsIAM || additional.contains(.awsIAM), region == nil {
             throw ConfigurationValueError(keyPath: path("region"), expected: "a region such as us-east-1 (AWS_IAM signs with it)", found: nil)
         }
     }
@@ -118,7 +120,7 @@ public struct APIEndpointConfiguration: Sendable, Equatable {
     static func region(inHost host: String) -> String? {
         let labels = host.lowercased().split(separator: ".")
         guard labels.count >= 4, labels.suffix(2) == ["amazonaws", "com"] || labels.suffix(3) == ["amazonaws", "com", "cn"],
-              let service = labels.firstIndex(where: { $0 == "appsync-api" || $0 == "execute-api" }), service + 1 < labels.count
+            let service = labels.firstIndex(where: { $0 == "appsync-api" || $0 == "execute-api" }), service + 1 < labels.count
         else { return nil }
         return String(labels[service + 1])
     }
@@ -156,7 +158,8 @@ struct AWSAPIPluginConfiguration: Sendable {
             let found = json.map { "is \($0.typeDescription)" } ?? "is missing"
             throw PluginError.pluginConfigurationError(
                 "`api.plugins.awsAPIPlugin` \(found); expected an object with one block per API.",
-                "Write `\"api\": {\"plugins\": {\"awsAPIPlugin\": {\"<apiName>\": {\"endpointType\": \"GraphQL\", \"endpoint\": …, \"region\": …, \"authorizationType\": …}}}}`, as the Amplify CLI does.")
+                "Write `\"api\": {\"plugins\": {\"awsAPIPlugin\": {\"<apiName>\": {\"endpointType\": \"GraphQL\", \"endpoint\": …, \"region\": …, \"authorizationType\": …}}}}`, as the Amplify CLI does."
+            )
         }
         var endpoints: [String: APIEndpointConfiguration] = [:]
         for name in object.keys.sorted() {

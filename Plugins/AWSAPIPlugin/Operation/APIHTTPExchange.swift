@@ -1,8 +1,9 @@
 import AWSPluginsCore
 import Amplify
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Sends one HTTP request of the plugin: runs the API's interceptors, authorizes (signs) the
@@ -55,7 +56,8 @@ struct APIHTTPExchange: Sendable {
             } catch let error as APIError {
                 throw error
             } catch {
-                throw APIError.operationError("An interceptor of the API '\(endpoint.name)' (\(type(of: interceptor))) failed: \(error)", "See the interceptor's error.", error)
+                throw APIError.operationError(
+                    "An interceptor of the API '\(endpoint.name)' (\(type(of: interceptor))) failed: \(error)", "See the interceptor's error.", error)
             }
         }
         guard let finalURL = urlRequest.url, let target = RequestTarget(finalURL) else {
@@ -79,7 +81,8 @@ struct APIHTTPExchange: Sendable {
             let plain = authorization.plainHeader
             sent = []
             sent.reserveCapacity(headers.count + 2)
-            for header in headers where !header.name.equalsIgnoringASCIICase("host") && !(plain.map { header.name.equalsIgnoringASCIICase($0.name) } ?? false) {
+            for header in headers
+            where !header.name.equalsIgnoringASCIICase("host") && !(plain.map { header.name.equalsIgnoringASCIICase($0.name) } ?? false) {
                 sent.append(header)
             }
             if let plain { sent.append(plain) }
@@ -94,7 +97,8 @@ struct APIHTTPExchange: Sendable {
             sent.removeAll { $0.name.equalsIgnoringASCIICase("host") }
         }
         sent.append(("Host", target.host))
-        var request = HTTPRequest(method: method, url: finalURL, headers: sent, body: finalBody.isEmpty ? .empty : .bytes(finalBody), timeout: timeout)
+        var request = HTTPRequest(
+            method: method, url: finalURL, headers: sent, body: finalBody.isEmpty ? .empty : .bytes(finalBody), timeout: timeout)
         request.trustedCertificatesFile = trustedCertificatesFile
         request.urlText = target.urlText
         do {

@@ -10,7 +10,9 @@ package enum GraphQLResponseDecoder {
     package static func decode<R: Decodable & Sendable>(_ body: [UInt8], as type: R.Type, decodePath: String?) throws -> GraphQLResponse<R> {
         let spans = JSONSpans(body)
         // (The object's members are checked as they are listed: no pass over the whole text first.)
-        if let root = spans.trimmed(), let fast = fastDecode(spans, body, responseAt: root, as: type, decodePath: decodePath) { return .success(fast) }
+        if let root = spans.trimmed(), let fast = fastDecode(spans, body, responseAt: root, as: type, decodePath: decodePath) {
+            return .success(fast)
+        }
         return try carefulDecode(body, as: type, decodePath: decodePath)
     }
 
@@ -61,7 +63,8 @@ package enum GraphQLResponseDecoder {
     ) throws -> GraphQLResponse<R> {
         let spans = JSONSpans(message)
         if let payload = payload ?? spans.trimmed().flatMap({ spans.value(ofKey: "payload".utf8, in: $0) }),
-           let fast = fastDecode(spans, message, responseAt: payload, as: type, decodePath: decodePath) {
+            let fast = fastDecode(spans, message, responseAt: payload, as: type, decodePath: decodePath)
+        {
             return .success(fast)
         }
         guard let json = try? JSONDecoder().decode(JSONValue.self, from: Data(message)), let payload = json["payload"] else {
@@ -79,7 +82,8 @@ package enum GraphQLResponseDecoder {
         _ spans: JSONSpans, _ body: [UInt8], responseAt response: Range<Int>, as type: R.Type, decodePath: String?
     ) -> R? {
         guard R.self != String.self, let members = spans.values(of: responseKeys, in: response), members[1] == nil,
-              var span = members[0], !spans.isNull(span) else { return nil }
+            var span = members[0], !spans.isNull(span)
+        else { return nil }
         // The path's parts, split at dots without making strings: a part of digits is an array
         // position where the value is an array, anything else a key (as the careful path reads it;
         // a part it reads otherwise, `+1` say, finds nothing here and goes there).
@@ -122,9 +126,10 @@ package enum GraphQLResponseDecoder {
             for part in decodePath.split(separator: ".", omittingEmptySubsequences: true) {
                 let next = Int(part).flatMap { value[$0] } ?? value[String(part)]
                 guard let next else {
-                    return .failure(.operationError(
-                        "The response's data has nothing at the decode path `\(decodePath)` (no `\(part)`).",
-                        "Check the request's decodePath against the fields the document selects."))
+                    return .failure(
+                        .operationError(
+                            "The response's data has nothing at the decode path `\(decodePath)` (no `\(part)`).",
+                            "Check the request's decodePath against the fields the document selects."))
                 }
                 value = next
             }
@@ -135,9 +140,10 @@ package enum GraphQLResponseDecoder {
             if R.self == String.self, let text = String(decoding: bytes, as: UTF8.self) as? R { return .success(text) }
             return .success(try JSONDecoder().decode(R.self, from: bytes))
         } catch {
-            return .failure(.operationError(
-                "The response's data\(decodePath.map { " at `\($0)`" } ?? "") does not decode to \(R.self): \(describe(error))",
-                "Make \(R.self) match the fields the document selects (optional where the schema allows null).", error))
+            return .failure(
+                .operationError(
+                    "The response's data\(decodePath.map { " at `\($0)`" } ?? "") does not decode to \(R.self): \(describe(error))",
+                    "Make \(R.self) match the fields the document selects (optional where the schema allows null).", error))
         }
     }
 

@@ -42,9 +42,10 @@ final class AppSyncRealtimeClients: Sendable {
         let last = Locked<SubscriptionConnectionState?>(nil)
         let loop = self.loop
         let registry = self.registry
-        sequence.setParent(RealtimeCancellation { [registry] in
-            try? loop.execute { registry.connections[key]?.stop(id) }
-        })
+        sequence.setParent(
+            RealtimeCancellation { [registry] in
+                try? loop.execute { registry.connections[key]?.stop(id) }
+            })
         let sources = self.sources
         let options = self.options
         let isShutDown = self.isShutDown
@@ -84,7 +85,9 @@ final class AppSyncRealtimeClients: Sendable {
                     do {
                         event = .data(try GraphQLResponseDecoder.decodeDataMessage(bytes, payload: payload, as: R.self, decodePath: decodePath))
                     } catch {
-                        event = .data(.failure(.transformationError(String(decoding: bytes, as: UTF8.self), error as? APIError ?? .unknown("\(error)", "", error))))
+                        event = .data(
+                            .failure(
+                                .transformationError(String(decoding: bytes, as: UTF8.self), error as? APIError ?? .unknown("\(error)", "", error))))
                     }
                     held.withLock { $0.append(event) }
                 },
@@ -107,13 +110,15 @@ final class AppSyncRealtimeClients: Sendable {
                         subscription.complete()
                         return
                     }
-                    let connection = registry.connections[key] ?? {
-                        let made = AppSyncRealtimeConnection(
-                            loop: loop, endpoint: endpoint, mode: mode, sources: sources, options: options,
-                            onIdle: { registry.connections[key] = nil })
-                        registry.connections[key] = made
-                        return made
-                    }()
+                    let connection =
+                        registry.connections[key]
+                        ?? {
+                            let made = AppSyncRealtimeConnection(
+                                loop: loop, endpoint: endpoint, mode: mode, sources: sources, options: options,
+                                onIdle: { registry.connections[key] = nil })
+                            registry.connections[key] = made
+                            return made
+                        }()
                     connection.add(subscription)
                 }
             } catch {

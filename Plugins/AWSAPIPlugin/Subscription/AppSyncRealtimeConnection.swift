@@ -204,7 +204,10 @@ final class AppSyncRealtimeConnection: @unchecked Sendable {
         generation += 1
         let generation = self.generation
         let refresh = authorizationRefusals > 0
-        let endpoint = self.endpoint, mode = self.mode, sources = self.sources, loop = self.loop
+        let endpoint = self.endpoint
+        let mode = self.mode
+        let sources = self.sources
+        let loop = self.loop
         let connection = ConnectionReference(self)
         Task {
             let result: Result<PreparedAuthorization, APIError>
@@ -227,7 +230,9 @@ final class AppSyncRealtimeConnection: @unchecked Sendable {
     }
 
     private func openSocket() {
-        guard let authorization, let realtime = endpoint.realtimeEndpoint, var components = URLComponents(url: realtime, resolvingAgainstBaseURL: false) else {
+        guard let authorization, let realtime = endpoint.realtimeEndpoint,
+            var components = URLComponents(url: realtime, resolvingAgainstBaseURL: false)
+        else {
             failAll(.invalidURL("No real-time endpoint can be made from \(endpoint.endpoint).", "Check the API's endpoint."))
             return
         }
@@ -329,9 +334,10 @@ final class AppSyncRealtimeConnection: @unchecked Sendable {
                 order.removeAll { $0 == id }
                 startTimers.removeValue(forKey: id)?.cancel()
                 entry.subscription.state(.disconnected)
-                entry.subscription.fail(.operationError(
-                    "The server refused the subscription: \(Self.describe(errors)).",
-                    "Check the subscription's document, variables and authorization against the schema."))
+                entry.subscription.fail(
+                    .operationError(
+                        "The server refused the subscription: \(Self.describe(errors)).",
+                        "Check the subscription's document, variables and authorization against the schema."))
                 closeIfUnused()
             } else {
                 lost("the server reported an error: \(Self.describe(errors))", abort: true)
@@ -342,9 +348,10 @@ final class AppSyncRealtimeConnection: @unchecked Sendable {
             if unauthorized {
                 authorizationRefusals += 1
                 guard authorizationRefusals <= 1 else {
-                    failAll(.operationError(
-                        "The server refused \(name): \(Self.describe(errors)).",
-                        "Check the \(mode.rawValue) credentials (the API key, the signed-in user, the IAM credentials or the token provider)."))
+                    failAll(
+                        .operationError(
+                            "The server refused \(name): \(Self.describe(errors)).",
+                            "Check the \(mode.rawValue) credentials (the API key, the signed-in user, the IAM credentials or the token provider)."))
                     return
                 }
             }
@@ -373,11 +380,11 @@ final class AppSyncRealtimeConnection: @unchecked Sendable {
             connection.order.removeAll { $0 == id }
             connection.startTimers[id] = nil
             entry.subscription.state(.disconnected)
-            entry.subscription.fail(.networkError("The server did not acknowledge the subscription within \(connection.options.acknowledgementTimeout)."))
+            entry.subscription.fail(
+                .networkError("The server did not acknowledge the subscription within \(connection.options.acknowledgementTimeout)."))
             connection.closeIfUnused()
         }
     }
-
 
     private func send(_ message: JSONValue) {
         guard let data = try? JSONEncoder().encode(message) else { return }
@@ -415,9 +422,10 @@ final class AppSyncRealtimeConnection: @unchecked Sendable {
         }
         failedAttempts += 1
         if let maximum = options.reconnect.maximumAttempts, failedAttempts > maximum {
-            failAll(.networkError(
-                "\(name.prefix(1).uppercased() + name.dropFirst()) failed \(failedAttempts) times in a row; the last time: \(reason).", nil,
-                error))
+            failAll(
+                .networkError(
+                    "\(name.prefix(1).uppercased() + name.dropFirst()) failed \(failedAttempts) times in a row; the last time: \(reason).", nil,
+                    error))
             return
         }
         state = .waitingToRetry
@@ -497,4 +505,3 @@ final class LoopAction: @unchecked Sendable {
     init(_ action: @escaping (AppSyncRealtimeConnection) -> Void) { self.action = action }
     func run(_ connection: AppSyncRealtimeConnection) { action(connection) }
 }
-

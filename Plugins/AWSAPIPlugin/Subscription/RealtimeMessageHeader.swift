@@ -29,7 +29,8 @@ package struct RealtimeMessageHeader: Equatable, Sendable {
     package init?(scanning bytes: [UInt8]) {
         let spans = JSONSpans(bytes)
         guard let root = spans.trimmed(), let members = spans.values(of: ["type", "id", "payload"], in: root),
-              let typeSpan = members[0], let type = spans.plainString(typeSpan) else { return nil }
+            let typeSpan = members[0], let type = spans.plainString(typeSpan)
+        else { return nil }
         var id: String?
         if let idSpan = members[1], bytes[idSpan.lowerBound] == UInt8(ascii: "\"") {
             guard let text = spans.plainString(idSpan) else { return nil }

@@ -25,7 +25,8 @@ final class RealtimeSubscription: Sendable {
 
     init(
         id: String, data: String, authorization: PreparedAuthorization, state: @escaping @Sendable (SubscriptionConnectionState) -> Void,
-        deliver: @escaping @Sendable ([UInt8], Range<Int>?) -> Void, flush: @escaping @Sendable () -> Void, fail: @escaping @Sendable (APIError) -> Void, complete: @escaping @Sendable () -> Void
+        deliver: @escaping @Sendable ([UInt8], Range<Int>?) -> Void, flush: @escaping @Sendable () -> Void,
+        fail: @escaping @Sendable (APIError) -> Void, complete: @escaping @Sendable () -> Void
     ) {
         self.id = id
         self.data = data

@@ -13,7 +13,9 @@ struct APIAuthSources: Sendable {
     /// The token of the user signed in to `auth` (`Amplify.Auth` by default: the Cognito plugin's
     /// session), refreshed when its argument is `true`. The closure throws `APIError.pluginError`
     /// with the Auth error, or `APIError.operationError` when the session has no user pool tokens.
-    static func userPoolToken(from auth: @escaping @Sendable () -> any AuthCategoryBehavior = { Amplify.Auth }) -> @Sendable (Bool) async throws -> String {
+    static func userPoolToken(from auth: @escaping @Sendable () -> any AuthCategoryBehavior = { Amplify.Auth })
+        -> @Sendable (Bool) async throws -> String
+    {
         { forceRefresh in try await userPoolToken(of: auth(), forceRefresh: forceRefresh) }
     }
 
@@ -72,7 +74,8 @@ struct PreparedAuthorization: Sendable {
             let token = try await sources.userPoolToken(forceRefresh)
             return PreparedAuthorization(mode: mode, material: .token(token), service: service)
         case .openIDConnect, .function:
-            let provider: (any AmplifyAuthTokenProvider)? = mode == .openIDConnect ? sources.factory.oidcAuthProvider() : sources.factory.functionAuthProvider()
+            let provider: (any AmplifyAuthTokenProvider)? =
+                mode == .openIDConnect ? sources.factory.oidcAuthProvider() : sources.factory.functionAuthProvider()
             guard let provider else {
                 let argument = mode == .openIDConnect ? "oidc" : "function"
                 throw APIError.invalidConfiguration(
@@ -82,20 +85,25 @@ struct PreparedAuthorization: Sendable {
             do {
                 return PreparedAuthorization(mode: mode, material: .token(try await provider.getLatestAuthToken()), service: service)
             } catch {
-                throw APIError.operationError("The \(mode.rawValue) token provider failed: \(error)", "Check the provider the application gave the plugin.", error)
+                throw APIError.operationError(
+                    "The \(mode.rawValue) token provider failed: \(error)", "Check the provider the application gave the plugin.", error)
             }
         case .awsIAM:
             guard let region = endpoint.region else {
                 throw APIError.invalidConfiguration(
-                    "The request uses AWS_IAM, and the API '\(endpoint.name)' has no region.", "Set `api.plugins.awsAPIPlugin.\(endpoint.name).region`.")
+                    "The request uses AWS_IAM, and the API '\(endpoint.name)' has no region.",
+                    "Set `api.plugins.awsAPIPlugin.\(endpoint.name).region`.")
             }
             do {
-                return PreparedAuthorization(mode: mode, material: .iam(try await sources.credentials.credentials(), region: region), service: service)
+                return PreparedAuthorization(
+                    mode: mode, material: .iam(try await sources.credentials.credentials(), region: region), service: service)
             } catch let error as any AmplifyError {
                 throw APIError.operationError(
                     "AWS_IAM needs AWS credentials, and none could be had: \(error.errorDescription)", error.recoverySuggestion, error)
             } catch {
-                throw APIError.operationError("AWS_IAM needs AWS credentials, and none could be had: \(error)", "Configure an identity pool, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or a profile.", error)
+                throw APIError.operationError(
+                    "AWS_IAM needs AWS credentials, and none could be had: \(error)",
+                    "Configure an identity pool, AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY or a profile.", error)
             }
         }
     }
@@ -129,10 +137,12 @@ struct PreparedAuthorization: Sendable {
     /// (`/graphql/connect` with `{}` for the handshake, `/graphql` with the `start`'s `data`):
     /// `{host, x-api-key}`, `{host, Authorization}`, or the SigV4 headers of that POST.
     func realtimeHeaders(host: String, path: String, body: [UInt8]) -> [String: String] {
-        var request = SignableRequest(method: "POST", path: path, headers: [
-            ("accept", "application/json, text/javascript"), ("content-encoding", "amz-1.0"),
-            ("content-type", "application/json; charset=UTF-8"), ("host", host),
-        ])
+        var request = SignableRequest(
+            method: "POST", path: path,
+            headers: [
+                ("accept", "application/json, text/javascript"), ("content-encoding", "amz-1.0"),
+                ("content-type", "application/json; charset=UTF-8"), ("host", host),
+            ])
         switch material {
         case .none:
             return ["host": host]

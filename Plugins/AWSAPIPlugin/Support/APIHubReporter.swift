@@ -25,7 +25,9 @@ struct APIHubReporter: Sendable {
             if reporter.wantsEvents(on: .api) { deliver(event, context: context(), data: value) }
             return value
         } catch {
-            if reporter.wantsEvents(on: .api) { deliver(event, context: context(), data: error as? any AmplifyError ?? APIError.unknown("\(error)", "", error)) }
+            if reporter.wantsEvents(on: .api) {
+                deliver(event, context: context(), data: error as? any AmplifyError ?? APIError.unknown("\(error)", "", error))
+            }
             throw error
         }
     }

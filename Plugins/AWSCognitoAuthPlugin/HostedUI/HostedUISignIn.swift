@@ -26,7 +26,9 @@ package struct HostedUISignIn {
 
         static func make() throws -> Attempt {
             let verifier = Base64URL.encode(try Digest.randomBytes(32))
-            return Attempt(verifier: verifier, challenge: Base64URL.encode(Digest.sha256(Array(verifier.utf8))), state: Base64URL.encode(try Digest.randomBytes(16)))
+            return Attempt(
+                verifier: verifier, challenge: Base64URL.encode(Digest.sha256(Array(verifier.utf8))),
+                state: Base64URL.encode(try Digest.randomBytes(16)))
         }
     }
 
@@ -60,7 +62,7 @@ package struct HostedUISignIn {
     ///   refused; `.service` for no redirect within `timeout`.
     func run(presentURL: @Sendable (URL) -> Void, timeout: Duration) async throws -> JSONValue {
         guard let redirect = URLComponents(string: oauth.signInRedirectURI), redirect.scheme == "http",
-              let host = redirect.host, ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host)
+            let host = redirect.host, ["127.0.0.1", "localhost", "::1", "[::1]"].contains(host)
         else {
             throw AuthError.configuration(
                 "The sign-in redirect URI '\(oauth.signInRedirectURI)' is not a loopback http URL, so this process cannot receive it.",
@@ -68,11 +70,12 @@ package struct HostedUISignIn {
         }
         // The redirect comes back to the address the URI names: ::1 for [::1], both loopback
         // addresses for localhost (a browser may resolve it to either).
-        let hosts = switch host {
-        case "::1", "[::1]": ["::1"]
-        case "localhost": ["127.0.0.1", "::1"]
-        default: ["127.0.0.1"]
-        }
+        let hosts =
+            switch host {
+            case "::1", "[::1]": ["::1"]
+            case "localhost": ["127.0.0.1", "::1"]
+            default: ["127.0.0.1"]
+            }
         let attempt = try Attempt.make()
         let receiver: LoopbackRedirectReceiver
         do {
@@ -83,7 +86,9 @@ package struct HostedUISignIn {
                 page: "<!doctype html><title>Signed in</title><p>Signed in. You can close this window and return to the terminal.</p>",
                 expectedState: attempt.state)
         } catch {
-            throw AuthError.service("The loopback listener for \(oauth.signInRedirectURI) could not start: \(error)", "Free the port, or choose another in the redirect URI.", error)
+            throw AuthError.service(
+                "The loopback listener for \(oauth.signInRedirectURI) could not start: \(error)",
+                "Free the port, or choose another in the redirect URI.", error)
         }
         do {
             presentURL(try authorizeURL(attempt, redirectURI: oauth.signInRedirectURI))
@@ -112,7 +117,8 @@ package struct HostedUISignIn {
         let items = URLComponents(string: "http://127.0.0.1/?" + query)?.queryItems ?? []
         func value(_ name: String) -> String? { items.first { $0.name == name }?.value }
         guard let state = value("state"), Digest.constantTimeEquals(Array(state.utf8), Array(expectedState.utf8)) else {
-            throw AuthError.notAuthorized("The redirect's state does not match this sign-in (a forged or stale redirect).", "Start the sign-in again.")
+            throw AuthError.notAuthorized(
+                "The redirect's state does not match this sign-in (a forged or stale redirect).", "Start the sign-in again.")
         }
         if let error = value("error") {
             throw AuthError.notAuthorized(
@@ -157,9 +163,11 @@ package struct HostedUISignIn {
         }
         let response: HTTPResponse
         do {
-            response = try await http.send(HTTPRequest(method: "POST", url: url, headers: headers, body: .bytes(Array(form.utf8)), timeout: .seconds(30)))
+            response = try await http.send(
+                HTTPRequest(method: "POST", url: url, headers: headers, body: .bytes(Array(form.utf8)), timeout: .seconds(30)))
         } catch {
-            throw AuthError.service("The hosted UI's token endpoint could not be reached: \(error)", "Check the network and Auth.Default.OAuth.WebDomain.", error)
+            throw AuthError.service(
+                "The hosted UI's token endpoint could not be reached: \(error)", "Check the network and Auth.Default.OAuth.WebDomain.", error)
         }
         let answer = (try? JSONDecoder().decode(JSONValue.self, from: Data(response.body))) ?? .null
         guard response.status == 200 else {

@@ -355,7 +355,6 @@ private final class Connection {
         self.deadline = deadline
     }
 
-
     func startReading() {
         do {
             try tcp.startReading { [weak self] event in
@@ -385,7 +384,8 @@ private final class Connection {
     func respond(status: String, body: String, contentType: String = "text/plain; charset=utf-8") {
         answered = true
         let bodyBytes = Array(body.utf8)
-        let head = "HTTP/1.1 \(status)\r\nContent-Type: \(contentType)\r\nContent-Length: \(bodyBytes.count)\r\nConnection: close\r\nCache-Control: no-store\r\n\r\n"
+        let head =
+            "HTTP/1.1 \(status)\r\nContent-Type: \(contentType)\r\nContent-Length: \(bodyBytes.count)\r\nConnection: close\r\nCache-Control: no-store\r\n\r\n"
         tcp.stopReading()
         tcp.write(Array(head.utf8) + bodyBytes) { [self] _ in close() }
     }

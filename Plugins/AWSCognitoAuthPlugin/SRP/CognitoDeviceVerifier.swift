@@ -16,8 +16,9 @@ public struct CognitoDeviceVerifier: Sendable, Equatable {
     /// A verifier for a fresh random password and 16-byte salt.
     /// - Throws: `CryptoError` if the random generator or the maths fail.
     public static func make(deviceGroupKey: String, deviceKey: String) throws -> CognitoDeviceVerifier {
-        try make(deviceGroupKey: deviceGroupKey, deviceKey: deviceKey,
-                 password: Data(try Digest.randomBytes(40)).base64EncodedString(), salt: try Digest.randomBytes(16))
+        try make(
+            deviceGroupKey: deviceGroupKey, deviceKey: deviceKey,
+            password: Data(try Digest.randomBytes(40)).base64EncodedString(), salt: try Digest.randomBytes(16))
     }
 
     /// The verifier for a given password and salt (for known-answer tests):

@@ -23,7 +23,8 @@ struct CognitoUserPoolService: Sendable {
         guard !clientId.isEmpty else {
             throw AuthError.configuration(
                 "This configuration has no user pool (only an identity pool), so \(operation) cannot be called.",
-                "Add CognitoUserPool.Default (PoolId, AppClientId, Region) to the awsCognitoAuthPlugin block to sign users in; guest AWS credentials work without it.")
+                "Add CognitoUserPool.Default (PoolId, AppClientId, Region) to the awsCognitoAuthPlugin block to sign users in; guest AWS credentials work without it."
+            )
         }
         do {
             return try await client.call("AWSCognitoIdentityProviderService." + operation, .object(body), signed: false)
@@ -108,14 +109,17 @@ struct CognitoUserPoolService: Sendable {
     }
 
     func updateUserAttributes(accessToken: String, attributes: [AuthUserAttribute]) async throws -> JSONValue {
-        try await call("UpdateUserAttributes", [
-            "AccessToken": .string(accessToken),
-            "UserAttributes": .array(attributes.map { ["Name": .string($0.key.rawValue), "Value": .string($0.value)] }),
-        ])
+        try await call(
+            "UpdateUserAttributes",
+            [
+                "AccessToken": .string(accessToken),
+                "UserAttributes": .array(attributes.map { ["Name": .string($0.key.rawValue), "Value": .string($0.value)] }),
+            ])
     }
 
     func changePassword(accessToken: String, old: String, new: String) async throws {
-        _ = try await call("ChangePassword", ["AccessToken": .string(accessToken), "PreviousPassword": .string(old), "ProposedPassword": .string(new)])
+        _ = try await call(
+            "ChangePassword", ["AccessToken": .string(accessToken), "PreviousPassword": .string(old), "ProposedPassword": .string(new)])
     }
 
     func globalSignOut(accessToken: String) async throws {
@@ -151,12 +155,14 @@ struct CognitoUserPoolService: Sendable {
     /// `CodeDeliveryDetails` (`Destination`, `DeliveryMedium`, `AttributeName`) as Amplify's type.
     static func deliveryDetails(_ json: JSONValue?) -> AuthCodeDeliveryDetails {
         let destination = json?["Destination"]?.stringValue
-        let medium: DeliveryDestination = switch json?["DeliveryMedium"]?.stringValue {
-        case "EMAIL": .email(destination)
-        case "SMS": .sms(destination)
-        case "PHONE": .phone(destination)
-        default: .unknown(destination)
-        }
-        return AuthCodeDeliveryDetails(destination: medium, attributeKey: json?["AttributeName"]?.stringValue.map(AuthUserAttributeKey.init(rawValue:)))
+        let medium: DeliveryDestination =
+            switch json?["DeliveryMedium"]?.stringValue {
+            case "EMAIL": .email(destination)
+            case "SMS": .sms(destination)
+            case "PHONE": .phone(destination)
+            default: .unknown(destination)
+            }
+        return AuthCodeDeliveryDetails(
+            destination: medium, attributeKey: json?["AttributeName"]?.stringValue.map(AuthUserAttributeKey.init(rawValue:)))
     }
 }

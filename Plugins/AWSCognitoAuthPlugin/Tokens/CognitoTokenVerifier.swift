@@ -151,7 +151,9 @@ public actor CognitoTokenVerifier {
     }
 
     /// The claims that must be strings, arrays of strings or numbers when present.
-    private static let stringClaims = ["iss", "sub", "jti", "origin_jti", "token_use", "client_id", "scope", "username", "cognito:username", "event_id"]
+    private static let stringClaims = [
+        "iss", "sub", "jti", "origin_jti", "token_use", "client_id", "scope", "username", "cognito:username", "event_id",
+    ]
     private static let stringListClaims = ["cognito:groups", "cognito:roles"]
 
     /// Refuses a registered or Cognito claim of the wrong type (a `scope` that is a number, a
@@ -247,9 +249,9 @@ public actor CognitoTokenVerifier {
         var parsed: [String: RSAKey] = [:]
         for entry in list {
             guard entry["kty"]?.stringValue == "RSA", let kid = entry["kid"]?.stringValue,
-                  entry["alg"]?.stringValue.map({ $0 == "RS256" }) ?? true, entry["use"]?.stringValue.map({ $0 == "sig" }) ?? true,
-                  let n = entry["n"]?.stringValue.flatMap(Base64URL.decode), let e = entry["e"]?.stringValue.flatMap(Base64URL.decode),
-                  let key = try? RSAKey(modulus: n, exponent: e)
+                entry["alg"]?.stringValue.map({ $0 == "RS256" }) ?? true, entry["use"]?.stringValue.map({ $0 == "sig" }) ?? true,
+                let n = entry["n"]?.stringValue.flatMap(Base64URL.decode), let e = entry["e"]?.stringValue.flatMap(Base64URL.decode),
+                let key = try? RSAKey(modulus: n, exponent: e)
             else { continue }
             parsed[kid] = key
         }

@@ -34,7 +34,7 @@ public struct EnvironmentCredentialsProvider: AWSCredentialsProvider {
     /// - Throws: ``AWSPluginsError`` (`CredentialsNotFound`) when either key is missing.
     public func credentials() async throws -> AWSCredentials {
         guard let id = environment["AWS_ACCESS_KEY_ID"], !id.isEmpty,
-              let secret = environment["AWS_SECRET_ACCESS_KEY"], !secret.isEmpty
+            let secret = environment["AWS_SECRET_ACCESS_KEY"], !secret.isEmpty
         else {
             throw AWSPluginsError(
                 code: "CredentialsNotFound", "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY are not both set.",

@@ -55,7 +55,8 @@ public actor CognitoIdentityCredentialsProvider: AWSCredentialsProvider {
             if !tokens.isEmpty { body["Logins"] = .object(tokens.mapValues(JSONValue.string)) }
             let answer = try await client.call("AWSCognitoIdentityService.GetId", .object(body), signed: false)
             guard let id = answer["IdentityId"]?.stringValue else {
-                throw AWSPluginsError(code: "InvalidResponse", "GetId answered without an IdentityId.", "Check the identity pool id and the endpoint.")
+                throw AWSPluginsError(
+                    code: "InvalidResponse", "GetId answered without an IdentityId.", "Check the identity pool id and the endpoint.")
             }
             identityId = id
             identityLogins = tokens
@@ -64,9 +65,10 @@ public actor CognitoIdentityCredentialsProvider: AWSCredentialsProvider {
         if !tokens.isEmpty { body["Logins"] = .object(tokens.mapValues(JSONValue.string)) }
         let answer = try await client.call("AWSCognitoIdentityService.GetCredentialsForIdentity", .object(body), signed: false)
         guard let keys = answer["Credentials"], let accessKey = keys["AccessKeyId"]?.stringValue,
-              let secret = keys["SecretKey"]?.stringValue
+            let secret = keys["SecretKey"]?.stringValue
         else {
-            throw AWSPluginsError(code: "InvalidResponse", "GetCredentialsForIdentity answered without credentials.", "Check the identity pool's roles.")
+            throw AWSPluginsError(
+                code: "InvalidResponse", "GetCredentialsForIdentity answered without credentials.", "Check the identity pool's roles.")
         }
         let fresh = AWSCredentials(
             accessKeyId: accessKey, secretAccessKey: secret, sessionToken: keys["SessionToken"]?.stringValue,

@@ -27,8 +27,8 @@ public struct ProfileCredentialsProvider: AWSCredentialsProvider {
         ]
         for (file, section) in sources {
             guard let text = try? String(contentsOfFile: file, encoding: .utf8),
-                  let values = Self.sections(of: text)[section],
-                  let id = values["aws_access_key_id"], let secret = values["aws_secret_access_key"]
+                let values = Self.sections(of: text)[section],
+                let id = values["aws_access_key_id"], let secret = values["aws_secret_access_key"]
             else { continue }
             return AWSCredentials(accessKeyId: id, secretAccessKey: secret, sessionToken: values["aws_session_token"])
         }

@@ -1,8 +1,9 @@
 import AmplifyEventLoop
 import CCurlShims
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// One transfer: its curl easy handle, the body it sends, what it receives, and who waits.
@@ -68,7 +69,8 @@ final class Transfer {
             if case .fileRange(_, let offset, let length) = request.body {
                 guard offset >= 0, length >= 0, offset + length <= uploadSize else {
                     cleanUp()
-                    throw HTTPClientError(kind: .other, curlCode: -1, message: "\(path) has \(uploadSize) bytes; bytes \(offset)..<\(offset + length) do not fit")
+                    throw HTTPClientError(
+                        kind: .other, curlCode: -1, message: "\(path) has \(uploadSize) bytes; bytes \(offset)..<\(offset + length) do not fit")
                 }
                 uploadFileOffset = offset
                 uploadSize = length
@@ -284,7 +286,8 @@ final class Transfer {
             report(uploaded, uploadTotal)
         }
         if let report = request.downloadProgress, downloaded > reportedDownload,
-           downloaded - reportedDownload >= Self.progressStep || downloaded == downloadTotal {
+            downloaded - reportedDownload >= Self.progressStep || downloaded == downloadTotal
+        {
             reportedDownload = downloaded
             report(downloaded, downloadTotal)
         }
@@ -307,12 +310,14 @@ final class Transfer {
         reportRemainingProgress()
         guard code == CURLE_OK else {
             let message = fileError ?? (errorBuffer.pointee != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code)))
-            let kind: HTTPClientError.Kind = switch code {
-            case CURLE_OPERATION_TIMEDOUT: .timeout
-            // A body cut short (curl 18) is a connection that broke mid-answer.
-            case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE: .connection
-            default: .other
-            }
+            let kind: HTTPClientError.Kind =
+                switch code {
+                case CURLE_OPERATION_TIMEDOUT: .timeout
+                // A body cut short (curl 18) is a connection that broke mid-answer.
+                case CURLE_COULDNT_CONNECT, CURLE_COULDNT_RESOLVE_HOST, CURLE_SEND_ERROR, CURLE_RECV_ERROR, CURLE_GOT_NOTHING, CURLE_PARTIAL_FILE:
+                    .connection
+                default: .other
+                }
             var error = HTTPClientError(kind: kind, curlCode: Int32(code.rawValue), message: message)
             if fileError == nil, bodyBytes > 0 {
                 var status = 0

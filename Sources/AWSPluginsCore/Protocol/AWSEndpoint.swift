@@ -28,7 +28,8 @@ public enum AWSEndpoint {
             return url
         }
         guard let url = URL(string: "https://\(service).\(region).amazonaws.com") else {
-            throw AWSPluginsError(code: "InvalidEndpoint", "The region '\(region)' makes no valid host name.", "Check the region in the configuration.")
+            throw AWSPluginsError(
+                code: "InvalidEndpoint", "The region '\(region)' makes no valid host name.", "Check the region in the configuration.")
         }
         return url
     }

@@ -94,7 +94,9 @@ public struct AWSJSONClient: Sendable {
             headers: [("Host", host), ("Content-Type", "application/x-amz-json-1.1"), ("X-Amz-Target", target)])
         if signed {
             guard let credentials else {
-                throw AWSPluginsError(code: "CredentialsNotFound", "\(target) must be signed, and no credentials provider was given.", "Configure credentials for the plugin.")
+                throw AWSPluginsError(
+                    code: "CredentialsNotFound", "\(target) must be signed, and no credentials provider was given.",
+                    "Configure credentials for the plugin.")
             }
             SigV4Signer(credentials: try await credentials.credentials(), region: region, service: signingName)
                 .sign(&signable, payload: .bytes(payload))

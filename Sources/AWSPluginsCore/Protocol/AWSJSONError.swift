@@ -31,9 +31,11 @@ public enum AWSJSONError {
         let rawType = (object?["__type"] as? String) ?? (object?["code"] as? String) ?? errorTypeHeader ?? "HTTP\(status)"
         let code = rawType.split(separator: "#").last.map { String($0.split(separator: ":").first ?? $0) } ?? rawType
         let message = (object?["message"] as? String) ?? (object?["Message"] as? String) ?? "The service answered with HTTP status \(status)."
-        let suggestion = suggestions[code] ?? (RetryPolicy.throttlingCodes.contains(code) || status >= 500
-            ? "Try again later; the request was retried with backoff."
-            : "See the service's documentation for \(code).")
+        let suggestion =
+            suggestions[code]
+            ?? (RetryPolicy.throttlingCodes.contains(code) || status >= 500
+                ? "Try again later; the request was retried with backoff."
+                : "See the service's documentation for \(code).")
         return AWSPluginsError(code: code, "\(code): \(message)", suggestion, httpStatus: status)
     }
 }

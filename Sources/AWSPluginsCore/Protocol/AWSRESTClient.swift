@@ -33,7 +33,8 @@ public struct AWSRESTRequest: Sendable {
         case "GET": return names.contains("list-type") ? "ListObjectsV2" : names.contains("uploadId") ? "ListParts" : "GetObject"
         case "HEAD": return "HeadObject"
         case "PUT": return names.contains("partNumber") ? "UploadPart" : "PutObject"
-        case "POST": return names.contains("uploads") ? "CreateMultipartUpload" : names.contains("uploadId") ? "CompleteMultipartUpload" : "PostObject"
+        case "POST":
+            return names.contains("uploads") ? "CreateMultipartUpload" : names.contains("uploadId") ? "CompleteMultipartUpload" : "PostObject"
         case "DELETE": return names.contains("uploadId") ? "AbortMultipartUpload" : "DeleteObject"
         default: return method.uppercased()
         }
@@ -131,7 +132,9 @@ public struct AWSRESTClient: Sendable {
     ///   were made), or the credentials provider's error.
     public func send(_ request: AWSRESTRequest) async throws -> HTTPResponse {
         var download = DownloadContinuation(toFile: request.responseFile != nil)
-        let response = try await retryPolicy.send("\(request.method) \(request.path)", service: signingName, operation: request.operationName, with: http) {
+        let response = try await retryPolicy.send(
+            "\(request.method) \(request.path)", service: signingName, operation: request.operationName, with: http
+        ) {
             try await signed(download.continuing(request))
         } parseError: { response in
             AWSXMLError.parse(status: response.status, body: Data(response.body))
@@ -176,11 +179,13 @@ public struct AWSRESTClient: Sendable {
     private func url(path: String, query: [(name: String, value: String)]) throws -> URL {
         var text = "\(endpoint.scheme ?? "https")://\(hostHeader)\(fullPath(path))"
         if !query.isEmpty {
-            text += "?" + query.map { pair in
-                pair.value.isEmpty
-                    ? URIEncoding.encode(pair.name)
-                    : "\(URIEncoding.encode(pair.name))=\(URIEncoding.encode(pair.value))"
-            }.joined(separator: "&")
+            text +=
+                "?"
+                + query.map { pair in
+                    pair.value.isEmpty
+                        ? URIEncoding.encode(pair.name)
+                        : "\(URIEncoding.encode(pair.name))=\(URIEncoding.encode(pair.value))"
+                }.joined(separator: "&")
         }
         guard let url = URL(string: text) else {
             throw AWSPluginsError(code: "InvalidEndpoint", "'\(text)' is not a valid URL.", "Check the endpoint and the key.")
@@ -189,12 +194,14 @@ public struct AWSRESTClient: Sendable {
     }
 
     private func signed(_ request: AWSRESTRequest) async throws -> HTTPRequest {
-        var signable = SignableRequest(method: request.method, path: fullPath(request.path), query: request.query, headers: [("Host", hostHeader)] + request.headers)
-        let payload: SigV4Payload = switch request.body {
-        case .empty: .bytes([])
-        case .bytes(let bytes): .bytes(bytes)
-        case .file, .fileRange: .unsigned
-        }
+        var signable = SignableRequest(
+            method: request.method, path: fullPath(request.path), query: request.query, headers: [("Host", hostHeader)] + request.headers)
+        let payload: SigV4Payload =
+            switch request.body {
+            case .empty: .bytes([])
+            case .bytes(let bytes): .bytes(bytes)
+            case .file, .fileRange: .unsigned
+            }
         SigV4Signer(credentials: try await credentials.credentials(), region: region, service: signingName).sign(&signable, payload: payload)
         var http = HTTPRequest(
             method: request.method, url: try url(path: request.path, query: request.query),

@@ -27,9 +27,11 @@ public enum AWSXMLError {
         let error = root.flatMap { $0.name == "Error" ? $0 : $0.child("Error") ?? $0.child("Errors")?.child("Error") }
         let code = error?.text(of: "Code") ?? codeForStatus(status)
         let message = error?.text(of: "Message") ?? "The service answered with HTTP status \(status)."
-        let suggestion = suggestions[code] ?? (RetryPolicy.throttlingCodes.contains(code) || status >= 500
-            ? "Try again later; the request was retried with backoff."
-            : "See the service's documentation for \(code).")
+        let suggestion =
+            suggestions[code]
+            ?? (RetryPolicy.throttlingCodes.contains(code) || status >= 500
+                ? "Try again later; the request was retried with backoff."
+                : "See the service's documentation for \(code).")
         return AWSPluginsError(code: code, "\(code): \(message)", suggestion, httpStatus: status)
     }
 

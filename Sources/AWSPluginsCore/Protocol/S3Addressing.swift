@@ -23,20 +23,23 @@ public struct S3Addressing: Sendable, Equatable {
     ) throws {
         let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789.-")
         guard (3...63).contains(bucket.count), bucket.allSatisfy(allowed.contains),
-              bucket.first != "." && bucket.first != "-", bucket.last != "." && bucket.last != "-" else {
+            bucket.first != "." && bucket.first != "-", bucket.last != "." && bucket.last != "-"
+        else {
             throw AWSPluginsError(
                 code: "InvalidBucketName", "'\(bucket)' is not a valid S3 bucket name.",
                 "Bucket names have 3 to 63 lowercase letters, digits, dots and hyphens, and start and end with a letter or digit.")
         }
         self.bucket = bucket
-        let standard = try AWSEndpoint.resolve(service: "s3", serviceId: "S3", region: region, configured: configuredEndpoint, environment: environment)
+        let standard = try AWSEndpoint.resolve(
+            service: "s3", serviceId: "S3", region: region, configured: configuredEndpoint, environment: environment)
         let overridden = standard.host != "s3.\(region).amazonaws.com"
         if overridden || bucket.contains(".") {
             endpoint = standard
             pathStyle = true
         } else {
             guard let virtual = URL(string: "https://\(bucket).s3.\(region).amazonaws.com") else {
-                throw AWSPluginsError(code: "InvalidEndpoint", "The region '\(region)' makes no valid host name.", "Check the region in the configuration.")
+                throw AWSPluginsError(
+                    code: "InvalidEndpoint", "The region '\(region)' makes no valid host name.", "Check the region in the configuration.")
             }
             endpoint = virtual
             pathStyle = false

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationXML)
-import FoundationXML
+    import FoundationXML
 #endif
 
 /// One element of an XML document (REST-XML answers from S3), read with Foundation's
@@ -81,8 +82,9 @@ extension XMLElementTree {
         // is an instruction), ends at its first `?>`.
         let declaration = Array("<?xml".utf8)
         if bytes[start...].starts(with: declaration), start + declaration.count < bytes.count,
-           [0x20, 0x09, 0x0A, 0x0D].contains(bytes[start + declaration.count]),
-           let end = find(Array("?>".utf8), in: bytes, from: start) {
+            [0x20, 0x09, 0x0A, 0x0D].contains(bytes[start + declaration.count]),
+            let end = find(Array("?>".utf8), in: bytes, from: start)
+        {
             // Its attributes hold no `<` or `>`: one that does was left open, and the `?>` found
             // belongs to something after it.
             guard !bytes[(start + declaration.count)..<end].contains(where: { $0 == UInt8(ascii: "<") || $0 == UInt8(ascii: ">") }) else {

@@ -1,7 +1,8 @@
 import AmplifyCrypto
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// What the signature says about the body.
@@ -64,7 +65,9 @@ public struct SigV4Signer: Sendable {
 
     /// The query parameters that make `request` a presigned URL valid for `expires` seconds
     /// (1 to 604 800). The request's existing query parameters are kept and signed.
-    public func presign(_ request: SignableRequest, expires: Int, payload: SigV4Payload = .unsigned, date: Date = Date()) -> [(name: String, value: String)] {
+    public func presign(_ request: SignableRequest, expires: Int, payload: SigV4Payload = .unsigned, date: Date = Date()) -> [(
+        name: String, value: String
+    )] {
         let timestamp = Self.timestamp(date)
         var presigned = request
         let signedHeaderNames = Self.canonicalHeaders(request.headers).map(\.name).joined(separator: ";")

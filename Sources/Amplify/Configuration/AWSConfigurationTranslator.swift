@@ -32,9 +32,13 @@ enum AWSConfigurationTranslator {
             result.categories["storage"] = ["plugins": ["awsS3StoragePlugin": .object(storage)]]
         }
         if let pinpoint = top["PinpointAnalytics"]?["Default"] {
-            result.categories["analytics"] = ["plugins": ["awsPinpointAnalyticsPlugin": [
-                "pinpointAnalytics": ["appId": pinpoint["AppId"] ?? .null, "region": pinpoint["Region"] ?? .null],
-            ]]]
+            result.categories["analytics"] = [
+                "plugins": [
+                    "awsPinpointAnalyticsPlugin": [
+                        "pinpointAnalytics": ["appId": pinpoint["AppId"] ?? .null, "region": pinpoint["Region"] ?? .null]
+                    ]
+                ]
+            ]
         }
         if let appSync = top["AppSync"]?.asObject {
             var apis: [String: JSONValue] = [:]
@@ -52,9 +56,10 @@ enum AWSConfigurationTranslator {
         // `LexInteractions`, ...) are listed as not read.
         let consumed = Set(authKeys + serviceKeys + ["UserAgent", "Version"])
         for key in top.keys.sorted() where !consumed.contains(key) {
-            result.findings.append(ConfigurationFinding(
-                kind: .notHandled, path: key, message: "The `\(key)` block of \(name) is not read: no category of this package uses it.",
-                suggestion: "Nothing to do: it configures a service this package has no client for."))
+            result.findings.append(
+                ConfigurationFinding(
+                    kind: .notHandled, path: key, message: "The `\(key)` block of \(name) is not read: no category of this package uses it.",
+                    suggestion: "Nothing to do: it configures a service this package has no client for."))
         }
         return result
     }

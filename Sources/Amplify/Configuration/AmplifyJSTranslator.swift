@@ -94,7 +94,8 @@ enum AmplifyJSTranslator {
             if let poolId {
                 var pool: [String: JSONValue] = [
                     "PoolId": .string(poolId),
-                    "AppClientId": .string(try reader.requiredString("aws_user_pools_web_client_id", because: "\(reader.path("aws_user_pools_id")) is set")),
+                    "AppClientId": .string(
+                        try reader.requiredString("aws_user_pools_web_client_id", because: "\(reader.path("aws_user_pools_id")) is set")),
                 ]
                 pool["Region"] = (region ?? regionPrefix(poolId, separator: "_")).map(JSONValue.string)
                 pool["Endpoint"] = try reader.optionalString("aws_user_pools_endpoint").map(JSONValue.string)
@@ -138,7 +139,8 @@ enum AmplifyJSTranslator {
                 guard let api = item.asObject else { throw invalid("`\(path)` in \(name) is \(item.typeDescription); an object is required.") }
                 let apiName = try FlatReader(top: api, name: name, prefix: path).requiredString("name", because: "every REST API has one")
                 var block: [String: JSONValue] = ["endpointType": "REST"]
-                block["endpoint"] = .string(try FlatReader(top: api, name: name, prefix: path).requiredString("endpoint", because: "every REST API has one"))
+                block["endpoint"] = .string(
+                    try FlatReader(top: api, name: name, prefix: path).requiredString("endpoint", because: "every REST API has one"))
                 block["region"] = (try FlatReader(top: api, name: name, prefix: path).optionalString("region") ?? projectRegion).map(JSONValue.string)
                 block["authorizationType"] = "AWS_IAM"
                 apis[apiName] = .object(block)
@@ -148,9 +150,13 @@ enum AmplifyJSTranslator {
 
         if let appId = try reader.optionalString("aws_mobile_analytics_app_id") {
             let region = try reader.optionalString("aws_mobile_analytics_app_region") ?? projectRegion
-            result.categories["analytics"] = ["plugins": ["awsPinpointAnalyticsPlugin": [
-                "pinpointAnalytics": ["appId": .string(appId), "region": region.map(JSONValue.string) ?? .null],
-            ]]]
+            result.categories["analytics"] = [
+                "plugins": [
+                    "awsPinpointAnalyticsPlugin": [
+                        "pinpointAnalytics": ["appId": .string(appId), "region": region.map(JSONValue.string) ?? .null]
+                    ]
+                ]
+            ]
         }
 
         let read = flatAuthKeys.union(flatStorageKeys).union(flatAPIKeys).union(flatAnalyticsKeys).union(flatGeneralKeys).union(v5Keys)
@@ -224,7 +230,9 @@ enum AmplifyJSTranslator {
     }
 
     private static func flatAuthDefaults(_ reader: FlatReader, findings: inout [ConfigurationFinding]) throws -> [String: JSONValue] {
-        var defaults: [String: JSONValue] = ["authenticationFlowType": .string(try reader.optionalString("authenticationFlowType") ?? "USER_SRP_AUTH")]
+        var defaults: [String: JSONValue] = [
+            "authenticationFlowType": .string(try reader.optionalString("authenticationFlowType") ?? "USER_SRP_AUTH")
+        ]
         guard let oauth = reader.top["oauth"], !oauth.isNull, oauth.asObject?.isEmpty == false else { return defaults }
         let oauthPath = reader.aliases["oauth"] ?? "oauth"
         guard oauth.asObject != nil else { throw invalid("`\(oauthPath)` in \(reader.name) is \(oauth.typeDescription); an object is required.") }
@@ -265,7 +273,8 @@ enum AmplifyJSTranslator {
                 block["CognitoUserPool"] = ["Default": .object(pool)]
                 var defaults: [String: JSONValue] = ["authenticationFlowType": "USER_SRP_AUTH"]
                 if let oauthValue = cognitoValue["loginWith"]?["oauth"], !oauthValue.isNull {
-                    let oauth = FlatReader(top: try object(oauthValue, "Auth.Cognito.loginWith.oauth", name), name: name, prefix: "Auth.Cognito.loginWith.oauth")
+                    let oauth = FlatReader(
+                        top: try object(oauthValue, "Auth.Cognito.loginWith.oauth", name), name: name, prefix: "Auth.Cognito.loginWith.oauth")
                     if let domain = try oauth.optionalString("domain") {
                         var cli: [String: JSONValue] = ["WebDomain": .string(domain)]
                         cli["SignInRedirectURI"] = try oauth.uriList("redirectSignIn")
@@ -292,14 +301,15 @@ enum AmplifyJSTranslator {
             block["bucket"] = .string(try s3.requiredString("bucket", because: "the S3 plugin needs its bucket"))
             block["region"] = .string(try s3.requiredString("region", because: "the S3 plugin needs the bucket's region"))
             if let buckets = s3Value["buckets"]?.asObject {
-                block["buckets"] = .array(buckets.keys.sorted().map { key in
-                    let bucket = buckets[key] ?? .null
-                    var entry: [String: JSONValue] = ["name": .string(key)]
-                    entry["bucket_name"] = bucket["bucketName"]
-                    entry["aws_region"] = bucket["region"]
-                    entry["paths"] = bucket["paths"]
-                    return .object(entry)
-                })
+                block["buckets"] = .array(
+                    buckets.keys.sorted().map { key in
+                        let bucket = buckets[key] ?? .null
+                        var entry: [String: JSONValue] = ["name": .string(key)]
+                        entry["bucket_name"] = bucket["bucketName"]
+                        entry["aws_region"] = bucket["region"]
+                        entry["paths"] = bucket["paths"]
+                        return .object(entry)
+                    })
             }
             result.categories["storage"] = ["plugins": ["awsS3StoragePlugin": .object(block)]]
         }
@@ -324,9 +334,13 @@ enum AmplifyJSTranslator {
         }
         if !apis.isEmpty { result.categories["api"] = ["plugins": ["awsAPIPlugin": .object(apis)]] }
         if let pinpoint = top["Analytics"]?["Pinpoint"] {
-            result.categories["analytics"] = ["plugins": ["awsPinpointAnalyticsPlugin": [
-                "pinpointAnalytics": ["appId": pinpoint["appId"] ?? .null, "region": pinpoint["region"] ?? .null],
-            ]]]
+            result.categories["analytics"] = [
+                "plugins": [
+                    "awsPinpointAnalyticsPlugin": [
+                        "pinpointAnalytics": ["appId": pinpoint["appId"] ?? .null, "region": pinpoint["region"] ?? .null]
+                    ]
+                ]
+            ]
         }
         for (key, value) in top where !["Auth", "Storage", "API", "Analytics"].contains(key) {
             result.categories[key.lowercased()] = value
@@ -336,10 +350,11 @@ enum AmplifyJSTranslator {
         let read = ["Auth": ["Cognito"], "Storage": ["S3"], "API": ["GraphQL", "REST"], "Analytics": ["Pinpoint"]]
         for (category, known) in read.sorted(by: { $0.key < $1.key }) {
             for key in (top[category]?.asObject ?? [:]).keys.sorted() where !known.contains(key) {
-                result.findings.append(ConfigurationFinding(
-                    kind: .notHandled, path: "\(category).\(key)",
-                    message: "The `\(category).\(key)` block of \(name) is not handled: this package has no client for it.",
-                    suggestion: "Nothing to do: the rest of the file configures."))
+                result.findings.append(
+                    ConfigurationFinding(
+                        kind: .notHandled, path: "\(category).\(key)",
+                        message: "The `\(category).\(key)` block of \(name) is not handled: this package has no client for it.",
+                        suggestion: "Nothing to do: the rest of the file configures."))
             }
         }
         return result
@@ -350,7 +365,8 @@ enum AmplifyJSTranslator {
     private static func noHostedUI(_ path: String, in name: String) -> ConfigurationFinding {
         ConfigurationFinding(
             kind: .placeholder, path: path,
-            message: "`\(path)` in \(name) is empty or missing, so no hosted UI is configured (signInWithWebUI will say so); the rest of Auth configures.",
+            message:
+                "`\(path)` in \(name) is empty or missing, so no hosted UI is configured (signInWithWebUI will say so); the rest of Auth configures.",
             suggestion: "Set the Cognito domain (`<prefix>.auth.<region>.amazoncognito.com`) if the hosted UI is used, or remove the OAuth block.")
     }
 
@@ -424,7 +440,8 @@ enum AmplifyJSTranslator {
             guard let value = top[key], !value.isNull else { return nil }
             if let text = value.stringValue { return .string(text) }
             guard let items = value.asArray, items.allSatisfy({ $0.stringValue != nil }) else {
-                throw AmplifyJSTranslator.invalid("`\(path(key))` in \(name) is \(value.typeDescription); a string or an array of strings is required.")
+                throw AmplifyJSTranslator.invalid(
+                    "`\(path(key))` in \(name) is \(value.typeDescription); a string or an array of strings is required.")
             }
             return .array(items)
         }

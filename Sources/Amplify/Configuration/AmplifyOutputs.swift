@@ -51,7 +51,9 @@ public struct AmplifyOutputs: Sendable {
     public var resolveConfiguration: @Sendable () throws -> AmplifyOutputsData {
         { [self] in
             if case .data(let data) = source { return try AmplifyOutputsData(data: data) }
-            guard let url else { throw ConfigurationError.invalidAmplifyOutputsFile("No amplify_outputs.json was given.", "Pass a file or its data.") }
+            guard let url else {
+                throw ConfigurationError.invalidAmplifyOutputsFile("No amplify_outputs.json was given.", "Pass a file or its data.")
+            }
             return try AmplifyOutputsData(data: Data(ConfigurationFileReader.read(url, kind: .gen2)))
         }
     }

@@ -110,7 +110,8 @@ public struct AmplifyOutputsData: Codable, Sendable, Equatable {
             }
 
             enum CodingKeys: String, CodingKey {
-                case awsRegion = "aws_region", appId = "app_id"
+                case awsRegion = "aws_region"
+                case appId = "app_id"
             }
         }
 
@@ -209,13 +210,21 @@ public struct AmplifyOutputsData: Codable, Sendable, Equatable {
         }
 
         enum CodingKeys: String, CodingKey {
-            case awsRegion = "aws_region", userPoolId = "user_pool_id", userPoolClientId = "user_pool_client_id"
-            case identityPoolId = "identity_pool_id", authenticationFlowType = "authentication_flow_type"
-            case passwordPolicy = "password_policy", oauth
-            case standardRequiredAttributes = "standard_required_attributes", usernameAttributes = "username_attributes"
-            case userVerificationTypes = "user_verification_types", groups
+            case awsRegion = "aws_region"
+            case userPoolId = "user_pool_id"
+            case userPoolClientId = "user_pool_client_id"
+            case identityPoolId = "identity_pool_id"
+            case authenticationFlowType = "authentication_flow_type"
+            case passwordPolicy = "password_policy"
+            case oauth
+            case standardRequiredAttributes = "standard_required_attributes"
+            case usernameAttributes = "username_attributes"
+            case userVerificationTypes = "user_verification_types"
+            case groups
             case unauthenticatedIdentitiesEnabled = "unauthenticated_identities_enabled"
-            case mfaConfiguration = "mfa_configuration", mfaMethods = "mfa_methods", passwordless
+            case mfaConfiguration = "mfa_configuration"
+            case mfaMethods = "mfa_methods"
+            case passwordless
         }
 
         /// `password_policy`.
@@ -254,8 +263,11 @@ public struct AmplifyOutputsData: Codable, Sendable, Equatable {
             }
 
             enum CodingKeys: String, CodingKey {
-                case minLength = "min_length", requireNumbers = "require_numbers", requireLowercase = "require_lowercase"
-                case requireUppercase = "require_uppercase", requireSymbols = "require_symbols"
+                case minLength = "min_length"
+                case requireNumbers = "require_numbers"
+                case requireLowercase = "require_lowercase"
+                case requireUppercase = "require_uppercase"
+                case requireSymbols = "require_symbols"
             }
         }
 
@@ -299,8 +311,11 @@ public struct AmplifyOutputsData: Codable, Sendable, Equatable {
             }
 
             enum CodingKeys: String, CodingKey {
-                case identityProviders = "identity_providers", domain, scopes, redirectSignInUri = "redirect_sign_in_uri"
-                case redirectSignOutUri = "redirect_sign_out_uri", responseType = "response_type"
+                case identityProviders = "identity_providers"
+                case domain, scopes
+                case redirectSignInUri = "redirect_sign_in_uri"
+                case redirectSignOutUri = "redirect_sign_out_uri"
+                case responseType = "response_type"
             }
         }
 
@@ -347,7 +362,8 @@ public struct AmplifyOutputsData: Codable, Sendable, Equatable {
                 }
 
                 enum CodingKeys: String, CodingKey {
-                    case relyingPartyId = "relying_party_id", userVerification = "user_verification"
+                    case relyingPartyId = "relying_party_id"
+                    case userVerification = "user_verification"
                 }
             }
 
@@ -369,7 +385,9 @@ public struct AmplifyOutputsData: Codable, Sendable, Equatable {
             }
 
             enum CodingKeys: String, CodingKey {
-                case emailOtpEnabled = "email_otp_enabled", smsOtpEnabled = "sms_otp_enabled", webAuthn = "web_authn"
+                case emailOtpEnabled = "email_otp_enabled"
+                case smsOtpEnabled = "sms_otp_enabled"
+                case webAuthn = "web_authn"
                 case preferredChallenge = "preferred_challenge"
             }
         }
@@ -436,8 +454,12 @@ public struct AmplifyOutputsData: Codable, Sendable, Equatable {
         }
 
         enum CodingKeys: String, CodingKey {
-            case awsRegion = "aws_region", url, modelIntrospection = "model_introspection", apiKey = "api_key"
-            case defaultAuthorizationType = "default_authorization_type", authorizationTypes = "authorization_types"
+            case awsRegion = "aws_region"
+            case url
+            case modelIntrospection = "model_introspection"
+            case apiKey = "api_key"
+            case defaultAuthorizationType = "default_authorization_type"
+            case authorizationTypes = "authorization_types"
             case conflictResolutionMode = "conflict_resolution_mode"
         }
     }
@@ -471,7 +493,10 @@ public struct AmplifyOutputsData: Codable, Sendable, Equatable {
         }
 
         enum CodingKeys: String, CodingKey {
-            case awsRegion = "aws_region", maps, searchIndices = "search_indices", geofenceCollections = "geofence_collections"
+            case awsRegion = "aws_region"
+            case maps
+            case searchIndices = "search_indices"
+            case geofenceCollections = "geofence_collections"
         }
 
         /// `geo.maps`.
@@ -560,7 +585,8 @@ public struct AmplifyOutputsData: Codable, Sendable, Equatable {
             }
 
             enum CodingKeys: String, CodingKey {
-                case awsRegion = "aws_region", endpoint
+                case awsRegion = "aws_region"
+                case endpoint
             }
         }
 
@@ -585,7 +611,10 @@ public struct AmplifyOutputsData: Codable, Sendable, Equatable {
         }
 
         enum CodingKeys: String, CodingKey {
-            case awsRegion = "aws_region", amazonPinpointAppId = "amazon_pinpoint_app_id", channels, amazonConnect = "amazon_connect"
+            case awsRegion = "aws_region"
+            case amazonPinpointAppId = "amazon_pinpoint_app_id"
+            case channels
+            case amazonConnect = "amazon_connect"
         }
     }
 
@@ -614,7 +643,9 @@ public struct AmplifyOutputsData: Codable, Sendable, Equatable {
         }
 
         enum CodingKeys: String, CodingKey {
-            case awsRegion = "aws_region", bucketName = "bucket_name", buckets
+            case awsRegion = "aws_region"
+            case bucketName = "bucket_name"
+            case buckets
         }
 
         /// `storage.buckets[]`.
@@ -647,7 +678,10 @@ public struct AmplifyOutputsData: Codable, Sendable, Equatable {
             }
 
             enum CodingKeys: String, CodingKey {
-                case name, bucketName = "bucket_name", awsRegion = "aws_region", paths
+                case name
+                case bucketName = "bucket_name"
+                case awsRegion = "aws_region"
+                case paths
             }
         }
     }
@@ -658,11 +692,21 @@ public struct AmplifyOutputsData: Codable, Sendable, Equatable {
     /// A Cognito standard attribute (snake_case in the file).
     public enum AmazonCognitoStandardAttributes: String, Codable, Sendable, Equatable {
         /// A standard attribute.
-        case address, birthdate, email, familyName = "family_name", gender, givenName = "given_name", locale
+        case address, birthdate, email
+        case familyName = "family_name"
+        case gender
+        case givenName = "given_name"
+        case locale
         /// A standard attribute.
-        case middleName = "middle_name", name, nickname, phoneNumber = "phone_number", picture
+        case middleName = "middle_name"
+        case name, nickname
+        case phoneNumber = "phone_number"
+        case picture
         /// A standard attribute.
-        case preferredUsername = "preferred_username", profile, sub, updatedAt = "updated_at", website, zoneinfo
+        case preferredUsername = "preferred_username"
+        case profile, sub
+        case updatedAt = "updated_at"
+        case website, zoneinfo
     }
 
     /// An AppSync authorization type.

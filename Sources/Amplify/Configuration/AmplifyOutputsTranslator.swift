@@ -42,17 +42,20 @@ enum AmplifyOutputsTranslator {
         mutating func warnUnknown(_ section: [String: JSONValue], known: Set<String>, at path: String) {
             for key in section.keys.sorted() where !known.contains(key) {
                 let fullPath = path.isEmpty ? key : "\(path).\(key)"
-                findings.append(ConfigurationFinding(
-                    kind: .unknownKey, path: fullPath,
-                    message: "`\(fullPath)` in \(name) is not part of the amplify_outputs.json schema (versions \(knownVersions.joined(separator: ", "))); it is ignored.",
-                    suggestion: "Remove it, or check its spelling; `npx ampx generate outputs` writes only schema keys."))
+                findings.append(
+                    ConfigurationFinding(
+                        kind: .unknownKey, path: fullPath,
+                        message:
+                            "`\(fullPath)` in \(name) is not part of the amplify_outputs.json schema (versions \(knownVersions.joined(separator: ", "))); it is ignored.",
+                        suggestion: "Remove it, or check its spelling; `npx ampx generate outputs` writes only schema keys."))
             }
         }
 
         func object(_ value: JSONValue, _ path: String) throws -> [String: JSONValue] {
             guard let object = value.asObject else {
-                throw invalid("`\(path)` in \(name) is \(value.typeDescription), but it must be an object.",
-                              "Regenerate the file with `npx ampx generate outputs`.")
+                throw invalid(
+                    "`\(path)` in \(name) is \(value.typeDescription), but it must be an object.",
+                    "Regenerate the file with `npx ampx generate outputs`.")
             }
             return object
         }
@@ -60,8 +63,9 @@ enum AmplifyOutputsTranslator {
         func string(_ section: [String: JSONValue], _ key: String, in path: String) throws -> String {
             guard let value = section[key]?.stringValue, !value.isEmpty else {
                 let found = section[key].map { "is \($0.typeDescription)" } ?? "is missing"
-                throw invalid("`\(path).\(key)` in \(name) \(found); a non-empty string is required.",
-                              "Regenerate the file with `npx ampx generate outputs`, or add `\(key)` to the `\(path)` section.")
+                throw invalid(
+                    "`\(path).\(key)` in \(name) \(found); a non-empty string is required.",
+                    "Regenerate the file with `npx ampx generate outputs`, or add `\(key)` to the `\(path)` section.")
             }
             return value
         }
@@ -69,8 +73,9 @@ enum AmplifyOutputsTranslator {
         func optionalString(_ section: [String: JSONValue], _ key: String, in path: String) throws -> String? {
             guard let value = section[key], !value.isNull else { return nil }
             guard let text = value.stringValue else {
-                throw invalid("`\(path).\(key)` in \(name) is \(value.typeDescription); a string is required.",
-                              "Regenerate the file with `npx ampx generate outputs`.")
+                throw invalid(
+                    "`\(path).\(key)` in \(name) is \(value.typeDescription); a string is required.",
+                    "Regenerate the file with `npx ampx generate outputs`.")
             }
             return text.isEmpty ? nil : text
         }
@@ -78,8 +83,9 @@ enum AmplifyOutputsTranslator {
         func strings(_ section: [String: JSONValue], _ key: String, in path: String) throws -> [String] {
             guard let value = section[key], !value.isNull else { return [] }
             guard let items = value.asArray, items.allSatisfy({ $0.stringValue != nil }) else {
-                throw invalid("`\(path).\(key)` in \(name) is \(value.typeDescription); an array of strings is required.",
-                              "Regenerate the file with `npx ampx generate outputs`.")
+                throw invalid(
+                    "`\(path).\(key)` in \(name) is \(value.typeDescription); an array of strings is required.",
+                    "Regenerate the file with `npx ampx generate outputs`.")
             }
             return items.compactMap(\.stringValue)
         }
@@ -87,8 +93,9 @@ enum AmplifyOutputsTranslator {
 
     static func translate(_ json: JSONValue, name: String) throws -> ConfigurationDocument.Translation {
         guard let top = json.asObject else {
-            throw invalid("\(name) is \(json.typeDescription), but amplify_outputs.json is a JSON object.",
-                          "Regenerate it with `npx ampx generate outputs`.")
+            throw invalid(
+                "\(name) is \(json.typeDescription), but amplify_outputs.json is a JSON object.",
+                "Regenerate it with `npx ampx generate outputs`.")
         }
         var result = ConfigurationDocument.Translation()
         result.sourcePaths = ConfigurationSourcePaths.gen2
@@ -98,18 +105,22 @@ enum AmplifyOutputsTranslator {
             return result
         }
         guard let version = top["version"]?.stringValue, !version.isEmpty else {
-            throw invalid("\(name) has no string `version`, so it is not an amplify_outputs.json.",
-                          "Regenerate it with `npx ampx generate outputs`, or pass a Gen 1 amplifyconfiguration.json to Amplify.configure(_:) instead.")
+            throw invalid(
+                "\(name) has no string `version`, so it is not an amplify_outputs.json.",
+                "Regenerate it with `npx ampx generate outputs`, or pass a Gen 1 amplifyconfiguration.json to Amplify.configure(_:) instead.")
         }
         guard version == "1" || version.hasPrefix("1.") else {
-            throw invalid("\(name) has `version` \"\(version)\", which this package does not know; it reads versions \(knownVersions.joined(separator: ", ")).",
-                          "Generate the file with a version 1 schema (`npx ampx generate outputs --outputs-version 1.4`), or update this package.")
+            throw invalid(
+                "\(name) has `version` \"\(version)\", which this package does not know; it reads versions \(knownVersions.joined(separator: ", ")).",
+                "Generate the file with a version 1 schema (`npx ampx generate outputs --outputs-version 1.4`), or update this package.")
         }
         if !knownVersions.contains(version) {
-            reader.findings.append(ConfigurationFinding(
-                kind: .unknownKey, path: "version",
-                message: "\(name) has `version` \"\(version)\", newer than the versions this package knows (\(knownVersions.joined(separator: ", "))); it is read as 1.5.",
-                suggestion: "Update this package to read what the newer version adds."))
+            reader.findings.append(
+                ConfigurationFinding(
+                    kind: .unknownKey, path: "version",
+                    message:
+                        "\(name) has `version` \"\(version)\", newer than the versions this package knows (\(knownVersions.joined(separator: ", "))); it is read as 1.5.",
+                    suggestion: "Update this package to read what the newer version adds."))
         }
         if top.keys.allSatisfy({ $0 == "version" || $0 == "$schema" }) { reader.findings.append(placeholder(name)) }
         reader.warnUnknown(top, known: topKeys, at: "")
@@ -160,15 +171,18 @@ enum AmplifyOutputsTranslator {
             block["CredentialsProvider"] = ["CognitoIdentity": ["Default": ["PoolId": .string(identityPool), "Region": .string(region)]]]
         }
         for method in try reader.strings(section, "mfa_methods", in: "auth") where !mfaMethods.contains(method) {
-            reader.findings.append(ConfigurationFinding(
-                kind: .unknownKey, path: "auth.mfa_methods",
-                message: "`auth.mfa_methods` in \(reader.name) names \"\(method)\", which is not an MFA method this package knows (SMS, TOTP, EMAIL).",
-                suggestion: "Check the value; `npx ampx generate outputs` writes SMS, TOTP and EMAIL."))
+            reader.findings.append(
+                ConfigurationFinding(
+                    kind: .unknownKey, path: "auth.mfa_methods",
+                    message:
+                        "`auth.mfa_methods` in \(reader.name) names \"\(method)\", which is not an MFA method this package knows (SMS, TOTP, EMAIL).",
+                    suggestion: "Check the value; `npx ampx generate outputs` writes SMS, TOTP and EMAIL."))
         }
         if let groups = section["groups"], !groups.isNull {
             guard let list = groups.asArray, list.allSatisfy({ $0.asObject != nil }) else {
-                throw invalid("`auth.groups` in \(reader.name) is \(groups.typeDescription); an array of {\"<group>\": {\"precedence\": n}} objects is required.",
-                              "Regenerate the file with `npx ampx generate outputs`.")
+                throw invalid(
+                    "`auth.groups` in \(reader.name) is \(groups.typeDescription); an array of {\"<group>\": {\"precedence\": n}} objects is required.",
+                    "Regenerate the file with `npx ampx generate outputs`.")
             }
         }
         if let passwordless = section["passwordless"], !passwordless.isNull { _ = try reader.object(passwordless, "auth.passwordless") }
@@ -187,8 +201,9 @@ enum AmplifyOutputsTranslator {
         var buckets: [JSONValue] = []
         if let list = section["buckets"], !list.isNull {
             guard let items = list.asArray else {
-                throw invalid("`storage.buckets` in \(reader.name) is \(list.typeDescription); an array of buckets is required.",
-                              "Regenerate the file with `npx ampx generate outputs`.")
+                throw invalid(
+                    "`storage.buckets` in \(reader.name) is \(list.typeDescription); an array of buckets is required.",
+                    "Regenerate the file with `npx ampx generate outputs`.")
             }
             var names = Set<String>()
             for (index, item) in items.enumerated() {
@@ -199,8 +214,9 @@ enum AmplifyOutputsTranslator {
                 _ = try reader.string(bucket, "bucket_name", in: path)
                 _ = try reader.string(bucket, "aws_region", in: path)
                 guard names.insert(name).inserted else {
-                    throw invalid("`\(path).name` in \(reader.name) is \"\(name)\", the name of an earlier bucket too; bucket names must be unique.",
-                                  "Give each bucket of `defineStorage` its own name.")
+                    throw invalid(
+                        "`\(path).name` in \(reader.name) is \"\(name)\", the name of an earlier bucket too; bucket names must be unique.",
+                        "Give each bucket of `defineStorage` its own name.")
                 }
                 if let paths = bucket["paths"], !paths.isNull { try checkPaths(paths, at: "\(path).paths", &reader) }
                 buckets.append(item)
@@ -228,16 +244,20 @@ enum AmplifyOutputsTranslator {
             for who in grants.keys.sorted() {
                 let known = who == "guest" || who == "authenticated" || who == "resource" || who.hasPrefix("group") || who.hasPrefix("entity")
                 if !known {
-                    reader.findings.append(ConfigurationFinding(
-                        kind: .unknownKey, path: "\(rulePath).\(who)",
-                        message: "`\(rulePath).\(who)` in \(reader.name) is not an access rule this package knows (guest, authenticated, group…, entity…, resource); it is ignored.",
-                        suggestion: "Check the rule's name."))
+                    reader.findings.append(
+                        ConfigurationFinding(
+                            kind: .unknownKey, path: "\(rulePath).\(who)",
+                            message:
+                                "`\(rulePath).\(who)` in \(reader.name) is not an access rule this package knows (guest, authenticated, group…, entity…, resource); it is ignored.",
+                            suggestion: "Check the rule's name."))
                 }
                 for permission in try reader.strings(grants, who, in: rulePath) where !permissions.contains(permission) {
-                    reader.findings.append(ConfigurationFinding(
-                        kind: .unknownKey, path: "\(rulePath).\(who)",
-                        message: "`\(rulePath).\(who)` in \(reader.name) grants \"\(permission)\", which is not a permission this package knows (get, list, write, delete, read); it is ignored.",
-                        suggestion: "Check the permission's spelling."))
+                    reader.findings.append(
+                        ConfigurationFinding(
+                            kind: .unknownKey, path: "\(rulePath).\(who)",
+                            message:
+                                "`\(rulePath).\(who)` in \(reader.name) grants \"\(permission)\", which is not a permission this package knows (get, list, write, delete, read); it is ignored.",
+                            suggestion: "Check the permission's spelling."))
                 }
             }
         }
@@ -266,9 +286,13 @@ enum AmplifyOutputsTranslator {
         let object = try reader.object(pinpoint, "analytics.amazon_pinpoint")
         let region = try reader.string(object, "aws_region", in: "analytics.amazon_pinpoint")
         let appId = try reader.string(object, "app_id", in: "analytics.amazon_pinpoint")
-        return ["plugins": ["awsPinpointAnalyticsPlugin": [
-            "pinpointAnalytics": ["appId": .string(appId), "region": .string(region)],
-        ]]]
+        return [
+            "plugins": [
+                "awsPinpointAnalyticsPlugin": [
+                    "pinpointAnalytics": ["appId": .string(appId), "region": .string(region)]
+                ]
+            ]
+        ]
     }
 
     /// A Gen 2 file that reads but does not decode: amplify-swift's `unableToDecode`.

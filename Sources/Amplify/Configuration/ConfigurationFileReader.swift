@@ -1,7 +1,7 @@
 import Foundation
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Reads a configuration file once and parses it once, with errors that name the file and, for
@@ -76,7 +76,8 @@ enum ConfigurationFileReader {
     static func parse(_ bytes: [UInt8], file: URL?, kind: Kind) throws -> JSONValue {
         let name = file?.path ?? "the configuration data"
         guard bytes.count <= maximumSize else {
-            throw kind.error("\(name) is \(bytes.count) bytes; a configuration is at most \(maximumSize / 1024 / 1024) MiB.", "Pass a configuration file.")
+            throw kind.error(
+                "\(name) is \(bytes.count) bytes; a configuration is at most \(maximumSize / 1024 / 1024) MiB.", "Pass a configuration file.")
         }
         var body = bytes[...]
         if body.starts(with: [0xEF, 0xBB, 0xBF]) { body = body.dropFirst(3) }

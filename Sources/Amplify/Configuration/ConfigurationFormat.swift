@@ -39,7 +39,8 @@ public struct ConfigurationFormat: Sendable, Equatable, CustomStringConvertible 
         switch shape {
         case .gen1: "Gen 1 amplifyconfiguration.json"
         case .awsConfiguration: "awsconfiguration.json"
-        case .gen2: version.map { $0.isEmpty ? "Gen 2 amplify_outputs.json" : "Gen 2 amplify_outputs.json version \($0)" } ?? "Gen 2 amplify_outputs.json"
+        case .gen2:
+            version.map { $0.isEmpty ? "Gen 2 amplify_outputs.json" : "Gen 2 amplify_outputs.json version \($0)" } ?? "Gen 2 amplify_outputs.json"
         case .amplifyJSFlat: "Amplify JS configuration (aws-exports shape)"
         case .amplifyJSResources: "Amplify JS v6 resources configuration"
         }

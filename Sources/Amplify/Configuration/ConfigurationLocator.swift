@@ -28,6 +28,7 @@ public enum ConfigurationLocator {
         }
         throw ConfigurationError.invalidAmplifyConfigurationFile(
             "No configuration file found: $\(environmentVariable) is not set and none of \(fileNames.joined(separator: ", ")) is in \(directory.path).",
-            "Pass the file explicitly (Amplify.configure(AmplifyConfiguration(configurationFile: url)) or `amplify --config PATH`), set $\(environmentVariable), or copy the file the Amplify CLI wrote into the working directory.")
+            "Pass the file explicitly (Amplify.configure(AmplifyConfiguration(configurationFile: url)) or `amplify --config PATH`), set $\(environmentVariable), or copy the file the Amplify CLI wrote into the working directory."
+        )
     }
 }

@@ -8,10 +8,16 @@ enum ConfigurationSourcePaths {
     /// The Cognito and S3 values every shape translates, by the Gen 1 path they are read as.
     private static let checkedValues: [(gen1: String, gen2: String, resources: String, flat: String)] = [
         (cognito + "CognitoUserPool.Default.PoolId", "auth.user_pool_id", "Auth.Cognito.userPoolId", "aws_user_pools_id"),
-        (cognito + "CognitoUserPool.Default.AppClientId", "auth.user_pool_client_id", "Auth.Cognito.userPoolClientId", "aws_user_pools_web_client_id"),
+        (
+            cognito + "CognitoUserPool.Default.AppClientId", "auth.user_pool_client_id", "Auth.Cognito.userPoolClientId",
+            "aws_user_pools_web_client_id"
+        ),
         (cognito + "CognitoUserPool.Default.Region", "auth.aws_region", "Auth.Cognito.userPoolId", "aws_cognito_region"),
         (cognito + "CognitoUserPool.Default.Endpoint", "", "Auth.Cognito.userPoolEndpoint", "aws_user_pools_endpoint"),
-        (cognito + "CredentialsProvider.CognitoIdentity.Default.PoolId", "auth.identity_pool_id", "Auth.Cognito.identityPoolId", "aws_cognito_identity_pool_id"),
+        (
+            cognito + "CredentialsProvider.CognitoIdentity.Default.PoolId", "auth.identity_pool_id", "Auth.Cognito.identityPoolId",
+            "aws_cognito_identity_pool_id"
+        ),
         (cognito + "CredentialsProvider.CognitoIdentity.Default.Region", "auth.aws_region", "Auth.Cognito.identityPoolId", "aws_cognito_region"),
         (cognito + "Auth.Default.OAuth.WebDomain", "auth.oauth.domain", "Auth.Cognito.loginWith.oauth.domain", "oauth.domain"),
         (s3 + "bucket", "storage.bucket_name", "Storage.S3.bucket", "aws_user_files_s3_bucket"),
@@ -19,7 +25,8 @@ enum ConfigurationSourcePaths {
     ]
 
     /// A Gen 2 file's.
-    static let gen2: [String: String] = Dictionary(checkedValues.filter { !$0.gen2.isEmpty }.map { ($0.gen1, $0.gen2) }, uniquingKeysWith: { first, _ in first })
+    static let gen2: [String: String] = Dictionary(
+        checkedValues.filter { !$0.gen2.isEmpty }.map { ($0.gen1, $0.gen2) }, uniquingKeysWith: { first, _ in first })
 
     /// Amplify JS v6's resources object's.
     static let resources: [String: String] = Dictionary(checkedValues.map { ($0.gen1, $0.resources) }, uniquingKeysWith: { first, _ in first })

@@ -65,7 +65,8 @@ public enum Amplify {
         if path == "~" || path.hasPrefix("~/") {
             return FileManager.default.homeDirectoryForCurrentUser.path + path.dropFirst()
         }
-        let base = state.withLock { $0.configuration?.baseDirectory }
+        let base =
+            state.withLock { $0.configuration?.baseDirectory }
             ?? URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
         return base.appendingPathComponent(path).standardizedFileURL.path
     }
@@ -95,7 +96,8 @@ public enum Amplify {
         }
         throw PluginError.mismatchedPlugin(
             "\(type(of: plugin)) ('\(plugin.key)') implements no category plugin protocol this package supports.",
-            "Conform it to AuthCategoryPlugin, AnalyticsCategoryPlugin, StorageCategoryPlugin, APICategoryPlugin, HubCategoryPlugin or LoggingCategoryPlugin.")
+            "Conform it to AuthCategoryPlugin, AnalyticsCategoryPlugin, StorageCategoryPlugin, APICategoryPlugin, HubCategoryPlugin or LoggingCategoryPlugin."
+        )
     }
 
     // MARK: Configuration

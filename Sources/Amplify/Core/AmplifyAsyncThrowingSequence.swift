@@ -23,7 +23,8 @@ public final class AmplifyAsyncThrowingSequence<Element: Sendable>: AsyncSequenc
     /// - Parameters:
     ///   - parent: what to cancel when the sequence is cancelled (set later with ``setParent(_:)``).
     ///   - bufferingPolicy: how many elements to keep while nobody reads (all, by default).
-    public init(parent: (any Cancellable)? = nil, bufferingPolicy: AsyncThrowingStream<Element, any Error>.Continuation.BufferingPolicy = .unbounded) {
+    public init(parent: (any Cancellable)? = nil, bufferingPolicy: AsyncThrowingStream<Element, any Error>.Continuation.BufferingPolicy = .unbounded)
+    {
         (stream, continuation) = AsyncThrowingStream.makeStream(of: Element.self, throwing: (any Error).self, bufferingPolicy: bufferingPolicy)
         self.parent.withLock { $0 = parent }
         continuation.onTermination = { [weak self] termination in

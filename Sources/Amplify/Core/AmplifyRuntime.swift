@@ -26,10 +26,12 @@ final class AmplifyRuntime: Sendable {
     /// Shuts the loop down (if one runs) and forgets it.
     /// - Throws: ``EventLoopError`` from `shutdown()`.
     func shutdownLoop() throws {
-        guard let current = loop.withLock({ current -> EventLoop? in
-            defer { current = nil }
-            return current
-        }) else { return }
+        guard
+            let current = loop.withLock({ current -> EventLoop? in
+                defer { current = nil }
+                return current
+            })
+        else { return }
         try current.shutdown()
     }
 }

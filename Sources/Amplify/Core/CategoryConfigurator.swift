@@ -77,8 +77,11 @@ struct CategoryConfigurator {
         let path = "\(category.rawValue).plugins.\(key)"
         return ConfigurationFinding(
             kind: .placeholder, path: path,
-            message: "`\(path)` in \(fileName) names nothing the \(key) plugin can use (the Amplify CLI writes such a stub for a project without that resource); no plugin is made for it, and the rest configures.",
-            suggestion: "Nothing to do, unless the project should have \(category.displayName): then add the resource with the Amplify tooling and pull the file again.")
+            message:
+                "`\(path)` in \(fileName) names nothing the \(key) plugin can use (the Amplify CLI writes such a stub for a project without that resource); no plugin is made for it, and the rest configures.",
+            suggestion:
+                "Nothing to do, unless the project should have \(category.displayName): then add the resource with the Amplify tooling and pull the file again."
+        )
     }
 
     private func unusedKey(_ key: PluginKey, category: any ConfigurableCategory) -> ConfigurationFinding {
@@ -88,14 +91,19 @@ struct CategoryConfigurator {
             return ConfigurationFinding(
                 kind: .retiredService, path: path,
                 message: "`\(path)` in \(fileName) names Amazon Pinpoint, which reached end of support on 2026-10-30; the block is skipped.",
-                suggestion: "Replace the block with an `awsKinesisAnalyticsPlugin` block (Kinesis Data Streams or Firehose) or a `localAnalyticsPlugin` block.")
+                suggestion:
+                    "Replace the block with an `awsKinesisAnalyticsPlugin` block (Kinesis Data Streams or Firehose) or a `localAnalyticsPlugin` block."
+            )
         }
         let known = Set(Amplify.registry.keys(for: type)).union(category.configurablePlugins.keys).sorted()
         let knownText = known.isEmpty ? "none are known in this process" : "known keys: \(known.joined(separator: ", "))"
         return ConfigurationFinding(
             kind: .unusedPlugin, path: path,
-            message: "No plugin found for configuration key '\(key)' (`\(path)` in \(fileName)): no \(type.displayName) plugin with that key was added or registered (\(knownText)); the block is skipped.",
-            suggestion: "If the block should be used, add a plugin with that key (Amplify.add(plugin:)) or register its factory (Amplify.registerBuiltInPlugins() does for this package's plugins) before Amplify.configure(); otherwise nothing to do.")
+            message:
+                "No plugin found for configuration key '\(key)' (`\(path)` in \(fileName)): no \(type.displayName) plugin with that key was added or registered (\(knownText)); the block is skipped.",
+            suggestion:
+                "If the block should be used, add a plugin with that key (Amplify.add(plugin:)) or register its factory (Amplify.registerBuiltInPlugins() does for this package's plugins) before Amplify.configure(); otherwise nothing to do."
+        )
     }
 
     /// Configures every plugin of `category`; returns what the plugins warned about.
@@ -110,8 +118,10 @@ struct CategoryConfigurator {
                 for warning in (plugin as? any ConfigurationWarningsProviding)?.configurationWarnings ?? [] {
                     let path = "\(type.rawValue).plugins.\(key).\(warning.path)"
                     let named = configuration.sourcePaths[path].map { "`\($0)` (read as `\(path)`)" } ?? "`\(path)`"
-                    warnings.append(ConfigurationFinding(
-                        kind: .suspiciousValue, path: path, message: "\(named) in \(fileName): \(warning.message)", suggestion: warning.suggestion))
+                    warnings.append(
+                        ConfigurationFinding(
+                            kind: .suspiciousValue, path: path, message: "\(named) in \(fileName): \(warning.message)", suggestion: warning.suggestion
+                        ))
                 }
             } catch let error as ConfigurationValueError {
                 let path = "\(type.rawValue).plugins.\(key).\(error.keyPath)"

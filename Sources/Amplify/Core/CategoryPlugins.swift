@@ -110,14 +110,20 @@ final class CategoryPlugins<P: Sendable>: Sendable {
         case .plugin:
             return ("", "")
         case .notConfigured:
-            return ("Amplify.\(name) was used before Amplify.configure().",
-                    "Call Amplify.configure() (after adding or registering a \(name) plugin) before using Amplify.\(name).")
+            return (
+                "Amplify.\(name) was used before Amplify.configure().",
+                "Call Amplify.configure() (after adding or registering a \(name) plugin) before using Amplify.\(name)."
+            )
         case .noPlugin:
-            return ("No plugin was added to the \(name) category.",
-                    "Name a \(name) plugin in the configuration file or add one with Amplify.add(plugin:) before Amplify.configure().")
+            return (
+                "No plugin was added to the \(name) category.",
+                "Name a \(name) plugin in the configuration file or add one with Amplify.add(plugin:) before Amplify.configure()."
+            )
         case .ambiguous(let keys):
-            return ("The \(name) category has \(keys.count) plugins (\(keys.joined(separator: ", "))) and this call needs exactly one.",
-                    "Call it on one plugin: Amplify.\(name).getPlugin(for: \"\(keys.first ?? "")\").")
+            return (
+                "The \(name) category has \(keys.count) plugins (\(keys.joined(separator: ", "))) and this call needs exactly one.",
+                "Call it on one plugin: Amplify.\(name).getPlugin(for: \"\(keys.first ?? "")\")."
+            )
         }
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A `Decoder` that reads a value straight from its bytes in a JSON text (a ``JSONSpans`` range):
@@ -184,7 +185,8 @@ private struct SpanValueDecoder: Decoder {
         // Foundation's JSONDecoder refuses `0e1`…`0e9` (valid JSON): a zero with an exponent is
         // left to it, whatever it makes of it.
         if bytes.drop(while: { $0 == UInt8(ascii: "-") }).first == UInt8(ascii: "0"),
-            bytes.contains(where: { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) {
+            bytes.contains(where: { $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") })
+        {
             throw undecided("a zero with an exponent")
         }
         let value = withUnsafeTemporaryAllocation(of: CChar.self, capacity: bytes.count + 1) { buffer -> F in
@@ -198,7 +200,11 @@ private struct SpanValueDecoder: Decoder {
         }
         guard value.isFinite else { throw undecided("a number that does not fit \(F.self)") }
         // A number that rounds to 0 but is not 0 (JSONDecoder refuses it).
-        if value == 0, bytes.prefix(while: { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }).contains(where: { $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9") }) {
+        if value == 0,
+            bytes.prefix(while: { $0 != UInt8(ascii: "e") && $0 != UInt8(ascii: "E") }).contains(where: {
+                $0 >= UInt8(ascii: "1") && $0 <= UInt8(ascii: "9")
+            })
+        {
             throw undecided("a number too small for \(F.self)")
         }
         return value
@@ -340,8 +346,10 @@ private struct SpanUnkeyedContainer: UnkeyedDecodingContainer {
     /// `JSONDecoder`, a type may try another type on the same element).
     private mutating func next<T>(_ read: (SpanValueDecoder) throws -> T) throws -> T {
         guard !isAtEnd else {
-            throw DecodingError.valueNotFound(T.self, DecodingError.Context(
-                codingPath: path + [ElementKey(intValue: currentIndex)], debugDescription: "Unkeyed container is at end."))
+            throw DecodingError.valueNotFound(
+                T.self,
+                DecodingError.Context(
+                    codingPath: path + [ElementKey(intValue: currentIndex)], debugDescription: "Unkeyed container is at end."))
         }
         let value = try read(decoder.child(elements[currentIndex], ElementKey(intValue: currentIndex), in: path))
         currentIndex += 1
@@ -350,8 +358,10 @@ private struct SpanUnkeyedContainer: UnkeyedDecodingContainer {
 
     mutating func decodeNil() throws -> Bool {
         guard !isAtEnd else {
-            throw DecodingError.valueNotFound(Any?.self, DecodingError.Context(
-                codingPath: path + [ElementKey(intValue: currentIndex)], debugDescription: "Unkeyed container is at end."))
+            throw DecodingError.valueNotFound(
+                Any?.self,
+                DecodingError.Context(
+                    codingPath: path + [ElementKey(intValue: currentIndex)], debugDescription: "Unkeyed container is at end."))
         }
         guard decoder.spans.isNull(elements[currentIndex]) else { return false }
         currentIndex += 1

@@ -127,7 +127,8 @@ package struct JSONSpans {
                     let literal: StaticString = byte == UInt8(ascii: "t") ? "true" : byte == UInt8(ascii: "f") ? "false" : "null"
                     let count = literal.utf8CodeUnitCount
                     guard index + count <= end,
-                          bytes[index..<(index + count)].elementsEqual(UnsafeBufferPointer(start: literal.utf8Start, count: count)) else { return false }
+                        bytes[index..<(index + count)].elementsEqual(UnsafeBufferPointer(start: literal.utf8Start, count: count))
+                    else { return false }
                     index += count
                 default:
                     guard strictNumber(&index, end) else { return false }
@@ -173,7 +174,7 @@ package struct JSONSpans {
                 guard index + 1 < end else { return false }
                 switch bytes[index + 1] {
                 case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"), UInt8(ascii: "n"),
-                     UInt8(ascii: "r"), UInt8(ascii: "t"):
+                    UInt8(ascii: "r"), UInt8(ascii: "t"):
                     index += 2
                 case UInt8(ascii: "u"):
                     guard index + 6 <= end, bytes[(index + 2)..<(index + 6)].allSatisfy({ $0.isHexDigit }) else { return false }
@@ -308,7 +309,7 @@ package struct JSONSpans {
             while index < bytes.count {
                 switch bytes[index] {
                 case UInt8(ascii: ","), UInt8(ascii: "}"), UInt8(ascii: "]"), UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"),
-                     UInt8(ascii: "\t"):
+                    UInt8(ascii: "\t"):
                     return index > start
                 case UInt8(ascii: "{"), UInt8(ascii: "["), UInt8(ascii: "\""), UInt8(ascii: ":"):
                     return false
@@ -345,10 +346,10 @@ private struct OpenBrackets {
     var innermostIsObject: Bool? { depth == 0 ? nil : objects & (1 << (depth - 1)) != 0 }
 }
 
-private extension UInt8 {
-    var isJSONWhitespace: Bool { self == 0x20 || self == 0x0A || self == 0x0D || self == 0x09 }
+extension UInt8 {
+    fileprivate var isJSONWhitespace: Bool { self == 0x20 || self == 0x0A || self == 0x0D || self == 0x09 }
 
-    var isHexDigit: Bool {
+    fileprivate var isHexDigit: Bool {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(self) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(self)
             || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(self)
     }

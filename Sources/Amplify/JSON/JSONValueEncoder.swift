@@ -76,7 +76,8 @@ private struct EncodedIndexKey: CodingKey {
 
 private func number(_ value: Double, _ codingPath: [any CodingKey]) throws -> JSONValue {
     guard value.isFinite else {
-        throw EncodingError.invalidValue(value, EncodingError.Context(codingPath: codingPath, debugDescription: "Unable to encode \(value) directly in JSON."))
+        throw EncodingError.invalidValue(
+            value, EncodingError.Context(codingPath: codingPath, debugDescription: "Unable to encode \(value) directly in JSON."))
     }
     return .number(value)
 }

@@ -59,9 +59,15 @@ private struct JSONByteParser {
         case UInt8(ascii: "{"): return try object()
         case UInt8(ascii: "["): return try array()
         case UInt8(ascii: "\""): return .string(try string())
-        case UInt8(ascii: "t"): try literal("true"); return .boolean(true)
-        case UInt8(ascii: "f"): try literal("false"); return .boolean(false)
-        case UInt8(ascii: "n"): try literal("null"); return .null
+        case UInt8(ascii: "t"):
+            try literal("true")
+            return .boolean(true)
+        case UInt8(ascii: "f"):
+            try literal("false")
+            return .boolean(false)
+        case UInt8(ascii: "n"):
+            try literal("null")
+            return .null
         default: return .number(try number())
         }
     }

@@ -17,8 +17,8 @@ extension JSONValue {
         guard let value = value(at: keyPath), !value.isNull else { return nil }
         let expected = Self.rangeText(whole: true, unit: unit, Self.numberText(Double(range.lowerBound)), Self.numberText(Double(range.upperBound)))
         guard let number = value.doubleValue, number.isFinite, number.rounded() == number,
-              number >= Double(range.lowerBound), number <= Double(range.upperBound),
-              let whole = Int(exactly: number), range.contains(whole)
+            number >= Double(range.lowerBound), number <= Double(range.upperBound),
+            let whole = Int(exactly: number), range.contains(whole)
         else {
             throw ConfigurationValueError(keyPath: keyPath, expected: expected, found: value)
         }

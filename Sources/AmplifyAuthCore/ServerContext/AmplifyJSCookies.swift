@@ -26,7 +26,8 @@ public struct AuthRequestTokens: Sendable, Equatable {
     public init(authorization: String, idToken: String? = nil, refreshToken: String? = nil) throws(AmplifyJSCookies.CookieError) {
         let trimmed = authorization.trimmingCharacters(in: .whitespaces)
         guard trimmed.utf8.count <= AmplifyJSCookies.maximumHeaderLength else {
-            throw .oversized("The Authorization header is \(trimmed.utf8.count) bytes, more than the \(AmplifyJSCookies.maximumHeaderLength) accepted.")
+            throw .oversized(
+                "The Authorization header is \(trimmed.utf8.count) bytes, more than the \(AmplifyJSCookies.maximumHeaderLength) accepted.")
         }
         let parts = trimmed.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
         guard parts.count == 2, parts[0].lowercased() == "bearer" else {
@@ -110,7 +111,10 @@ public enum AmplifyJSCookies {
         public var sameSite: String
 
         /// Amplify JS's defaults, or others.
-        public init(maxAge: Int = AmplifyJSCookies.defaultMaxAge, domain: String? = nil, path: String = "/", secure: Bool = true, httpOnly: Bool = false, sameSite: String = "Lax") {
+        public init(
+            maxAge: Int = AmplifyJSCookies.defaultMaxAge, domain: String? = nil, path: String = "/", secure: Bool = true, httpOnly: Bool = false,
+            sameSite: String = "Lax"
+        ) {
             self.maxAge = maxAge
             self.domain = domain
             self.path = path
@@ -211,7 +215,8 @@ public enum AmplifyJSCookies {
     /// The `Set-Cookie` values that delete `username`'s cookies of `clientId` (`Max-Age=0`).
     public static func clearingCookies(clientId: String, username: String, attributes: Attributes = Attributes()) -> [String] {
         let base = "\(prefix).\(clientId).\(username)."
-        let names = ["\(prefix).\(clientId).LastAuthUser"] + ["accessToken", "idToken", "refreshToken", "clockDrift", "signInDetails"].map { base + $0 }
+        let names =
+            ["\(prefix).\(clientId).LastAuthUser"] + ["accessToken", "idToken", "refreshToken", "clockDrift", "signInDetails"].map { base + $0 }
         return names.map { cookie(name: $0, value: "", maxAge: 0, attributes) }
     }
 

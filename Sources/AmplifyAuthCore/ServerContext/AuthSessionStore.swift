@@ -118,7 +118,8 @@ public actor AuthSessionStore {
     /// creates that user's held session.
     /// - Throws: `AuthError.configuration(_:_:_:)` before the plugin is configured.
     public func newContext() throws -> AuthServerContext {
-        let session = AuthContextSession(tenant: tenant, scope: .held, initial: nil, owner: self, events: plugin.authEvents, refresh: try plugin.sessionRefresh())
+        let session = AuthContextSession(
+            tenant: tenant, scope: .held, initial: nil, owner: self, events: plugin.authEvents, refresh: try plugin.sessionRefresh())
         return AuthServerContext(plugin: plugin, session: session)
     }
 
@@ -257,7 +258,9 @@ public actor AuthSessionStore {
                 } catch {
                     retry = true
                 }
-                observer?(RefreshRecord(username: username, expiresAt: times.expiresAt, dueAt: times.due, startedAt: started, endedAt: Date(), succeeded: succeeded))
+                observer?(
+                    RefreshRecord(
+                        username: username, expiresAt: times.expiresAt, dueAt: times.due, startedAt: started, endedAt: Date(), succeeded: succeeded))
                 self.refreshEnded(id, username: username, session: session, retry: retry)
             }
         }

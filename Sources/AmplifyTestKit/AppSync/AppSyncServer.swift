@@ -1,8 +1,9 @@
 import Amplify
 import AmplifyConcurrency
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The tests' AppSync stand-in (`appsync_server.py`: GraphQL over HTTP and AppSync's real-time
@@ -57,7 +58,8 @@ public final class AppSyncServer: @unchecked Sendable {
         public init(
             apiKeys: [String] = ["da2-test"], iamKeys: [(accessKeyId: String, secretAccessKey: String, sessionToken: String?)] = [],
             userPool: (jwksURL: String, issuer: String, clientIds: [String])? = nil, oidcTokens: [String] = [], lambdaTokens: [String] = [],
-            defaultAuth: String? = nil, tls: Bool = false, keepAliveInterval: Double? = nil, connectionTimeoutMs: Int? = nil, maxSubscriptions: Int? = nil
+            defaultAuth: String? = nil, tls: Bool = false, keepAliveInterval: Double? = nil, connectionTimeoutMs: Int? = nil,
+            maxSubscriptions: Int? = nil
         ) {
             self.apiKeys = apiKeys
             self.iamKeys = iamKeys
@@ -135,15 +137,20 @@ public final class AppSyncServer: @unchecked Sendable {
         let python = try MotoServer.pythonExecutable()
         let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("appsync-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        var arguments = [MotoServer.packageRoot.appendingPathComponent("Sources/AmplifyTestKit/AppSync/appsync_server.py").path,
-                         "--port", "0", "--exit-with-stdin"] + options.arguments
+        var arguments =
+            [
+                MotoServer.packageRoot.appendingPathComponent("Sources/AmplifyTestKit/AppSync/appsync_server.py").path,
+                "--port", "0", "--exit-with-stdin",
+            ] + options.arguments
         if options.tls {
             let cert = folder.appendingPathComponent("cert.pem").path
             let key = folder.appendingPathComponent("key.pem").path
             let openssl = Process()
             openssl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            openssl.arguments = ["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1",
-                                 "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1"]
+            openssl.arguments = [
+                "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1",
+                "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+            ]
             openssl.standardOutput = FileHandle.nullDevice
             openssl.standardError = FileHandle.nullDevice
             try openssl.runSerialized()
@@ -160,10 +167,11 @@ public final class AppSyncServer: @unchecked Sendable {
         let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
-        process.standardError = ProcessInfo.processInfo.environment["AMPLIFY_APPSYNC_LOG"].flatMap { path in
-            _ = FileManager.default.createFile(atPath: path, contents: nil)
-            return FileHandle(forWritingAtPath: path)
-        } ?? FileHandle.nullDevice
+        process.standardError =
+            ProcessInfo.processInfo.environment["AMPLIFY_APPSYNC_LOG"].flatMap { path in
+                _ = FileManager.default.createFile(atPath: path, contents: nil)
+                return FileHandle(forWritingAtPath: path)
+            } ?? FileHandle.nullDevice
         try process.runSerialized()
         let lines = LineReader(output.fileHandleForReading)
         guard let line = lines.nextLine(), line.hasPrefix("READY "), let port = Int(line.dropFirst(6)) else {
@@ -192,7 +200,13 @@ public final class AppSyncServer: @unchecked Sendable {
     /// - Throws: ``AppSyncServerError`` when the server does not answer 200.
     @discardableResult
     public func control(_ name: String, _ query: [String: String] = [:], body: JSONValue? = nil) throws -> JSONValue {
-        let queryText = query.isEmpty ? "" : "?" + query.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0.value)" }.joined(separator: "&")
+        let queryText =
+            query.isEmpty
+            ? ""
+            : "?"
+                + query.sorted { $0.key < $1.key }.map {
+                    "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0.value)"
+                }.joined(separator: "&")
         return try plainHTTP(method: "POST", target: "/control/\(name)\(queryText)", body: body.flatMap { try? JSONEncoder().encode($0) } ?? Data())
     }
 
@@ -228,7 +242,10 @@ public final class AppSyncServer: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0 else { throw AppSyncServerError("cannot connect to the AppSync stand-in on port \(port)") }
-        let request = Data("\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n".utf8) + body
+        let request =
+            Data(
+                "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
+                    .utf8) + body
         try request.withUnsafeBytes { raw in
             var sent = 0
             while sent < raw.count {
@@ -251,8 +268,10 @@ public final class AppSyncServer: @unchecked Sendable {
     private func curlHTTP(method: String, target: String, body: Data) throws -> JSONValue {
         let curl = Process()
         curl.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        curl.arguments = ["curl", "-sS", "-i", "--cacert", certificateFile ?? "", "-X", method, "-H", "Content-Type: application/json",
-                          "--data-binary", String(decoding: body, as: UTF8.self), "https://127.0.0.1:\(port)\(target)"]
+        curl.arguments = [
+            "curl", "-sS", "-i", "--cacert", certificateFile ?? "", "-X", method, "-H", "Content-Type: application/json",
+            "--data-binary", String(decoding: body, as: UTF8.self), "https://127.0.0.1:\(port)\(target)",
+        ]
         let output = Pipe()
         curl.standardOutput = output
         curl.standardError = FileHandle.nullDevice

@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A small HTTP server for HTTP-client tests and benchmarks (`http_test_server.py`, Python's

@@ -54,7 +54,8 @@ public final class MotoServer: @unchecked Sendable {
         let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
-        process.standardError = ProcessInfo.processInfo.environment["AMPLIFY_MOTO_LOG"].flatMap { FileHandle(forWritingAtPath: $0) } ?? FileHandle.nullDevice
+        process.standardError =
+            ProcessInfo.processInfo.environment["AMPLIFY_MOTO_LOG"].flatMap { FileHandle(forWritingAtPath: $0) } ?? FileHandle.nullDevice
         try process.runSerialized()
         let answers = LineReader(output.fileHandleForReading)
         guard let first = answers.nextLine(), let port = try? JSONDecoder().decode(JSONValue.self, from: Data(first.utf8))["port"]?.intValue else {
@@ -85,7 +86,10 @@ public final class MotoServer: @unchecked Sendable {
     /// need one without going through a plugin.
     /// - Throws: ``MotoServerError`` with boto3's message when moto refused.
     public func tokens(userPoolId: String, clientId: String, username: String, password: String) throws -> JSONValue {
-        try send(["op": "tokens", "userPoolId": .string(userPoolId), "clientId": .string(clientId), "username": .string(username), "password": .string(password)])
+        try send([
+            "op": "tokens", "userPoolId": .string(userPoolId), "clientId": .string(clientId), "username": .string(username),
+            "password": .string(password),
+        ])
     }
 
     /// Creates what `spec` names (see `moto_harness.py`: `buckets`, `userPool`, `identityPool`,

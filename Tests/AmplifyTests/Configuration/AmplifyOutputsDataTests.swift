@@ -50,14 +50,22 @@ struct AmplifyOutputsDataTests {
         #expect(fromData.custom == fromFile.custom)
     }
 
-    @Test("malformed data, bytes that are not UTF-8, a missing required key and a bad enum value are ConfigurationError.unableToDecode (amplify-swift's case); a missing file is invalidAmplifyOutputsFile")
+    @Test(
+        "malformed data, bytes that are not UTF-8, a missing required key and a bad enum value are ConfigurationError.unableToDecode (amplify-swift's case); a missing file is invalidAmplifyOutputsFile"
+    )
     func malformed() throws {
-        for bytes in ["{", #"{"version": "1", "storage": {"aws_region": "us-east-1"}}"#, #"{"version": "1", "data": {"aws_region": "r", "url": "https://x", "default_authorization_type": "NOPE", "authorization_types": []}}"#] {
+        for bytes in [
+            "{", #"{"version": "1", "storage": {"aws_region": "us-east-1"}}"#,
+            #"{"version": "1", "data": {"aws_region": "r", "url": "https://x", "default_authorization_type": "NOPE", "authorization_types": []}}"#,
+        ] {
             do {
                 _ = try AmplifyOutputsData(data: Data(bytes.utf8))
                 Issue.record("\(bytes) decoded")
             } catch let error as ConfigurationError {
-                guard case .unableToDecode = error else { Issue.record("\(error)"); continue }
+                guard case .unableToDecode = error else {
+                    Issue.record("\(error)")
+                    continue
+                }
             }
         }
         for bytes in [Data([0xC0, 0x20]), Data(#"{"foo"}"#.utf8)] {
@@ -88,7 +96,8 @@ struct AmplifyOutputsDataTests {
         #expect(configuration.storage?.plugins["awsS3StoragePlugin"]?["bucket"] == "b")
     }
 
-    @Test("every section and nested value has a public initializer with amplify-swift's labels, and what it builds round-trips through the file shape")
+    @Test(
+        "every section and nested value has a public initializer with amplify-swift's labels, and what it builds round-trips through the file shape")
     func everySectionBuiltInCode() throws {
         let outputs = AmplifyOutputsData(
             analytics: .init(amazonPinpoint: .init(awsRegion: "us-east-1", appId: "app")),
@@ -101,21 +110,25 @@ struct AmplifyOutputsDataTests {
                 standardRequiredAttributes: [.email, .familyName], usernameAttributes: [.email], userVerificationTypes: [.phoneNumber],
                 groups: [["ADMINS": .init(precedence: 1)]], unauthenticatedIdentitiesEnabled: true, mfaConfiguration: "OPTIONAL",
                 mfaMethods: ["SMS", "TOTP"],
-                passwordless: .init(emailOtpEnabled: true, smsOtpEnabled: false, webAuthn: .init(relyingPartyId: "example.com"), preferredChallenge: "EMAIL_OTP")),
+                passwordless: .init(
+                    emailOtpEnabled: true, smsOtpEnabled: false, webAuthn: .init(relyingPartyId: "example.com"), preferredChallenge: "EMAIL_OTP")),
             data: .init(
                 awsRegion: "us-east-1", url: "https://x.appsync-api.us-east-1.amazonaws.com/graphql", apiKey: "da2-key",
                 defaultAuthorizationType: .apiKey, authorizationTypes: [.apiKey, .amazonCognitoUserPools]),
             geo: .init(
                 awsRegion: "us-east-1", maps: .init(items: ["map": .init(style: "VectorEsriStreets")], default: "map"),
                 searchIndices: .init(items: ["index"], default: "index"), geofenceCollections: .init(items: ["fences"], default: "fences")),
-            notifications: .init(awsRegion: "us-east-1", amazonPinpointAppId: "pinpoint", channels: [.apns, .fcm], amazonConnect: .init(endpoint: "https://c")),
+            notifications: .init(
+                awsRegion: "us-east-1", amazonPinpointAppId: "pinpoint", channels: [.apns, .fcm], amazonConnect: .init(endpoint: "https://c")),
             storage: .init(awsRegion: "us-east-1", bucketName: "b"))
         #expect(outputs.geo?.maps?.items["map"]?.style == "VectorEsriStreets")
         #expect(outputs.auth?.passwordPolicy?.requireSymbols == false)
         #expect(try JSONDecoder().decode(AmplifyOutputsData.self, from: outputs.encodedJSON()) == outputs)
     }
 
-    @Test("decoding with JSONDecoder's convertFromSnakeCase (amplify-swift's way) gives what the plain decoder gives; a missing key is named as the file spells it")
+    @Test(
+        "decoding with JSONDecoder's convertFromSnakeCase (amplify-swift's way) gives what the plain decoder gives; a missing key is named as the file spells it"
+    )
     func decodesWithConvertFromSnakeCase() throws {
         let snakeCase = JSONDecoder()
         snakeCase.keyDecodingStrategy = .convertFromSnakeCase
@@ -124,7 +137,9 @@ struct AmplifyOutputsDataTests {
             let plain = try JSONDecoder().decode(AmplifyOutputsData.self, from: bytes)
             #expect(try snakeCase.decode(AmplifyOutputsData.self, from: bytes) == plain, "\(name)")
         }
-        let file = Data(#"{"version": "1", "auth": {"aws_region": "us-east-1", "user_pool_id": "us-east-1_abc", "user_pool_client_id": "c", "password_policy": {"min_length": 8}}, "storage": {"aws_region": "us-east-1", "bucket_name": "b"}}"#.utf8)
+        let file = Data(
+            #"{"version": "1", "auth": {"aws_region": "us-east-1", "user_pool_id": "us-east-1_abc", "user_pool_client_id": "c", "password_policy": {"min_length": 8}}, "storage": {"aws_region": "us-east-1", "bucket_name": "b"}}"#
+                .utf8)
         let decoded = try snakeCase.decode(AmplifyOutputsData.self, from: file)
         #expect(decoded.auth?.userPoolId == "us-east-1_abc" && decoded.auth?.passwordPolicy?.minLength == 8 && decoded.storage?.bucketName == "b")
         for decoder in [JSONDecoder(), snakeCase] {

@@ -75,7 +75,10 @@ struct ConfigurationFileTests {
     @Test("a missing file names the path and says how to get one")
     func missingFile() throws {
         let (error, path) = try loadError(nil)
-        guard case .invalidAmplifyConfigurationFile = error else { Issue.record("wrong case \(error)"); return }
+        guard case .invalidAmplifyConfigurationFile = error else {
+            Issue.record("wrong case \(error)")
+            return
+        }
         #expect(error.errorDescription == "Configuration file not found: \(path).")
         #expect(error.recoverySuggestion.contains("amplify pull"))
     }
@@ -130,7 +133,10 @@ struct ConfigurationFileTests {
     func gen2MissingKey() throws {
         let (error, path) = try loadError(
             #"{"version": "1.3", "auth": {"aws_region": "us-east-1", "user_pool_client_id": "c"}}"#, name: "amplify_outputs.json")
-        guard case .unableToDecode = error else { Issue.record("wrong case \(error)"); return }
+        guard case .unableToDecode = error else {
+            Issue.record("wrong case \(error)")
+            return
+        }
         #expect(error.errorDescription == "`auth.user_pool_id` in \(path) is missing; a non-empty string is required.")
     }
 

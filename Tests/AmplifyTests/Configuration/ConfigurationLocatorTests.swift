@@ -28,11 +28,13 @@ struct ConfigurationLocatorTests {
         let folder = try TemporaryFolder()
         defer { folder.cleanUp() }
         try folder.write("awsconfiguration.json", legacy)
-        #expect(try ConfigurationLocator.loadDefault(environment: [:], directory: folder.url)
-            .auth?.plugins["awsCognitoAuthPlugin"]?.value(at: "CognitoUserPool.Default.PoolId") == "legacypool")
+        #expect(
+            try ConfigurationLocator.loadDefault(environment: [:], directory: folder.url)
+                .auth?.plugins["awsCognitoAuthPlugin"]?.value(at: "CognitoUserPool.Default.PoolId") == "legacypool")
         try folder.write("amplify_outputs.json", gen2)
-        #expect(try ConfigurationLocator.loadDefault(environment: [:], directory: folder.url)
-            .auth?.plugins["awsCognitoAuthPlugin"]?.value(at: "CognitoUserPool.Default.PoolId") == "gen2pool")
+        #expect(
+            try ConfigurationLocator.loadDefault(environment: [:], directory: folder.url)
+                .auth?.plugins["awsCognitoAuthPlugin"]?.value(at: "CognitoUserPool.Default.PoolId") == "gen2pool")
     }
 
     @Test("$AMPLIFY_CONFIG names the file, relative to the working directory, and wins over the rest")
@@ -62,7 +64,10 @@ struct ConfigurationLocatorTests {
         let error = #expect(throws: ConfigurationError.self) {
             try ConfigurationLocator.loadDefault(environment: [:], directory: folder.url)
         }
-        #expect(error?.errorDescription == "No configuration file found: $AMPLIFY_CONFIG is not set and none of amplifyconfiguration.json, amplify_outputs.json, awsconfiguration.json is in \(folder.url.path).")
+        #expect(
+            error?.errorDescription
+                == "No configuration file found: $AMPLIFY_CONFIG is not set and none of amplifyconfiguration.json, amplify_outputs.json, awsconfiguration.json is in \(folder.url.path)."
+        )
         #expect(error?.recoverySuggestion.contains("--config") == true)
     }
 }

@@ -28,8 +28,9 @@ struct JSONValueTests {
         let data = try JSONEncoder().encode(sample)
         #expect(try JSONDecoder().decode(JSONValue.self, from: data) == sample)
         let text = #"{"a": [1, 2.5, "x", true, null, {"b": {}}]}"#
-        #expect(try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
-            == ["a": [1, 2.5, "x", true, nil, ["b": [:]]]])
+        #expect(
+            try JSONDecoder().decode(JSONValue.self, from: Data(text.utf8))
+                == ["a": [1, 2.5, "x", true, nil, ["b": [:]]]])
     }
 
     @Test("required and optional readers say what was expected where")

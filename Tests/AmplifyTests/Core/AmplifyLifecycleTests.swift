@@ -34,7 +34,10 @@ struct AmplifyLifecycleTests {
         await fresh()
         try Amplify.add(plugin: TestAuthPlugin())
         let thrown = await error(AuthError.self) { _ = try await Amplify.Auth.signIn(username: "a", password: "b") }
-        guard case .configuration(let description, let suggestion, _) = thrown else { Issue.record("\(String(describing: thrown))"); return }
+        guard case .configuration(let description, let suggestion, _) = thrown else {
+            Issue.record("\(String(describing: thrown))")
+            return
+        }
         #expect(description == "Amplify.Auth was used before Amplify.configure().")
         #expect(suggestion.contains("Call Amplify.configure()"))
         await Amplify.reset()
@@ -47,12 +50,13 @@ struct AmplifyLifecycleTests {
         try Amplify.add(plugin: TestAnalyticsPlugin())
         try Amplify.add(plugin: TestStoragePlugin())
         let recorders = HubChannel.amplifyChannels.map { HubEventRecorder(channel: $0) }
-        try Amplify.configure(AmplifyConfiguration(
-            analytics: CategoryConfiguration(plugins: ["testAnalyticsPlugin": ["stream": "events"]]),
-            auth: CategoryConfiguration(plugins: ["testAuthPlugin": ["poolId": "p1"]]),
-            hub: CategoryConfiguration(plugins: ["defaultHubPlugin": ["slowListenerThresholdMilliseconds": 75]]),
-            logging: CategoryConfiguration(plugins: ["consoleLoggingPlugin": ["logLevel": "debug"]]),
-            storage: CategoryConfiguration(plugins: ["testStoragePlugin": ["bucket": "b"]])))
+        try Amplify.configure(
+            AmplifyConfiguration(
+                analytics: CategoryConfiguration(plugins: ["testAnalyticsPlugin": ["stream": "events"]]),
+                auth: CategoryConfiguration(plugins: ["testAuthPlugin": ["poolId": "p1"]]),
+                hub: CategoryConfiguration(plugins: ["defaultHubPlugin": ["slowListenerThresholdMilliseconds": 75]]),
+                logging: CategoryConfiguration(plugins: ["consoleLoggingPlugin": ["logLevel": "debug"]]),
+                storage: CategoryConfiguration(plugins: ["testStoragePlugin": ["bucket": "b"]])))
         #expect(Amplify.isConfigured)
         let records = configureRecords.value
         #expect(records.map(\.key) == ["testAuthPlugin", "testAnalyticsPlugin", "testStoragePlugin"])
@@ -77,7 +81,8 @@ struct AmplifyLifecycleTests {
         #expect(Amplify.configurationFindings.isEmpty)
         await Amplify.reset()
         #expect(Amplify.Logging.plugin is SwiftLogLoggingPlugin)
-        try Amplify.configure(AmplifyConfiguration(logging: CategoryConfiguration(plugins: ["swiftLogLoggingPlugin": ["categoryLogLevel": ["Auth": "verbose"]]])))
+        try Amplify.configure(
+            AmplifyConfiguration(logging: CategoryConfiguration(plugins: ["swiftLogLoggingPlugin": ["categoryLogLevel": ["Auth": "verbose"]]])))
         #expect((Amplify.Logging.plugin as? SwiftLogLoggingPlugin)?.logLevel(forCategory: "Auth") == .verbose)
         await Amplify.reset()
     }
@@ -88,12 +93,20 @@ struct AmplifyLifecycleTests {
         let plugin = TestAPIPlugin()
         try Amplify.add(plugin: plugin)
         try Amplify.add(plugin: TestStoragePlugin())
-        let early = await error(APIError.self) { _ = try await Amplify.API.query(request: GraphQLRequest(document: "{ a }", responseType: JSONValue.self)) }
-        guard case .invalidConfiguration(let description, _, _)? = early else { Issue.record("\(String(describing: early))"); return }
+        let early = await error(APIError.self) {
+            _ = try await Amplify.API.query(request: GraphQLRequest(document: "{ a }", responseType: JSONValue.self))
+        }
+        guard case .invalidConfiguration(let description, _, _)? = early else {
+            Issue.record("\(String(describing: early))")
+            return
+        }
         #expect(description == "Amplify.API was used before Amplify.configure().")
-        try Amplify.configure(AmplifyConfiguration(
-            api: CategoryConfiguration(plugins: ["testAPIPlugin": ["notes": ["endpoint": "https://a/graphql"], "admin": ["endpoint": "https://b"]]]),
-            storage: CategoryConfiguration(plugins: ["testStoragePlugin": ["bucket": "b"]])))
+        try Amplify.configure(
+            AmplifyConfiguration(
+                api: CategoryConfiguration(plugins: [
+                    "testAPIPlugin": ["notes": ["endpoint": "https://a/graphql"], "admin": ["endpoint": "https://b"]]
+                ]),
+                storage: CategoryConfiguration(plugins: ["testStoragePlugin": ["bucket": "b"]])))
         #expect(configureRecords.value.map(\.key) == ["testStoragePlugin", "testAPIPlugin"])
         #expect(try await Amplify.API.query(request: GraphQLRequest(document: "{ a }", responseType: JSONValue.self)).get() == ["admin", "notes"])
         #expect(try await Amplify.API.get(request: RESTRequest(path: "/x")) == Data("/x".utf8))
@@ -115,7 +128,10 @@ struct AmplifyLifecycleTests {
         let thrown = await error(PluginError.self) {
             try Amplify.configure(AmplifyConfiguration(api: CategoryConfiguration(plugins: ["testAPIPlugin": ["my api": ["region": "us-east-1"]]])))
         }
-        guard case .pluginConfigurationError(let description, _, _) = thrown else { Issue.record("\(String(describing: thrown))"); return }
+        guard case .pluginConfigurationError(let description, _, _) = thrown else {
+            Issue.record("\(String(describing: thrown))")
+            return
+        }
         #expect(description == "`api.plugins.testAPIPlugin.my api.endpoint` in the configuration is missing; expected an http or https URL.")
         #expect(!Amplify.isConfigured)
         let sequence = Amplify.API.subscribe(request: GraphQLRequest(document: "subscription { a }", responseType: JSONValue.self))
@@ -129,7 +145,10 @@ struct AmplifyLifecycleTests {
         await fresh()
         try Amplify.configure(AmplifyConfiguration())
         let second = await error(ConfigurationError.self) { try Amplify.configure(AmplifyConfiguration()) }
-        guard case .amplifyAlreadyConfigured(let description, _, _) = second else { Issue.record("\(String(describing: second))"); return }
+        guard case .amplifyAlreadyConfigured(let description, _, _) = second else {
+            Issue.record("\(String(describing: second))")
+            return
+        }
         #expect(description == "Amplify.configure() was called, but Amplify is already configured.")
         let late = await error(ConfigurationError.self) { try Amplify.add(plugin: TestAuthPlugin()) }
         #expect(late?.errorDescription == "Amplify.add(plugin:) was called for 'testAuthPlugin' after Amplify.configure().")
@@ -146,7 +165,10 @@ struct AmplifyLifecycleTests {
         #expect(thrown?.errorDescription == "The Auth category has 2 plugins (first, second) and this call needs exactly one.")
         #expect(try Amplify.Auth.getPlugin(for: "second").key == "second")
         let missing = await error(AuthError.self) { _ = try Amplify.Auth.getPlugin(for: "third") }
-        guard case .configuration(let description, let suggestion, _)? = missing else { Issue.record("\(String(describing: missing))"); return }
+        guard case .configuration(let description, let suggestion, _)? = missing else {
+            Issue.record("\(String(describing: missing))")
+            return
+        }
         #expect(description == "No plugin has been added for 'third'.")
         #expect(suggestion == "Either add a plugin for 'third', or use one of the known keys: first, second.")
         await Amplify.reset()
@@ -186,7 +208,9 @@ struct AmplifyLifecycleTests {
         Amplify.registry.register(key: "testAnalyticsPlugin", category: .analytics) { TestAnalyticsPlugin() }
         let folder = try TemporaryFolder()
         defer { folder.cleanUp() }
-        let file = try folder.write("amplifyconfiguration.json", """
+        let file = try folder.write(
+            "amplifyconfiguration.json",
+            """
             {"auth": {"plugins": {"testAuthPlugin": {"region": "eu-west-1", "database": "data/users.sqlite"}}},
              "analytics": {"plugins": {"testAnalyticsPlugin": {}}}}
             """)
@@ -204,12 +228,18 @@ struct AmplifyLifecycleTests {
         #expect(throws: AuthError.self) { try Amplify.Auth.getPlugin(for: "testAuthPlugin") }
     }
 
-    @Test("a block its factory says names nothing (the CLI's stub) makes no plugin: a placeholder finding, and the rest configures; an added plugin still gets its block")
+    @Test(
+        "a block its factory says names nothing (the CLI's stub) makes no plugin: a placeholder finding, and the rest configures; an added plugin still gets its block"
+    )
     func stubBlockMakesNoPlugin() async throws {
         await fresh()
-        Amplify.registry.register(key: "stubbedAuthPlugin", category: .auth, namesResources: { $0["PoolId"] != nil }) { TestAuthPlugin(key: "stubbedAuthPlugin") }
+        Amplify.registry.register(key: "stubbedAuthPlugin", category: .auth, namesResources: { $0["PoolId"] != nil }) {
+            TestAuthPlugin(key: "stubbedAuthPlugin")
+        }
         defer { Amplify.registry.unregister("stubbedAuthPlugin") }
-        try Amplify.configure(AmplifyConfiguration(auth: CategoryConfiguration(plugins: ["stubbedAuthPlugin": ["UserAgent": "cli", "IdentityManager": ["Default": [:]]]])))
+        try Amplify.configure(
+            AmplifyConfiguration(
+                auth: CategoryConfiguration(plugins: ["stubbedAuthPlugin": ["UserAgent": "cli", "IdentityManager": ["Default": [:]]]])))
         #expect(throws: AuthError.self) { try Amplify.Auth.getPlugin(for: "stubbedAuthPlugin") }
         let finding = try #require(Amplify.configurationFindings.first)
         #expect(finding.kind == .placeholder && finding.path == "auth.plugins.stubbedAuthPlugin")
@@ -238,7 +268,10 @@ struct AmplifyLifecycleTests {
         #expect(Amplify.configurationFindings.count == 1)
         #expect(finding.kind == .unusedPlugin)
         #expect(finding.path == "auth.plugins.awsCognitoAuthPlugin")
-        #expect(finding.message == "No plugin found for configuration key 'awsCognitoAuthPlugin' (`auth.plugins.awsCognitoAuthPlugin` in the configuration): no Auth plugin with that key was added or registered (known keys: addedAuthPlugin, localAuthPlugin); the block is skipped.")
+        #expect(
+            finding.message
+                == "No plugin found for configuration key 'awsCognitoAuthPlugin' (`auth.plugins.awsCognitoAuthPlugin` in the configuration): no Auth plugin with that key was added or registered (known keys: addedAuthPlugin, localAuthPlugin); the block is skipped."
+        )
         #expect(finding.suggestion.contains("Amplify.registerBuiltInPlugins()"))
         await Amplify.Hub.flush()
         #expect(warnings.withLock { $0 } == [finding])
@@ -275,14 +308,19 @@ struct AmplifyLifecycleTests {
     @Test("a plugin's configuration warnings become suspiciousValue findings naming the full path, and the rest configures")
     func pluginWarningsBecomeFindings() async throws {
         await fresh()
-        let warning = ConfigurationWarning(path: "CognitoUserPool.Default.Region", message: "the region is a, but the pool is in b.", suggestion: "Set it to b.")
+        let warning = ConfigurationWarning(
+            path: "CognitoUserPool.Default.Region", message: "the region is a, but the pool is in b.", suggestion: "Set it to b.")
         try Amplify.add(plugin: TestAuthPlugin(warnings: [warning]))
         try Amplify.configure(AmplifyConfiguration(auth: CategoryConfiguration(plugins: ["testAuthPlugin": [:]])))
         #expect(Amplify.isConfigured)
-        #expect(Amplify.configurationFindings == [ConfigurationFinding(
-            kind: .suspiciousValue, path: "auth.plugins.testAuthPlugin.CognitoUserPool.Default.Region",
-            message: "`auth.plugins.testAuthPlugin.CognitoUserPool.Default.Region` in the configuration: the region is a, but the pool is in b.",
-            suggestion: "Set it to b.")])
+        #expect(
+            Amplify.configurationFindings == [
+                ConfigurationFinding(
+                    kind: .suspiciousValue, path: "auth.plugins.testAuthPlugin.CognitoUserPool.Default.Region",
+                    message:
+                        "`auth.plugins.testAuthPlugin.CognitoUserPool.Default.Region` in the configuration: the region is a, but the pool is in b.",
+                    suggestion: "Set it to b.")
+            ])
         #expect(Amplify.configurationFindings.allSatisfy { $0.isWarning })
         await Amplify.reset()
     }
@@ -294,7 +332,8 @@ struct AmplifyLifecycleTests {
             Amplify.registry.register(key: "testAuthPlugin", category: .auth) { TestAuthPlugin(refusedKey: key) }
             let configuration = AmplifyConfiguration(auth: CategoryConfiguration(plugins: ["testAuthPlugin": [key: "your-pool-id"]]))
             let thrown = await error(PluginError.self) { try Amplify.configure(configuration) }
-            #expect(thrown?.errorDescription == "`auth.plugins.testAuthPlugin.\(key)` in the configuration \(shown); expected a value of another form.")
+            #expect(
+                thrown?.errorDescription == "`auth.plugins.testAuthPlugin.\(key)` in the configuration \(shown); expected a value of another form.")
         }
         await Amplify.reset()
     }
@@ -305,9 +344,13 @@ struct AmplifyLifecycleTests {
         Amplify.registry.register(key: "testAuthPlugin", category: .auth) { TestAuthPlugin(requiresPoolId: true) }
         let folder = try TemporaryFolder()
         defer { folder.cleanUp() }
-        let bad = try folder.write("bad.json", #"{"auth": {"plugins": {"testAuthPlugin": {"CognitoUserPool": {"Default": {"Region": "us-east-1"}}}}}}"#)
+        let bad = try folder.write(
+            "bad.json", #"{"auth": {"plugins": {"testAuthPlugin": {"CognitoUserPool": {"Default": {"Region": "us-east-1"}}}}}}"#)
         let thrown = await error(PluginError.self) { try Amplify.configure(AmplifyConfiguration(configurationFile: bad)) }
-        guard case .pluginConfigurationError(let description, _, _) = thrown else { Issue.record("\(String(describing: thrown))"); return }
+        guard case .pluginConfigurationError(let description, _, _) = thrown else {
+            Issue.record("\(String(describing: thrown))")
+            return
+        }
         #expect(description == "`auth.plugins.testAuthPlugin.CognitoUserPool.Default.PoolId` in \(bad.path) is missing; expected a non-empty string.")
         #expect(!Amplify.isConfigured)
         #expect(throws: AuthError.self) { try Amplify.Auth.getPlugin(for: "testAuthPlugin") }
@@ -324,7 +367,10 @@ struct AmplifyLifecycleTests {
         let thrown = await error(PluginError.self) {
             try Amplify.configure(AmplifyConfiguration(auth: CategoryConfiguration(plugins: ["testStoragePlugin": [:]])))
         }
-        guard case .mismatchedPlugin(let description, _, _) = thrown else { Issue.record("\(String(describing: thrown))"); return }
+        guard case .mismatchedPlugin(let description, _, _) = thrown else {
+            Issue.record("\(String(describing: thrown))")
+            return
+        }
         #expect(description.contains("which is a Storage plugin, under Auth"))
         await Amplify.reset()
     }
@@ -333,10 +379,16 @@ struct AmplifyLifecycleTests {
     func badPlugins() async throws {
         await fresh()
         let empty = await error(AuthError.self) { try Amplify.add(plugin: TestAuthPlugin(key: "")) }
-        guard case .configuration(let description, _, _)? = empty else { Issue.record("\(String(describing: empty))"); return }
+        guard case .configuration(let description, _, _)? = empty else {
+            Issue.record("\(String(describing: empty))")
+            return
+        }
         #expect(description == "Plugin TestAuthPlugin has an empty `key`.")
         let categoryless = await error(PluginError.self) { try Amplify.add(plugin: CategorylessPlugin()) }
-        guard case .mismatchedPlugin = categoryless else { Issue.record("\(String(describing: categoryless))"); return }
+        guard case .mismatchedPlugin = categoryless else {
+            Issue.record("\(String(describing: categoryless))")
+            return
+        }
         await Amplify.reset()
     }
 
@@ -344,7 +396,10 @@ struct AmplifyLifecycleTests {
     func configureWithOutputsData() async throws {
         await fresh()
         let bad = await error(ConfigurationError.self) { try Amplify.configure(with: .data(Data("{".utf8))) }
-        guard case .unableToDecode = bad else { Issue.record("\(String(describing: bad))"); return }
+        guard case .unableToDecode = bad else {
+            Issue.record("\(String(describing: bad))")
+            return
+        }
         Amplify.registry.register(key: "awsCognitoAuthPlugin", category: .auth) { TestAuthPlugin(key: "awsCognitoAuthPlugin") }
         Amplify.registry.register(key: "awsS3StoragePlugin", category: .storage) { TestStoragePlugin() }
         try Amplify.configure(with: .file(Samples.url("amplify_outputs.json")))
@@ -431,7 +486,11 @@ struct AmplifyLifecycleTests {
         let delivered = Counter()
         for _ in 0..<4 { Amplify.Hub.listen(to: .auth) { _ in delivered.increment() } }
         let stream = Amplify.Hub.events(on: .auth)
-        let streamed = Task { var count = 0; for await _ in stream { count += 1 }; return count }
+        let streamed = Task {
+            var count = 0
+            for await _ in stream { count += 1 }
+            return count
+        }
         onThreads(2) { _ in
             for _ in 0..<25_000 { Amplify.Hub.dispatch(to: .auth, payload: HubPayload(eventName: "load")) }
         }

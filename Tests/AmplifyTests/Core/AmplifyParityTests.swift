@@ -61,7 +61,9 @@ extension AmplifyLifecycleTests {
         await Amplify.reset()
     }
 
-    @Test("a second Hub plugin is added beside the first, getPlugin(for:) selects each, and a call on Amplify.Hub with two fails with a logged HubError")
+    @Test(
+        "a second Hub plugin is added beside the first, getPlugin(for:) selects each, and a call on Amplify.Hub with two fails with a logged HubError"
+    )
     func severalHubPlugins() async throws {
         await fresh()
         let logs = RecordingLoggingPlugin()
@@ -85,7 +87,10 @@ extension AmplifyLifecycleTests {
         #expect(errors.count == 2)
         #expect(errors.first?.message.contains("More than 1 plugin added to the Hub category (first, second)") == true)
         let missing = await error(HubError.self) { _ = try Amplify.Hub.getPlugin(for: "third") }
-        guard case .configuration(let description, let suggestion, _)? = missing else { Issue.record("\(String(describing: missing))"); return }
+        guard case .configuration(let description, let suggestion, _)? = missing else {
+            Issue.record("\(String(describing: missing))")
+            return
+        }
         #expect(description == "No plugin has been added for 'third'.")
         #expect(suggestion == "Either add a plugin for 'third', or use one of the known keys: first, second.")
         // Amplify.configured reaches every plugin, as amplify-swift sends it.
@@ -127,13 +132,25 @@ extension AmplifyLifecycleTests {
     func categoryErrors() async throws {
         await fresh()
         let storage = await error(StorageError.self) { _ = try Amplify.Storage.getPlugin(for: "nope") }
-        guard case .configuration? = storage else { Issue.record("\(String(describing: storage))"); return }
+        guard case .configuration? = storage else {
+            Issue.record("\(String(describing: storage))")
+            return
+        }
         let analytics = await error(AnalyticsError.self) { _ = try Amplify.Analytics.getPlugin(for: "nope") }
-        guard case .configuration? = analytics else { Issue.record("\(String(describing: analytics))"); return }
+        guard case .configuration? = analytics else {
+            Issue.record("\(String(describing: analytics))")
+            return
+        }
         let api = await error(APIError.self) { _ = try Amplify.API.getPlugin(for: "nope") }
-        guard case .invalidConfiguration? = api else { Issue.record("\(String(describing: api))"); return }
+        guard case .invalidConfiguration? = api else {
+            Issue.record("\(String(describing: api))")
+            return
+        }
         let logging = await error(LoggingError.self) { _ = try Amplify.Logging.getPlugin(for: "nope") }
-        guard case .configuration? = logging else { Issue.record("\(String(describing: logging))"); return }
+        guard case .configuration? = logging else {
+            Issue.record("\(String(describing: logging))")
+            return
+        }
         let hub = await error(HubError.self) { try Amplify.add(plugin: MinimalHubPlugin(key: "")) }
         #expect(hub?.errorDescription == "Plugin MinimalHubPlugin has an empty `key`.")
         let loggingKey = await error(LoggingError.self) { try Amplify.add(plugin: EmptyKeyLoggingPlugin()) }
@@ -168,9 +185,10 @@ extension AmplifyLifecycleTests {
         let levels: [LogLevel] = [.error, .warn, .info, .debug, .verbose, .none]
         #expect(levels.map(\.rawValue) == [0, 1, 2, 3, 4, 5])
         #expect(LogLevel.self == Amplify.LogLevel.self)
-        #expect(CategoryType.allCases.map(\.rawValue) == [
-            "analytics", "api", "auth", "dataStore", "geo", "hub", "logging", "predictions", "pushNotifications", "storage",
-        ])
+        #expect(
+            CategoryType.allCases.map(\.rawValue) == [
+                "analytics", "api", "auth", "dataStore", "geo", "hub", "logging", "predictions", "pushNotifications", "storage",
+            ])
         let name: HubPayloadEventName = HubPayload.EventName.Auth.signedIn
         #expect(HubPayload(eventName: name).eventName == "Auth.signedIn")
     }
@@ -248,7 +266,11 @@ final class PathRecordingStoragePlugin: StorageCategoryPlugin {
     }
 
     func uploadData(path: any StoragePath, data: Data, options: StorageUploadDataRequest.Options?) -> StorageUploadDataTask {
-        finished { let key = try await self.resolve(path, "upload"); self.stored.withLock { $0.append(key) }; return key }
+        finished {
+            let key = try await self.resolve(path, "upload")
+            self.stored.withLock { $0.append(key) }
+            return key
+        }
     }
     func uploadFile(path: any StoragePath, local: URL, options: StorageUploadFileRequest.Options?) -> StorageUploadFileTask {
         finished { try await self.resolve(path, "uploadFile") }
@@ -296,26 +318,37 @@ extension AmplifyLifecycleTests {
         #expect(try await storage.uploadData(key: "a.txt", data: Data(), options: nil).value == "a.txt")
         #expect(try await storage.uploadData(key: "b.txt", data: Data(), options: .init(accessLevel: .protected)).value == "b.txt")
         _ = try await storage.uploadData(key: "c.txt", data: Data(), options: .init(accessLevel: .private)).value
-        #expect(try await storage.downloadData(key: "b.txt", options: .init(accessLevel: .protected, targetIdentityId: "id-9")).value == Data("protected/id-9/b.txt".utf8))
+        #expect(
+            try await storage.downloadData(key: "b.txt", options: .init(accessLevel: .protected, targetIdentityId: "id-9")).value
+                == Data("protected/id-9/b.txt".utf8))
         #expect(try await storage.getURL(key: "a.txt", options: nil).path == "/public/a.txt")
         #expect(try await storage.remove(key: "c.txt", options: .init(accessLevel: .private)) == "c.txt")
         let listed = try await storage.list(options: .init(accessLevel: .protected))
         #expect(listed.items.map(\.path) == ["protected/id-7/b.txt"])
         #expect(listed.items.map { ($0 as any LegacyKeyed).key } == ["b.txt"])
-        #expect(plugin.paths.value == [
-            "upload public/a.txt", "upload protected/id-7/b.txt", "upload private/id-7/c.txt", "download protected/id-9/b.txt",
-            "url public/a.txt", "remove private/id-7/c.txt", "list protected/id-7/",
-        ])
+        #expect(
+            plugin.paths.value == [
+                "upload public/a.txt", "upload protected/id-7/b.txt", "upload private/id-7/c.txt", "download protected/id-9/b.txt",
+                "url public/a.txt", "remove private/id-7/c.txt", "list protected/id-7/",
+            ])
         await Amplify.reset()
     }
 
-    @Test("every category error has amplify-swift's init(errorDescription:recoverySuggestion:error:): its own kind stays as it is, anything else becomes its unknown case")
+    @Test(
+        "every category error has amplify-swift's init(errorDescription:recoverySuggestion:error:): its own kind stays as it is, anything else becomes its unknown case"
+    )
     func errorWrappingInitialisers() {
         struct Other: Error {}
         let auth = AuthError(errorDescription: "wrapped", error: Other())
-        guard case .unknown("wrapped", let underlying) = auth, underlying is Other else { Issue.record("\(auth)"); return }
+        guard case .unknown("wrapped", let underlying) = auth, underlying is Other else {
+            Issue.record("\(auth)")
+            return
+        }
         let same = AuthError.sessionExpired("gone", "sign in", nil)
-        guard case .sessionExpired = AuthError(error: same) else { Issue.record("an AuthError was rewrapped"); return }
+        guard case .sessionExpired = AuthError(error: same) else {
+            Issue.record("an AuthError was rewrapped")
+            return
+        }
         #expect(StorageError(error: Other()).errorDescription == "An unknown error occurred")
         #expect(AnalyticsError(errorDescription: "a", error: Other()).errorDescription == "a")
         #expect(APIError(errorDescription: "b", recoverySuggestion: "c", error: Other()).recoverySuggestion == "c")

@@ -46,10 +46,15 @@ final class TestAuthPlugin: AuthCategoryPlugin {
     }
 
     func signUp(username: String, password: String?, options: AuthSignUpRequest.Options?) async throws -> AuthSignUpResult {
-        AuthSignUpResult(.confirmUser(AuthCodeDeliveryDetails(destination: .email("t***@example.com")), nil, "id-\(username)"), userID: "id-\(username)")
+        AuthSignUpResult(
+            .confirmUser(AuthCodeDeliveryDetails(destination: .email("t***@example.com")), nil, "id-\(username)"), userID: "id-\(username)")
     }
-    func confirmSignUp(for username: String, confirmationCode: String, options: AuthConfirmSignUpRequest.Options?) async throws -> AuthSignUpResult { throw unsupported() }
-    func resendSignUpCode(for username: String, options: AuthResendSignUpCodeRequest.Options?) async throws -> AuthCodeDeliveryDetails { throw unsupported() }
+    func confirmSignUp(for username: String, confirmationCode: String, options: AuthConfirmSignUpRequest.Options?) async throws -> AuthSignUpResult {
+        throw unsupported()
+    }
+    func resendSignUpCode(for username: String, options: AuthResendSignUpCodeRequest.Options?) async throws -> AuthCodeDeliveryDetails {
+        throw unsupported()
+    }
     func signIn(username: String?, password: String?, options: AuthSignInRequest.Options?) async throws -> AuthSignInResult {
         AuthSignInResult(nextStep: .done)
     }
@@ -57,12 +62,20 @@ final class TestAuthPlugin: AuthCategoryPlugin {
     func signOut(options: AuthSignOutRequest.Options?) async -> any AuthSignOutResult { TestSignOutResult() }
     func deleteUser() async throws { throw unsupported() }
     func fetchAuthSession(options: AuthFetchSessionRequest.Options?) async throws -> any AuthSession { throw unsupported() }
-    func resetPassword(for username: String, options: AuthResetPasswordRequest.Options?) async throws -> AuthResetPasswordResult { throw unsupported() }
-    func confirmResetPassword(for username: String, with newPassword: String, confirmationCode: String, options: AuthConfirmResetPasswordRequest.Options?) async throws { throw unsupported() }
+    func resetPassword(for username: String, options: AuthResetPasswordRequest.Options?) async throws -> AuthResetPasswordResult {
+        throw unsupported()
+    }
+    func confirmResetPassword(
+        for username: String, with newPassword: String, confirmationCode: String, options: AuthConfirmResetPasswordRequest.Options?
+    ) async throws { throw unsupported() }
     func getCurrentUser() async throws -> any AuthUser { throw unsupported() }
     func fetchUserAttributes(options: AuthFetchUserAttributesRequest.Options?) async throws -> [AuthUserAttribute] { throw unsupported() }
-    func update(userAttribute: AuthUserAttribute, options: AuthUpdateUserAttributeRequest.Options?) async throws -> AuthUpdateAttributeResult { throw unsupported() }
-    func update(userAttributes: [AuthUserAttribute], options: AuthUpdateUserAttributesRequest.Options?) async throws -> [AuthUserAttributeKey: AuthUpdateAttributeResult] { throw unsupported() }
+    func update(userAttribute: AuthUserAttribute, options: AuthUpdateUserAttributeRequest.Options?) async throws -> AuthUpdateAttributeResult {
+        throw unsupported()
+    }
+    func update(userAttributes: [AuthUserAttribute], options: AuthUpdateUserAttributesRequest.Options?) async throws -> [AuthUserAttributeKey:
+        AuthUpdateAttributeResult]
+    { throw unsupported() }
     func update(oldPassword: String, to newPassword: String, options: AuthChangePasswordRequest.Options?) async throws { throw unsupported() }
 }
 

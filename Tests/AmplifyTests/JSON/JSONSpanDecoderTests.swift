@@ -32,10 +32,14 @@ struct JSONSpanDecoderTests {
 
     /// Tries an integer first and a double next, catching the first error (as JSON value types do).
     enum Number: Decodable, Equatable {
-        case int(Int), double(Double), text(String)
+        case int(Int)
+        case double(Double)
+        case text(String)
         init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
-            if let value = try? container.decode(Int.self) { self = .int(value) } else if let value = try? container.decode(Double.self) {
+            if let value = try? container.decode(Int.self) {
+                self = .int(value)
+            } else if let value = try? container.decode(Double.self) {
                 self = .double(value)
             } else {
                 self = .text(try container.decode(String.self))
@@ -50,7 +54,11 @@ struct JSONSpanDecoderTests {
             var container = try decoder.unkeyedContainer()
             values = []
             while !container.isAtEnd {
-                if let number = try? container.decode(Int.self) { values.append("#\(number)") } else { values.append(try container.decode(String.self)) }
+                if let number = try? container.decode(Int.self) {
+                    values.append("#\(number)")
+                } else {
+                    values.append(try container.decode(String.self))
+                }
             }
         }
     }
@@ -74,12 +82,14 @@ struct JSONSpanDecoderTests {
         return fast != nil
     }
 
-    @Test("the everyday shapes decode without JSONDecoder and to the same values", arguments: [
-        #"{"id":"1","name":"a","description":null}"#,
-        #"{"id":"1","name":"a"}"#,
-        " {\n \"id\" : \"x\\\"y\\\\z\\/\" ,\r\n\t\"name\":\"line\\nbreak \\u00e9 \\ud83d\\ude00\", \"extra\": [1, {\"d\": [true]}]} ",
-        #"{"id":"","name":"é😀 plain UTF-8","description":"d"}"#,
-    ])
+    @Test(
+        "the everyday shapes decode without JSONDecoder and to the same values",
+        arguments: [
+            #"{"id":"1","name":"a","description":null}"#,
+            #"{"id":"1","name":"a"}"#,
+            " {\n \"id\" : \"x\\\"y\\\\z\\/\" ,\r\n\t\"name\":\"line\\nbreak \\u00e9 \\ud83d\\ude00\", \"extra\": [1, {\"d\": [true]}]} ",
+            #"{"id":"","name":"é😀 plain UTF-8","description":"d"}"#,
+        ])
     func everydayTodos(text: String) throws {
         #expect(try agree(text, as: Todo.self))
     }
@@ -98,13 +108,18 @@ struct JSONSpanDecoderTests {
 
     /// (Present, null and missing members decode; a member of the wrong kind fails both ways, or
     /// is left to JSONDecoder where the span decoder does not decide: a fraction read as `Int`.)
-    @Test("optional members decode in one look-up as JSONDecoder decodes them: present, null, missing, or of the wrong kind", arguments: [
-        (#"{"text":"t","flag":true,"int":-1,"small":127,"unsigned":18446744073709551615,"double":2.5,"float":0.5,"todo":{"id":"1","name":"n"},"list":[1]}"#, true),
-        (#"{"text":null,"flag":null,"int":null,"small":null,"unsigned":null,"double":null,"float":null,"todo":null,"list":null}"#, true),
-        ("{}", true),
-        (#"{"text":1}"#, false), (#"{"flag":"yes"}"#, false), (#"{"small":128}"#, false), (#"{"unsigned":-1}"#, false),
-        (#"{"int":1.5}"#, false), (#"{"todo":[]}"#, false), (#"{"list":{}}"#, false),
-    ])
+    @Test(
+        "optional members decode in one look-up as JSONDecoder decodes them: present, null, missing, or of the wrong kind",
+        arguments: [
+            (
+                #"{"text":"t","flag":true,"int":-1,"small":127,"unsigned":18446744073709551615,"double":2.5,"float":0.5,"todo":{"id":"1","name":"n"},"list":[1]}"#,
+                true
+            ),
+            (#"{"text":null,"flag":null,"int":null,"small":null,"unsigned":null,"double":null,"float":null,"todo":null,"list":null}"#, true),
+            ("{}", true),
+            (#"{"text":1}"#, false), (#"{"flag":"yes"}"#, false), (#"{"small":128}"#, false), (#"{"unsigned":-1}"#, false),
+            (#"{"int":1.5}"#, false), (#"{"todo":[]}"#, false), (#"{"list":{}}"#, false),
+        ])
     func optionalMembers(text: String, decodes: Bool) throws {
         #expect(try agree(text, as: Optionals.self) == decodes)
         #expect((try? JSONDecoder().decode(Optionals.self, from: Data(text.utf8))) != nil || !decodes)
@@ -122,9 +137,12 @@ struct JSONSpanDecoderTests {
 
     /// (`Number` tries `Int` first: a fraction, exponent or overflow there is left to JSONDecoder,
     /// whatever the type does next.)
-    @Test("numbers: an integer's fraction, exponent or overflow, and a number too small to be told from 0, go to JSONDecoder", arguments: [
-        ("1", true), ("-0", true), ("1.5", false), ("1.0", false), ("1e-400", false), ("1e2", false), ("9223372036854775808", false), ("\"7\"", true),
-    ])
+    @Test(
+        "numbers: an integer's fraction, exponent or overflow, and a number too small to be told from 0, go to JSONDecoder",
+        arguments: [
+            ("1", true), ("-0", true), ("1.5", false), ("1.0", false), ("1e-400", false), ("1e2", false), ("9223372036854775808", false),
+            ("\"7\"", true),
+        ])
     func numbers(text: String, decided: Bool) throws {
         #expect(try agree(text, as: Number.self) == decided)
         _ = try agree(#"{"small":\#(text)}"#, as: [String: Int8].self)
@@ -148,18 +166,20 @@ struct JSONSpanDecoderTests {
         #expect(try agree(#"[1,"a",2,"b"]"#, as: Retry.self))
     }
 
-    @Test("dates, URLs, a key twice, a non-ASCII key and what is not strict JSON are left to JSONDecoder", arguments: [
-        #"{"at":0,"link":"https://example.com"}"#,
-        #"{"id":"1","name":"a","name":"b"}"#,
-        #"{"id":"1","name":"a","é":1}"#,
-        #"{"id":"1","name":"a","extra":tru}"#,
-        #"{"id":"1","name":"a","extra":01}"#,
-        #"{"id":"1","name":"a","extra":"\x"}"#,
-        #"{"id":"1","name":"\ud800"}"#,
-        "{\"id\":\"1\",\"name\":\"a\",\"extra\":\"tab\there\"}",
-        #"{"id":"1","name":"a","extra":[1,]}"#,
-        #"{"id":"1","name":"a",}"#,
-    ])
+    @Test(
+        "dates, URLs, a key twice, a non-ASCII key and what is not strict JSON are left to JSONDecoder",
+        arguments: [
+            #"{"at":0,"link":"https://example.com"}"#,
+            #"{"id":"1","name":"a","name":"b"}"#,
+            #"{"id":"1","name":"a","é":1}"#,
+            #"{"id":"1","name":"a","extra":tru}"#,
+            #"{"id":"1","name":"a","extra":01}"#,
+            #"{"id":"1","name":"a","extra":"\x"}"#,
+            #"{"id":"1","name":"\ud800"}"#,
+            "{\"id\":\"1\",\"name\":\"a\",\"extra\":\"tab\there\"}",
+            #"{"id":"1","name":"a","extra":[1,]}"#,
+            #"{"id":"1","name":"a",}"#,
+        ])
     func undecided(text: String) throws {
         #expect(try !agree(text, as: Todo.self))
         _ = try agree(text, as: Stamped.self)
@@ -176,9 +196,11 @@ struct JSONSpanDecoderTests {
         #expect(JSONSpanDecoder.decode(JSONValue.self, from: spans, at: root) == nil)
     }
 
-    @Test("a value JSONDecoder refuses is refused", arguments: [
-        #"{"id":1,"name":"a"}"#, #"{"name":"a"}"#, #"{"id":null,"name":"a"}"#, #"[{"id":"1","name":"a"}]"#, #""text""#,
-    ])
+    @Test(
+        "a value JSONDecoder refuses is refused",
+        arguments: [
+            #"{"id":1,"name":"a"}"#, #"{"name":"a"}"#, #"{"id":null,"name":"a"}"#, #"[{"id":"1","name":"a"}]"#, #""text""#,
+        ])
     func refusals(text: String) throws {
         let bytes = Array(text.utf8)
         let spans = JSONSpans(bytes)
@@ -187,9 +209,11 @@ struct JSONSpanDecoderTests {
         #expect(throws: DecodingError.self) { try JSONDecoder().decode(Todo.self, from: Data(bytes)) }
     }
 
-    @Test("strict JSON is valid, and JSONDecoder reads it", arguments: [
-        "null", "0", "-0.0e+0", "\"\"", "[]", "{}", "[[[]]]", #"{"a":{"b":[1,{"c":null}]}}"#, " 1 ", #""\u00e9\/\b""#,
-    ])
+    @Test(
+        "strict JSON is valid, and JSONDecoder reads it",
+        arguments: [
+            "null", "0", "-0.0e+0", "\"\"", "[]", "{}", "[[[]]]", #"{"a":{"b":[1,{"c":null}]}}"#, " 1 ", #""\u00e9\/\b""#,
+        ])
     func strictlyValid(text: String) throws {
         let bytes = Array(text.utf8)
         #expect(JSONSpans(bytes).isStrictlyValid(0..<bytes.count))
@@ -198,10 +222,12 @@ struct JSONSpanDecoderTests {
 
     /// (JSONDecoder itself reads some of these, a trailing comma for one: the span decoder then
     /// leaves them to it.)
-    @Test("what is not strict JSON is not valid", arguments: [
-        "nul", "01", "1.", ".5", "-", "1e", "+1", "[1 2]", "{\"a\" 1}", "{\"a\":}", "{,}", "[,1]", "\"\\q\"", "\"\\u12\"", "{\"a\":1,}",
-        "[1]]", "{]", "tru e", "\"a", "[\"\u{01}\"]", "[1,]", "",
-    ])
+    @Test(
+        "what is not strict JSON is not valid",
+        arguments: [
+            "nul", "01", "1.", ".5", "-", "1e", "+1", "[1 2]", "{\"a\" 1}", "{\"a\":}", "{,}", "[,1]", "\"\\q\"", "\"\\u12\"", "{\"a\":1,}",
+            "[1]]", "{]", "tru e", "\"a", "[\"\u{01}\"]", "[1,]", "",
+        ])
     func notStrictlyValid(text: String) {
         let bytes = Array(text.utf8)
         #expect(!JSONSpans(bytes).isStrictlyValid(0..<bytes.count))

@@ -21,8 +21,9 @@ struct JSONValueWriterTests {
 
     @Test("the text is compact, integers have no fraction, control characters are escaped")
     func exactText() throws {
-        #expect(String(decoding: try JSONValue.array([1, 2.5, "a\"b", "\u{1}\n", .null, false]).jsonBytes(), as: UTF8.self)
-            == #"[1,2.5,"a\"b","\u0001\n",null,false]"#)
+        #expect(
+            String(decoding: try JSONValue.array([1, 2.5, "a\"b", "\u{1}\n", .null, false]).jsonBytes(), as: UTF8.self)
+                == #"[1,2.5,"a\"b","\u0001\n",null,false]"#)
         #expect(String(decoding: try JSONValue.object(["k": -3]).jsonBytes(), as: UTF8.self) == #"{"k":-3}"#)
         // Escapes at the start, in the middle and at the end of a run of plain bytes.
         #expect(String(decoding: try JSONValue.array(["\"é\tz\\", "", "plain"]).jsonBytes(), as: UTF8.self) == #"["\"é\tz\\","","plain"]"#)

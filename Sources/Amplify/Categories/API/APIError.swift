@@ -1,6 +1,7 @@
 import Foundation
+
 #if canImport(FoundationNetworking)
-import FoundationNetworking
+    import FoundationNetworking
 #endif
 
 /// Errors from the API category (amplify-swift's cases).
@@ -39,7 +40,8 @@ public enum APIError: AmplifyError {
             .networkError(let description, _, _):
             description
         case .httpStatusError(let status, let response):
-            "The HTTP response status code is [\(status)]." + ((response as? APIHTTPURLResponse)?.serviceMessage.map { " The service said: \($0)" } ?? "")
+            "The HTTP response status code is [\(status)]."
+                + ((response as? APIHTTPURLResponse)?.serviceMessage.map { " The service said: \($0)" } ?? "")
         case .pluginError(let error):
             error.errorDescription
         }
@@ -56,7 +58,8 @@ public enum APIError: AmplifyError {
             "Check that the endpoint is reachable from this machine, then try again."
         case .httpStatusError(let status, _):
             switch status {
-            case 401, 403: "Check the request's authorization: the API key, the signed-in user, the IAM credentials or the token the provider returns."
+            case 401, 403:
+                "Check the request's authorization: the API key, the signed-in user, the IAM credentials or the token the provider returns."
             case 404: "Check the API's endpoint and the request's path."
             case 500...: "The service failed; try again later."
             default: "The headers and body of the answer are in the response (`APIError.httpResponseBody`)."
@@ -125,7 +128,7 @@ public final class APIHTTPURLResponse: HTTPURLResponse, @unchecked Sendable {
             if let message { return type + message }
         }
         guard !body.isEmpty, body.count <= 300, let text = String(data: body, encoding: .utf8),
-              text.unicodeScalars.allSatisfy({ $0.value >= 0x20 || $0 == "\n" || $0 == "\t" || $0 == "\r" })
+            text.unicodeScalars.allSatisfy({ $0.value >= 0x20 || $0 == "\n" || $0 == "\t" || $0 == "\r" })
         else { return nil }
         return text.trimmingCharacters(in: .whitespacesAndNewlines)
     }

@@ -54,7 +54,9 @@ public final class AuthCategory: AuthCategoryBehavior {
     }
 
     /// Confirms a new user with the code that was sent. - Throws: ``AuthError``.
-    public func confirmSignUp(for username: String, confirmationCode: String, options: AuthConfirmSignUpRequest.Options? = nil) async throws -> AuthSignUpResult {
+    public func confirmSignUp(for username: String, confirmationCode: String, options: AuthConfirmSignUpRequest.Options? = nil) async throws
+        -> AuthSignUpResult
+    {
         try await selected().confirmSignUp(for: username, confirmationCode: confirmationCode, options: options)
     }
 
@@ -98,7 +100,9 @@ public final class AuthCategory: AuthCategoryBehavior {
     }
 
     /// Finishes a password reset. - Throws: ``AuthError``.
-    public func confirmResetPassword(for username: String, with newPassword: String, confirmationCode: String, options: AuthConfirmResetPasswordRequest.Options? = nil) async throws {
+    public func confirmResetPassword(
+        for username: String, with newPassword: String, confirmationCode: String, options: AuthConfirmResetPasswordRequest.Options? = nil
+    ) async throws {
         try await selected().confirmResetPassword(for: username, with: newPassword, confirmationCode: confirmationCode, options: options)
     }
 
@@ -113,12 +117,16 @@ public final class AuthCategory: AuthCategoryBehavior {
     }
 
     /// Updates one attribute. - Throws: ``AuthError``.
-    public func update(userAttribute: AuthUserAttribute, options: AuthUpdateUserAttributeRequest.Options? = nil) async throws -> AuthUpdateAttributeResult {
+    public func update(userAttribute: AuthUserAttribute, options: AuthUpdateUserAttributeRequest.Options? = nil) async throws
+        -> AuthUpdateAttributeResult
+    {
         try await selected().update(userAttribute: userAttribute, options: options)
     }
 
     /// Updates several attributes. - Throws: ``AuthError``.
-    public func update(userAttributes: [AuthUserAttribute], options: AuthUpdateUserAttributesRequest.Options? = nil) async throws -> [AuthUserAttributeKey: AuthUpdateAttributeResult] {
+    public func update(userAttributes: [AuthUserAttribute], options: AuthUpdateUserAttributesRequest.Options? = nil) async throws
+        -> [AuthUserAttributeKey: AuthUpdateAttributeResult]
+    {
         try await selected().update(userAttributes: userAttributes, options: options)
     }
 

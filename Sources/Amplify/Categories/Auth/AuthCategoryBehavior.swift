@@ -22,7 +22,8 @@ public protocol AuthCategoryBehavior: Sendable {
     /// Starts a password reset. - Throws: ``AuthError``.
     func resetPassword(for username: String, options: AuthResetPasswordRequest.Options?) async throws -> AuthResetPasswordResult
     /// Finishes a password reset with the code that was sent. - Throws: ``AuthError``.
-    func confirmResetPassword(for username: String, with newPassword: String, confirmationCode: String, options: AuthConfirmResetPasswordRequest.Options?) async throws
+    func confirmResetPassword(
+        for username: String, with newPassword: String, confirmationCode: String, options: AuthConfirmResetPasswordRequest.Options?) async throws
     /// The signed-in user. - Throws: ``AuthError/signedOut(_:_:_:)`` when there is none.
     func getCurrentUser() async throws -> any AuthUser
     /// The signed-in user's attributes. - Throws: ``AuthError``.
@@ -30,7 +31,8 @@ public protocol AuthCategoryBehavior: Sendable {
     /// Updates one attribute. - Throws: ``AuthError``.
     func update(userAttribute: AuthUserAttribute, options: AuthUpdateUserAttributeRequest.Options?) async throws -> AuthUpdateAttributeResult
     /// Updates several attributes. - Throws: ``AuthError``.
-    func update(userAttributes: [AuthUserAttribute], options: AuthUpdateUserAttributesRequest.Options?) async throws -> [AuthUserAttributeKey: AuthUpdateAttributeResult]
+    func update(userAttributes: [AuthUserAttribute], options: AuthUpdateUserAttributesRequest.Options?) async throws -> [AuthUserAttributeKey:
+        AuthUpdateAttributeResult]
     /// Changes the signed-in user's password. - Throws: ``AuthError``.
     func update(oldPassword: String, to newPassword: String, options: AuthChangePasswordRequest.Options?) async throws
 }

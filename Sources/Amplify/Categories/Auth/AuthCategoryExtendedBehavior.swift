@@ -7,12 +7,16 @@
 public protocol AuthCategoryExtendedBehavior: Sendable {
     /// Sends a code to verify the attribute (`.email`, `.phoneNumber`) of the signed-in user.
     /// - Throws: ``AuthError``.
-    func sendVerificationCode(forUserAttributeKey userAttributeKey: AuthUserAttributeKey, options: AuthSendUserAttributeVerificationCodeRequest.Options?) async throws -> AuthCodeDeliveryDetails
+    func sendVerificationCode(
+        forUserAttributeKey userAttributeKey: AuthUserAttributeKey, options: AuthSendUserAttributeVerificationCodeRequest.Options?
+    ) async throws -> AuthCodeDeliveryDetails
     /// Verifies the attribute with the code; it is then marked verified.
     /// - Throws: ``AuthError/validation(_:_:_:_:)`` for a wrong or expired code.
     func confirm(userAttribute: AuthUserAttributeKey, confirmationCode: String, options: AuthConfirmUserAttributeRequest.Options?) async throws
     /// Sends a new verification code for the attribute. - Throws: ``AuthError``.
-    func resendConfirmationCode(forUserAttributeKey userAttributeKey: AuthUserAttributeKey, options: AuthAttributeResendConfirmationCodeRequest.Options?) async throws -> AuthCodeDeliveryDetails
+    func resendConfirmationCode(
+        forUserAttributeKey userAttributeKey: AuthUserAttributeKey, options: AuthAttributeResendConfirmationCodeRequest.Options?
+    ) async throws -> AuthCodeDeliveryDetails
     /// Starts TOTP set-up for the signed-in user: the shared secret an authenticator app needs.
     /// - Throws: ``AuthError``.
     func setUpTOTP() async throws -> TOTPSetupDetails
@@ -121,7 +125,9 @@ extension AuthCategory {
     }
 
     /// Verifies the attribute with the code. - Throws: ``AuthError``.
-    public func confirm(userAttribute: AuthUserAttributeKey, confirmationCode: String, options: AuthConfirmUserAttributeRequest.Options? = nil) async throws {
+    public func confirm(userAttribute: AuthUserAttributeKey, confirmationCode: String, options: AuthConfirmUserAttributeRequest.Options? = nil)
+        async throws
+    {
         try await extended().confirm(userAttribute: userAttribute, confirmationCode: confirmationCode, options: options)
     }
 

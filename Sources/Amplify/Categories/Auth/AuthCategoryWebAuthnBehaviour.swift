@@ -34,7 +34,8 @@ extension AuthCategory {
     }
 
     /// A page of the signed-in user's WebAuthn credentials. - Throws: ``AuthError``.
-    public func listWebAuthnCredentials(options: AuthListWebAuthnCredentialsRequest.Options? = nil) async throws -> AuthListWebAuthnCredentialsResult {
+    public func listWebAuthnCredentials(options: AuthListWebAuthnCredentialsRequest.Options? = nil) async throws -> AuthListWebAuthnCredentialsResult
+    {
         try await webAuthn().listWebAuthnCredentials(options: options)
     }
 

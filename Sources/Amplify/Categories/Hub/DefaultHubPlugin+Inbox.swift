@@ -224,7 +224,8 @@ extension DefaultHubPlugin {
 
     private func report(_ what: String) {
         let culprit = monitor.currentSite() ?? "its listeners as a whole"
-        let message = "The Hub is overloaded: \(what); the loop is behind, delivering to \(culprit). Nothing is dropped; producers are slowed. Move heavy work out of listeners (Amplify.Hub.events(on:) or a Task), or raise maxQueuedEvents."
+        let message =
+            "The Hub is overloaded: \(what); the loop is behind, delivering to \(culprit). Nothing is dropped; producers are slowed. Move heavy work out of listeners (Amplify.Hub.events(on:) or a Task), or raise maxQueuedEvents."
         lastReport.withLock { $0 = message }
         Amplify.Logging.logger(forCategory: "Hub").error(message)
     }

@@ -60,7 +60,6 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
     /// The accepted `overloadWaitMilliseconds` (0: a full queue never blocks a producer).
     public static let overloadWaitRange: ClosedRange<Double> = 0...60_000
 
-
     /// The loop listeners run on (`nil` if the plugin could not start).
     public let loop: EventLoop?
     let monitor: SlowListenerMonitor
@@ -181,7 +180,8 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
     public func configure(using configuration: Any?) throws {
         guard let json = configuration as? JSONValue else { return }
         if let milliseconds = try json.boundedNumber(
-            "slowListenerThresholdMilliseconds", in: Self.slowListenerThresholdRange, unit: "milliseconds") {
+            "slowListenerThresholdMilliseconds", in: Self.slowListenerThresholdRange, unit: "milliseconds")
+        {
             slowListenerThreshold = .nanoseconds(Int64((milliseconds * 1_000_000).rounded()))
         }
         if let maximum = try json.boundedInt("maxQueuedEvents", in: Self.queueLimitRange, unit: "events") {
@@ -312,7 +312,8 @@ public final class DefaultHubPlugin: HubCategoryPlugin, @unchecked Sendable {
         ) { payload in
             if case .dropped = continuation.yield(payload), drops.record() {
                 Amplify.Logging.logger(forCategory: "Hub").error(
-                    "A Hub event stream on channel '\(channel.name)' dropped a payload: its consumer is behind and its buffering policy is \(bufferingPolicy).")
+                    "A Hub event stream on channel '\(channel.name)' dropped a payload: its consumer is behind and its buffering policy is \(bufferingPolicy)."
+                )
             }
         }
         continuation.onTermination = { [weak self] _ in self?.removeListener(token) }

@@ -21,11 +21,12 @@ public final class HubCategory: Sendable {
         var plugins: [PluginKey: any HubCategoryPlugin] = [:] {
             didSet {
                 defaultPlugin = plugins.count == 1 ? plugins.first?.value as? DefaultHubPlugin : nil
-                resolved = switch plugins.count {
-                case 0: nil
-                case 1: plugins.first?.value
-                default: AmbiguousHubPlugin(keys: plugins.keys.sorted())
-                }
+                resolved =
+                    switch plugins.count {
+                    case 0: nil
+                    case 1: plugins.first?.value
+                    default: AmbiguousHubPlugin(keys: plugins.keys.sorted())
+                    }
             }
         }
         /// Whether a plugin was added with `add(plugin:)` (the started-on-first-use default is not).
@@ -103,7 +104,8 @@ public final class HubCategory: Sendable {
         let replaced = try slot.withLock { slot -> [any HubCategoryPlugin] in
             // A wrapper around a plugin of the category keeps its listeners: nothing to refuse.
             if let wrapper = newPlugin as? any HubPluginWrapper,
-               let (wrappedKey, _) = slot.plugins.first(where: { $0.value === wrapper.wrappedPlugin }) {
+                let (wrappedKey, _) = slot.plugins.first(where: { $0.value === wrapper.wrappedPlugin })
+            {
                 slot.plugins.removeValue(forKey: wrappedKey)
                 let displaced = slot.plugins.removeValue(forKey: newPlugin.key)
                 slot.plugins[newPlugin.key] = newPlugin

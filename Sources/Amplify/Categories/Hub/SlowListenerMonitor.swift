@@ -125,13 +125,15 @@ final class SlowListenerMonitor: Sendable {
         // so `stop` always finds the thread it must join.
         let context = Unmanaged.passRetained(self).toOpaque()
         var thread = pthread_t()
-        let created = pthread_create(&thread, nil, { argument in
-            guard let argument else { return nil }
-            let monitor = Unmanaged<SlowListenerMonitor>.fromOpaque(argument).takeRetainedValue()
-            ThreadName.setCurrent(monitor.threadName)
-            monitor.run()
-            return nil
-        }, context)
+        let created = pthread_create(
+            &thread, nil,
+            { argument in
+                guard let argument else { return nil }
+                let monitor = Unmanaged<SlowListenerMonitor>.fromOpaque(argument).takeRetainedValue()
+                ThreadName.setCurrent(monitor.threadName)
+                monitor.run()
+                return nil
+            }, context)
         guard created == 0 else {
             Unmanaged<SlowListenerMonitor>.fromOpaque(context).release()
             return
@@ -229,7 +231,8 @@ final class SlowListenerMonitor: Sendable {
         slowListeners?.increment()
         let milliseconds = threshold / 1_000_000
         Amplify.Logging.logger(forCategory: "Hub").warn(
-            "A Hub listener on channel '\(site.channel.name)' registered at \(site.file):\(site.line) has held the event loop for more than \(milliseconds) ms; move heavy work to an AsyncSequence consumer (Amplify.Hub.events(on:)) or a Task.")
+            "A Hub listener on channel '\(site.channel.name)' registered at \(site.file):\(site.line) has held the event loop for more than \(milliseconds) ms; move heavy work to an AsyncSequence consumer (Amplify.Hub.events(on:)) or a Task."
+        )
     }
 
     private static func nanoseconds(_ duration: Duration) -> Int {

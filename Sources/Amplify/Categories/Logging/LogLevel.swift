@@ -2,7 +2,8 @@ extension Amplify {
     /// How much to log, from `.error` (least) to `.verbose` (most); `.none` logs nothing.
     public enum LogLevel: Int, Sendable, Comparable, CaseIterable, Codable {
         /// From least to most verbose; `none` turns logging off.
-        case error = 0, warn, info, debug, verbose, none
+        case error = 0
+        case warn, info, debug, verbose, none
 
         /// The level named `name` ("error", "warn", "info", "debug", "verbose", "none").
         public init?(name: String) {

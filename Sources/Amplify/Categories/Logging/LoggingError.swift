@@ -7,7 +7,9 @@ public enum LoggingError: AmplifyError {
 
     /// Wraps `error`: a `LoggingError` stays as it is, anything else becomes ``unknown(_:_:)``
     /// with `errorDescription`.
-    public init(errorDescription: ErrorDescription = "An unknown error occurred", recoverySuggestion: RecoverySuggestion = "(Ignored)", error: any Error) {
+    public init(
+        errorDescription: ErrorDescription = "An unknown error occurred", recoverySuggestion: RecoverySuggestion = "(Ignored)", error: any Error
+    ) {
         if let error = error as? LoggingError {
             self = error
         } else {

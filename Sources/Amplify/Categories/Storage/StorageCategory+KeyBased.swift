@@ -51,7 +51,8 @@ extension StorageCategory {
     @available(*, deprecated, message: "Use downloadData(path:options:)")
     @discardableResult
     public func downloadData(key: String, options: StorageDownloadDataRequest.Options? = nil) -> StorageDownloadDataTask {
-        downloadData(path: Self.legacyPath(key, level: options?.legacyAccessLevel ?? .guest, target: options?.legacyTargetIdentityId), options: options)
+        downloadData(
+            path: Self.legacyPath(key, level: options?.legacyAccessLevel ?? .guest, target: options?.legacyTargetIdentityId), options: options)
     }
 
     /// Downloads the object under `key` into the file at `local`.
@@ -66,14 +67,16 @@ extension StorageCategory {
     /// A URL for the object under `key`. - Throws: ``StorageError``.
     @available(*, deprecated, message: "Use getURL(path:options:)")
     public func getURL(key: String, options: StorageGetURLRequest.Options? = nil) async throws -> URL {
-        try await getURL(path: Self.legacyPath(key, level: options?.legacyAccessLevel ?? .guest, target: options?.legacyTargetIdentityId), options: options)
+        try await getURL(
+            path: Self.legacyPath(key, level: options?.legacyAccessLevel ?? .guest, target: options?.legacyTargetIdentityId), options: options)
     }
 
     /// Removes the object under `key`; returns the key. - Throws: ``StorageError``.
     @available(*, deprecated, message: "Use remove(path:options:)")
     @discardableResult
     public func remove(key: String, options: StorageRemoveRequest.Options? = nil) async throws -> String {
-        _ = try await remove(path: Self.legacyPath(key, level: options?.legacyAccessLevel ?? .guest, target: options?.legacyTargetIdentityId), options: options)
+        _ = try await remove(
+            path: Self.legacyPath(key, level: options?.legacyAccessLevel ?? .guest, target: options?.legacyTargetIdentityId), options: options)
         return key
     }
 

@@ -242,11 +242,12 @@ private struct StorageTransferMetrics: Sendable {
     }
 
     func finished(_ state: StorageTransferState) {
-        let outcome = switch state {
-        case .completed: "completed"
-        case .cancelled: "cancelled"
-        default: "failed"
-        }
+        let outcome =
+            switch state {
+            case .completed: "completed"
+            case .cancelled: "cancelled"
+            default: "failed"
+            }
         Counter(label: AmplifyMetrics.storageTransfers, dimensions: [("direction", direction), ("outcome", outcome)], factory: factory).increment()
     }
 }

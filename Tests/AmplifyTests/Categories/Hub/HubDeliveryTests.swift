@@ -131,7 +131,9 @@ struct HubDeliveryTests {
         #expect(try await isolated.close())
     }
 
-    @Test("an event on a built-in channel nobody listens to is never queued; a listener sees what is dispatched after it is added and nothing after it is removed")
+    @Test(
+        "an event on a built-in channel nobody listens to is never queued; a listener sees what is dispatched after it is added and nothing after it is removed"
+    )
     func eventsNobodyListensToAreNotQueued() async throws {
         let isolated = try IsolatedHub()
         let hub = isolated.hub
@@ -154,7 +156,9 @@ struct HubDeliveryTests {
         #expect(try await isolated.close())
     }
 
-    @Test("wantsEvents says whether a dispatch would reach anybody: not with no listener or stream on the channel, yes while one is there, yes once the Hub is closed (its replacement may)")
+    @Test(
+        "wantsEvents says whether a dispatch would reach anybody: not with no listener or stream on the channel, yes while one is there, yes once the Hub is closed (its replacement may)"
+    )
     func wantsEventsFollowsListeners() async throws {
         let isolated = try IsolatedHub()
         let hub = isolated.hub
@@ -198,14 +202,22 @@ struct HubDeliveryTests {
         hub.listen(to: .auth, eventName: HubPayload.EventName.Auth.signedIn, file: #fileID, line: #line) { payload in
             signedIn.withLock { $0.append(payload.eventName) }
         }
-        let either = HubEventRecorder(channel: .auth, isIncluded: HubFilters.any(filters:
-            HubFilters.forEventName(HubPayload.EventName.Auth.signedOut),
-            HubFilters.forEventName(HubPayload.EventName.Auth.sessionExpired)), hub: hub)
-        let none = HubEventRecorder(channel: .auth, isIncluded: HubFilters.all(filters:
-            HubFilters.forEventName(HubPayload.EventName.Auth.signedIn),
-            HubFilters.forEventName(HubPayload.EventName.Auth.signedOut)), hub: hub)
-        for name in [HubPayload.EventName.Auth.signedIn, HubPayload.EventName.Auth.signedOut,
-                     HubPayload.EventName.Auth.sessionExpired, HubPayload.EventName.Auth.userDeleted] {
+        let either = HubEventRecorder(
+            channel: .auth,
+            isIncluded: HubFilters.any(
+                filters:
+                    HubFilters.forEventName(HubPayload.EventName.Auth.signedOut),
+                HubFilters.forEventName(HubPayload.EventName.Auth.sessionExpired)), hub: hub)
+        let none = HubEventRecorder(
+            channel: .auth,
+            isIncluded: HubFilters.all(
+                filters:
+                    HubFilters.forEventName(HubPayload.EventName.Auth.signedIn),
+                HubFilters.forEventName(HubPayload.EventName.Auth.signedOut)), hub: hub)
+        for name in [
+            HubPayload.EventName.Auth.signedIn, HubPayload.EventName.Auth.signedOut,
+            HubPayload.EventName.Auth.sessionExpired, HubPayload.EventName.Auth.userDeleted,
+        ] {
             hub.dispatch(to: .auth, payload: HubPayload(eventName: name))
         }
         await hub.flush()

@@ -5,8 +5,9 @@ import Testing
 
 @Suite("Hub: the slow-listener threshold has a range")
 struct HubSettingRangeTests {
-    @Test("a threshold beyond its range is refused at configure time with the key path and the range",
-          arguments: [1e20, Double(Int64.max), 0, -1])
+    @Test(
+        "a threshold beyond its range is refused at configure time with the key path and the range",
+        arguments: [1e20, Double(Int64.max), 0, -1])
     func refusesOutOfRange(_ milliseconds: Double) async throws {
         let isolated = try IsolatedHub()
         let error = #expect(throws: ConfigurationValueError.self) {

@@ -88,7 +88,9 @@ extension AmplifyLifecycleTests {
             await Amplify.reset()
         }
 
-        @Test("through the swift-log plugin, Amplify.Logging writes to label amplify, follows the level set for category Amplify, and keeps metadata apart")
+        @Test(
+            "through the swift-log plugin, Amplify.Logging writes to label amplify, follows the level set for category Amplify, and keeps metadata apart"
+        )
         func throughSwiftLog() async throws {
             await Amplify.reset()
             let logs = CapturedLogs()
@@ -103,8 +105,10 @@ extension AmplifyLifecycleTests {
             Amplify.Logging.error(error: LoggingError.configuration("through the category: an error", "Fix it."))
             let records = logs.records.filter { $0.label == "amplify" && $0.message.contains("through the category") }
             #expect(records.map(\.level) == [.debug, .warning, .info, .error])
-            #expect(records[2] == CapturedLogs.Record(
-                label: "amplify", level: .info, message: "through the category: with metadata", metadata: ["operation": "report"]))
+            #expect(
+                records[2]
+                    == CapturedLogs.Record(
+                        label: "amplify", level: .info, message: "through the category: with metadata", metadata: ["operation": "report"]))
             #expect(records[3].message.contains("through the category: an error"))
             await Amplify.reset()
         }
@@ -119,7 +123,9 @@ extension AmplifyLifecycleTests {
             await Amplify.reset()
         }
 
-        @Test("logger(forCategory:forNamespace:), logger(forCategory: CategoryType) and Amplify.Logging.log reach the plugin with their category and namespace")
+        @Test(
+            "logger(forCategory:forNamespace:), logger(forCategory: CategoryType) and Amplify.Logging.log reach the plugin with their category and namespace"
+        )
         func categoryAndNamespace() async throws {
             await Amplify.reset()
             let plugin = RecordingLoggingPlugin(logLevel: .info)
@@ -128,7 +134,9 @@ extension AmplifyLifecycleTests {
             Amplify.Logging.logger(forCategory: "Storage", forNamespace: "Uploader").debug("namespaced, above the level")
             Amplify.Logging.logger(forCategory: .analytics).info("by category type")
             Amplify.Logging.log.info("the category's own")
-            let entries = plugin.messages.filter { ["namespaced", "namespaced, above the level", "by category type", "the category's own"].contains($0.message) }
+            let entries = plugin.messages.filter {
+                ["namespaced", "namespaced, above the level", "by category type", "the category's own"].contains($0.message)
+            }
             #expect(entries.map(\.category) == ["Storage", "Analytics", "Logging"])
             #expect(entries.map(\.namespace) == ["Uploader", nil, "LoggingCategory"])
             #expect(entries.map(\.level) == [.info, .info, .info])

@@ -16,11 +16,13 @@ struct LoggingNamespaceTests {
         logger.debug("above the category's level")
         logger.log(level: .warn, "slow", metadata: [LogMetadataKey.operation: "put"])
         logger.log(level: .warn, "renamed", metadata: [LogMetadataKey.namespace: "Chunker"])
-        #expect(logs.records == [
-            CapturedLogs.Record(label: "amplify.storage", level: .info, message: "started", metadata: ["namespace": "Uploader"]),
-            CapturedLogs.Record(label: "amplify.storage", level: .warning, message: "slow", metadata: ["namespace": "Uploader", "operation": "put"]),
-            CapturedLogs.Record(label: "amplify.storage", level: .warning, message: "renamed", metadata: ["namespace": "Chunker"]),
-        ])
+        #expect(
+            logs.records == [
+                CapturedLogs.Record(label: "amplify.storage", level: .info, message: "started", metadata: ["namespace": "Uploader"]),
+                CapturedLogs.Record(
+                    label: "amplify.storage", level: .warning, message: "slow", metadata: ["namespace": "Uploader", "operation": "put"]),
+                CapturedLogs.Record(label: "amplify.storage", level: .warning, message: "renamed", metadata: ["namespace": "Chunker"]),
+            ])
     }
 
     @Test("the console plugin names category and namespace in each line")

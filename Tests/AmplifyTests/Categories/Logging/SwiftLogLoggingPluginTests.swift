@@ -22,8 +22,11 @@ struct SwiftLogLoggingPluginTests {
         plugin.logger(forNamespace: "MyApp.Jobs").info("from a namespace")
         #expect(logs.records.map(\.level) == [.error, .warning, .info, .debug, .trace, .debug, .info, .info])
         #expect(logs.records.prefix(6).allSatisfy { $0.label == "amplify.auth" })
-        #expect(logs.records[5] == CapturedLogs.Record(
-            label: "amplify.auth", level: .debug, message: "signIn succeeded", metadata: ["plugin": "localAuthPlugin", "operation": "signIn"]))
+        #expect(
+            logs.records[5]
+                == CapturedLogs.Record(
+                    label: "amplify.auth", level: .debug, message: "signIn succeeded", metadata: ["plugin": "localAuthPlugin", "operation": "signIn"])
+        )
         #expect(logs.records[6].label == "amplify")
         #expect(logs.records[7].label == "amplify.myapp.jobs")
     }

@@ -18,10 +18,12 @@ struct StorageMetricsTests {
         // Reports after the end are ignored.
         up.report(StorageTransferProgress(completedBytes: 999, totalBytes: 999))
         #expect(try await upload.value == "public/a")
-        let (download, down) = StorageDownloadDataTask.make(hubEventName: HubPayload.EventName.Storage.downloadData, hub: hub, metricsFactory: metrics)
+        let (download, down) = StorageDownloadDataTask.make(
+            hubEventName: HubPayload.EventName.Storage.downloadData, hub: hub, metricsFactory: metrics)
         down.report(StorageTransferProgress(completedBytes: 40, totalBytes: 100))
         download.cancel()
-        let (failing, failed) = StorageDownloadFileTask.make(hubEventName: HubPayload.EventName.Storage.downloadFile, hub: hub, metricsFactory: metrics)
+        let (failing, failed) = StorageDownloadFileTask.make(
+            hubEventName: HubPayload.EventName.Storage.downloadFile, hub: hub, metricsFactory: metrics)
         failed.report(StorageTransferProgress(completedBytes: 10, totalBytes: nil))
         failed.fail(StorageError.keyNotFound("k", "gone", ""))
         await #expect(throws: StorageError.self) { try await failing.value }

@@ -22,7 +22,9 @@ public final class RESTRequest: Sendable {
     ///   - headers: headers to send.
     ///   - queryParameters: query parameters to add to the URL.
     ///   - body: the body.
-    public init(apiName: String? = nil, path: String? = nil, headers: [String: String]? = nil, queryParameters: [String: String]? = nil, body: Data? = nil) {
+    public init(
+        apiName: String? = nil, path: String? = nil, headers: [String: String]? = nil, queryParameters: [String: String]? = nil, body: Data? = nil
+    ) {
         self.apiName = apiName
         self.path = path
         self.headers = headers
