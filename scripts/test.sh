@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The whole test suite: installs what is missing, builds (warnings are errors), builds the DocC
+# The whole test suite: installs what is missing, checks the formatting (swift format lint),
+# builds (warnings are errors), builds the DocC
 # documentation of every public module (warnings are errors), runs every test target, then runs
 # the suite again under ThreadSanitizer, then fuzzes every parser of outside input for 30 s each
 # (scripts/fuzz.sh). Set AMPLIFY_SANITIZERS to choose the sanitizer runs ("thread", "address",
@@ -9,6 +10,9 @@ cd "$(dirname "$0")/.."
 
 scripts/install-dependencies.sh
 scripts/install-test-tools.sh
+
+echo "== swift format lint --strict (.swift-format; fix with: swift format format -i -r Sources Plugins Tests Examples Benchmarks Fuzz Package.swift)"
+swift format lint --strict -r Sources Plugins Tests Examples Benchmarks Fuzz Package.swift
 
 echo "== swift build (warnings are errors here)"
 build_log=$(mktemp)
