@@ -106,7 +106,11 @@ public struct JSONWebToken: Sendable, Equatable {
     /// against `key` and `now` (with `leeway` seconds of clock skew; `exp == now` has expired, as
     /// aws-jwt-verify decides).
     /// - Parameters:
+    ///   - token: the compact token.
+    ///   - key: the public (or private) key it must be signed with; only low-S signatures pass.
     ///   - keyId: the `kid` the header must name (`nil`: not checked).
+    ///   - now: the time `exp` and `nbf` are checked against.
+    ///   - leeway: seconds of clock skew allowed on `exp` and `nbf`.
     /// - Throws: ``Problem`` (``Problem/expired`` only after every other check passed: an expired
     ///   token is genuine).
     public static func verify(
