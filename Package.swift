@@ -261,10 +261,17 @@ let package = Package(
             exclude: ["Vectors", "Fixtures"]),
         .testTarget(
             name: "AmplifyAuthCoreTests",
-            dependencies: ["AmplifyAuthCore", "LocalAuthPlugin", "AmplifyTestKit", "Amplify", "AmplifyEventLoop", "AmplifyConcurrency"]),
+            dependencies: [
+                "AmplifyAuthCore", "LocalAuthPlugin", "LocalAuthTestSupport", "AmplifyTestKit", "Amplify", "AmplifyEventLoop", "AmplifyConcurrency",
+            ]),
+        // The local pool fixture the Auth test targets share (not a product).
+        .target(
+            name: "LocalAuthTestSupport", dependencies: ["LocalAuthPlugin", "AmplifyAuthCore", "AmplifyTestKit", "Amplify", "AmplifyEventLoop"],
+            path: "Tests/LocalAuthTestSupport"),
         .testTarget(
             name: "LocalAuthPluginTests",
             dependencies: [
+                "LocalAuthTestSupport",
                 "LocalAuthPlugin", "LocalStoragePlugin", "AmplifyTestKit", "AmplifySQLite", "AmplifyCrypto", "Amplify", "AmplifyAuthCore",
                 "AmplifyEventLoop",
                 "AmplifyConcurrency", .product(name: "MetricsTestKit", package: "swift-metrics"),

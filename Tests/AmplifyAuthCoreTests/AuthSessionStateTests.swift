@@ -2,6 +2,7 @@ import Amplify
 import AmplifyAuthCore
 import Foundation
 import LocalAuthPlugin
+import LocalAuthTestSupport
 import Observation
 import Testing
 

@@ -3,6 +3,7 @@ import AmplifyAuthCore
 import AmplifyTestKit
 import Foundation
 import LocalAuthPlugin
+import LocalAuthTestSupport
 import Testing
 
 /// The session store on the local pool: sessions the server holds for many users.

@@ -5,6 +5,7 @@ import AmplifySQLite
 import AmplifyTestKit
 import Foundation
 import LocalAuthPlugin
+import LocalAuthTestSupport
 import Testing
 
 /// Usernames that look alike, codes that could be farmed, and answers that could tell which

@@ -4,6 +4,7 @@ import AmplifySQLite
 import AmplifyTestKit
 import Foundation
 import LocalAuthPlugin
+import LocalAuthTestSupport
 import Testing
 
 /// The process-wide session is one: sign-ins of different users that race for it (tasks of one

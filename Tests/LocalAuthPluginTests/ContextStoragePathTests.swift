@@ -3,6 +3,7 @@ import AmplifyAuthCore
 import AmplifyTestKit
 import Foundation
 import LocalAuthPlugin
+import LocalAuthTestSupport
 import LocalStoragePlugin
 import Testing
 

@@ -4,6 +4,7 @@ import AmplifyCrypto
 import AmplifyTestKit
 import Foundation
 import LocalAuthPlugin
+import LocalAuthTestSupport
 import Testing
 
 @Suite("Local auth: devices (fetchDevices, rememberDevice, forgetDevice)")

@@ -3,6 +3,7 @@ import AmplifyCrypto
 import AmplifyTestKit
 import Foundation
 import LocalAuthPlugin
+import LocalAuthTestSupport
 import Testing
 
 @Suite("Local auth: auto sign-in, attribute verification, TOTP and MFA preferences")

@@ -2,6 +2,7 @@ import Amplify
 import AmplifySQLite
 import Foundation
 import LocalAuthPlugin
+import LocalAuthTestSupport
 import Testing
 
 @Suite("Local auth: concurrent first use of one pool folder")

@@ -3,6 +3,7 @@ import AmplifySQLite
 import AmplifyTestKit
 import Foundation
 import LocalAuthPlugin
+import LocalAuthTestSupport
 import Testing
 
 @Suite("Local auth: the lockout holds against parallel guesses")

@@ -3,6 +3,7 @@ import AmplifyCrypto
 import AmplifyTestKit
 import Foundation
 import LocalAuthPlugin
+import LocalAuthTestSupport
 import Testing
 
 /// Sets up TOTP for the signed-in user with the code of now; returns the authenticator and that code.

@@ -3,6 +3,7 @@ import AmplifyCrypto
 import AmplifyTestKit
 import Foundation
 import LocalAuthPlugin
+import LocalAuthTestSupport
 import Testing
 
 /// Sign-in options asking for the choice-based flow.

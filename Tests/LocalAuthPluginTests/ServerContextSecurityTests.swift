@@ -5,6 +5,7 @@ import AmplifySQLite
 import AmplifyTestKit
 import Foundation
 import LocalAuthPlugin
+import LocalAuthTestSupport
 import Testing
 
 /// What a server context promises its users on the local pool, against requests that mix one

@@ -3,6 +3,7 @@ import AmplifyAuthCore
 import AmplifyTestKit
 import Foundation
 import LocalAuthPlugin
+import LocalAuthTestSupport
 import Testing
 
 /// Server contexts on the local pool: many users in one process, each call acting as its context's user.

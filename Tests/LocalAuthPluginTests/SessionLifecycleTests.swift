@@ -3,6 +3,7 @@ import AmplifyAuthCore
 import AmplifyTestKit
 import Foundation
 import LocalAuthPlugin
+import LocalAuthTestSupport
 import Testing
 
 @Suite("Local auth: sessions")

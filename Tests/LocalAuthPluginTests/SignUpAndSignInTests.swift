@@ -5,6 +5,7 @@ import AmplifySQLite
 import AmplifyTestKit
 import Foundation
 import LocalAuthPlugin
+import LocalAuthTestSupport
 import Testing
 
 @Suite("Local auth: sign-up, confirmation, sign-in")

@@ -2,6 +2,7 @@ import Amplify
 import AmplifyTestKit
 import Foundation
 import LocalAuthPlugin
+import LocalAuthTestSupport
 import Testing
 
 @Suite("Local auth: WebAuthn credentials")

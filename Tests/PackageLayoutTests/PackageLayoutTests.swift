@@ -19,6 +19,8 @@ struct PackageLayoutTests {
         "AmplifyServiceLifecycle": 4, "AmplifyWebSocket": 4,
         "AmplifyPlugins": 6,
         "ServerContexts": 7, "SessionBenchmark": 7,
+        // Test support: what the test targets share (below them, above everything they test).
+        "LocalAuthTestSupport": 7,
     ]
     static let pluginLayer = 5
     static let topLayer = 7

@@ -6,15 +6,16 @@ import Foundation
 import LocalAuthPlugin
 
 /// A user pool in a temporary folder, with a Hub and loop of its own so the tests run in
-/// parallel without touching Amplify's globals.
-final class LocalPoolFixture: Sendable {
-    let folder: String
-    let loop: EventLoop
-    let hub: DefaultHubPlugin
-    let events: HubEventRecorder
-    let settings: JSONValue
+/// parallel without touching Amplify's globals (shared by LocalAuthPluginTests and
+/// AmplifyAuthCoreTests).
+public final class LocalPoolFixture: Sendable {
+    public let folder: String
+    public let loop: EventLoop
+    public let hub: DefaultHubPlugin
+    public let events: HubEventRecorder
+    public let settings: JSONValue
 
-    init(_ overrides: [String: JSONValue] = [:]) throws {
+    public init(_ overrides: [String: JSONValue] = [:]) throws {
         folder = NSTemporaryDirectory() + "local-auth-\(UUID().uuidString)"
         loop = try EventLoop(name: "auth-test")
         hub = DefaultHubPlugin(loop: loop)
@@ -25,14 +26,14 @@ final class LocalPoolFixture: Sendable {
     }
 
     /// A plugin on this pool (several act like several processes sharing the files).
-    func plugin() throws -> LocalAuthPlugin {
+    public func plugin() throws -> LocalAuthPlugin {
         let plugin = LocalAuthPlugin(hub: hub, eventLoop: loop)
         try plugin.configure(using: settings)
         return plugin
     }
 
     /// A plugin on this pool with a credential store of its own (another machine's sessions).
-    func plugin(store: String) throws -> LocalAuthPlugin {
+    public func plugin(store: String) throws -> LocalAuthPlugin {
         guard case .object(var block) = settings else { return try plugin() }
         block["credentialStore"] = .string(folder + "/" + store)
         let plugin = LocalAuthPlugin(hub: hub, eventLoop: loop)
@@ -41,17 +42,17 @@ final class LocalPoolFixture: Sendable {
     }
 
     /// The newest code the outbox holds for `username`.
-    func latestCode(_ plugin: LocalAuthPlugin, for username: String) async throws -> String {
+    public func latestCode(_ plugin: LocalAuthPlugin, for username: String) async throws -> String {
         try await plugin.outbox(for: username).last?.code ?? ""
     }
 
     /// The event names seen so far (after delivering everything dispatched).
-    func eventNames() async -> [String] {
+    public func eventNames() async -> [String] {
         await hub.flush()
         return events.eventNames
     }
 
-    func close(_ plugins: LocalAuthPlugin...) async throws {
+    public func close(_ plugins: LocalAuthPlugin...) async throws {
         for plugin in plugins { await plugin.reset() }
         await hub.reset()
         try loop.shutdown()
@@ -61,7 +62,7 @@ final class LocalPoolFixture: Sendable {
 
 /// Signs `username` up with an email, confirms with the outbox code, and signs in.
 @discardableResult
-func signUpAndIn(_ plugin: LocalAuthPlugin, _ fixture: LocalPoolFixture, _ username: String, password: String = "Passw0rd!") async throws
+public func signUpAndIn(_ plugin: LocalAuthPlugin, _ fixture: LocalPoolFixture, _ username: String, password: String = "Passw0rd!") async throws
     -> AuthSignInResult
 {
     _ = try await plugin.signUp(
