@@ -98,6 +98,13 @@ struct CognitoCommandTests {
             let valid = try await Tool.run(["auth", "verify-token", idToken], in: folder)
             #expect(valid.exitCode == 0)
             #expect(valid.stdout.hasPrefix("Valid id token of alice (sub "))
+            let graced = try await Tool.run(["auth", "verify-token", idToken, "--grace-seconds", "30"], in: folder)
+            #expect(graced.exitCode == 0)
+            for bad in ["-1", "nan", "100000"] {
+                let refused = try await Tool.run(["auth", "verify-token", idToken, "--grace-seconds=\(bad)"], in: folder)
+                #expect(refused.exitCode != 0, "\(bad)")
+                #expect(refused.stderr.contains("--grace-seconds must be a number of seconds from 0 to 86400"), "\(bad): \(refused.stderr)")
+            }
             let wrongUse = try await Tool.run(["auth", "verify-token", idToken, "--access"], in: folder)
             #expect(wrongUse.exitCode == 1)
             #expect(wrongUse.stderr.contains("the token is an 'id' token"))
