@@ -1,6 +1,8 @@
-// swift-tools-version:6.0
+// swift-tools-version:6.1
 // Amplify for server-side Swift on Linux.
-// Swift 6 language mode (the default for tools version 6.0) with complete strict concurrency.
+// Swift 6 language mode (the default since tools version 6.0) with complete strict concurrency.
+// Tools version 6.1 for package traits (SE-0450): the web-framework integrations are off by default,
+// so a package using only Amplify and its plugins neither fetches nor builds SwiftNIO.
 import PackageDescription
 
 let package = Package(
@@ -25,13 +27,25 @@ let package = Package(
         .library(name: "AmplifyPlugins", targets: ["AmplifyPlugins"]),
         .library(name: "AmplifyTestKit", targets: ["AmplifyTestKit"]),
         .library(name: "AmplifyServiceLifecycle", targets: ["AmplifyServiceLifecycle"]),
+        .library(name: "AmplifyHummingbird", targets: ["AmplifyHummingbird"]),
+        .library(name: "AmplifyVapor", targets: ["AmplifyVapor"]),
         .executable(name: "amplify", targets: ["amplify"]),
+    ],
+    traits: [
+        .trait(name: "AmplifyHummingbird", description: "Hummingbird 2 middleware: each request authenticated and run as its user."),
+        .trait(name: "AmplifyVapor", description: "Vapor 4 middleware: each request authenticated and run as its user."),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-log.git", from: "1.11.0"),
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.7.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.6.0"),
         .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.1.0"),
+        // Only with the traits of the same names (every use below carries the condition).
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.26.0"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth.git", from: "2.2.0"),
+        .package(url: "https://github.com/vapor/vapor.git", from: "4.122.0"),
+        .package(url: "https://github.com/apple/swift-http-types.git", from: "1.0.0"),
     ],
     targets: [
         // MARK: C libraries from Debian, wrapped as system libraries.
@@ -130,6 +144,18 @@ let package = Package(
                 "Amplify", "LocalAuthPlugin", "AWSCognitoAuthPlugin", "LocalAnalyticsPlugin", "AWSKinesisAnalyticsPlugin", "LocalStoragePlugin",
                 "AWSS3StoragePlugin", "AWSAPIPlugin", "RedisHubBridgePlugin",
             ]),
+        // MARK: Web frameworks (each behind its trait; without it the module is empty).
+        .target(
+            name: "AmplifyHummingbird",
+            dependencies: [
+                "Amplify", "AmplifyAuthCore",
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["AmplifyHummingbird"])),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth", condition: .when(traits: ["AmplifyHummingbird"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["AmplifyHummingbird"])),
+            ]),
+        .target(
+            name: "AmplifyVapor",
+            dependencies: ["Amplify", "AmplifyAuthCore", .product(name: "Vapor", package: "vapor", condition: .when(traits: ["AmplifyVapor"]))]),
         // AmplifyService: Amplify under swift-service-lifecycle's graceful shutdown.
         .target(name: "AmplifyServiceLifecycle", dependencies: ["Amplify", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]),
         .executableTarget(
@@ -159,6 +185,23 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             path: "Examples/TokenGate"),
+        // The HTTP-server examples: their shared options, configuration and route bodies, and each framework's wiring.
+        .target(name: "ExampleServerSupport", dependencies: ["Amplify", "AmplifyAuthCore", "AmplifyPlugins"], path: "Examples/ServerSupport"),
+        .executableTarget(
+            name: "HummingbirdServer",
+            dependencies: [
+                "Amplify", "AmplifyAuthCore", "ExampleServerSupport", "AmplifyHummingbird",
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["AmplifyHummingbird"])),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth", condition: .when(traits: ["AmplifyHummingbird"])),
+            ],
+            path: "Examples/HummingbirdServer"),
+        .executableTarget(
+            name: "VaporServer",
+            dependencies: [
+                "Amplify", "AmplifyAuthCore", "ExampleServerSupport", "AmplifyVapor",
+                .product(name: "Vapor", package: "vapor", condition: .when(traits: ["AmplifyVapor"])),
+            ],
+            path: "Examples/VaporServer"),
         .executableTarget(
             name: "CognitoQuickstart", dependencies: ["Amplify", "AWSCognitoAuthPlugin"], path: "Examples/CognitoQuickstart"),
         .executableTarget(
@@ -268,6 +311,26 @@ let package = Package(
         .target(
             name: "LocalAuthTestSupport", dependencies: ["LocalAuthPlugin", "AmplifyAuthCore", "AmplifyTestKit", "Amplify", "AmplifyEventLoop"],
             path: "Tests/LocalAuthTestSupport"),
+        // The routes and scenarios both HTTP-server test targets run (not a product).
+        .target(
+            name: "HTTPServerTestSupport", dependencies: ["LocalAuthTestSupport", "LocalAuthPlugin", "AmplifyAuthCore", "Amplify"],
+            path: "Tests/HTTPServerTestSupport"),
+        .testTarget(
+            name: "AmplifyHummingbirdTests",
+            dependencies: [
+                "AmplifyHummingbird", "HTTPServerTestSupport", "AmplifyAuthCore", "LocalAuthPlugin", "Amplify",
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["AmplifyHummingbird"])),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth", condition: .when(traits: ["AmplifyHummingbird"])),
+                .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["AmplifyHummingbird"])),
+                .product(name: "HTTPTypes", package: "swift-http-types", condition: .when(traits: ["AmplifyHummingbird"])),
+            ]),
+        .testTarget(
+            name: "AmplifyVaporTests",
+            dependencies: [
+                "AmplifyVapor", "HTTPServerTestSupport", "AmplifyAuthCore", "LocalAuthPlugin", "Amplify",
+                .product(name: "Vapor", package: "vapor", condition: .when(traits: ["AmplifyVapor"])),
+                .product(name: "VaporTesting", package: "vapor", condition: .when(traits: ["AmplifyVapor"])),
+            ]),
         .testTarget(
             name: "LocalAuthPluginTests",
             dependencies: [

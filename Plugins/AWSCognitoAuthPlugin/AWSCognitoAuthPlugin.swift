@@ -34,6 +34,8 @@ public final class AWSCognitoAuthPlugin: AuthServerContextPlugin, AWSAuthCredent
     private let events: AuthEventReporter
     /// The verifier server contexts check request tokens with (made on first use; its JWKS cached).
     private let contextVerifier = Locked<CognitoTokenVerifier?>(nil)
+    /// The sessions this process signed out (kept across `configure`, like the plugin).
+    private let revokedSessions = RevokedSessions()
     private let lastWarnings = Locked<[ConfigurationWarning]>([])
     private let tokenGraceSeconds: TimeInterval
 
@@ -66,7 +68,8 @@ public final class AWSCognitoAuthPlugin: AuthServerContextPlugin, AWSAuthCredent
         let loop = try loop ?? Amplify.eventLoop()
         let http = try HTTPClient(loop: loop)
         let engine = CognitoAuthEngine(
-            configuration: settings, http: http, pluginKey: key, hub: { [hub] in hub ?? Amplify.Hub.plugin }, eventLoop: { loop })
+            configuration: settings, http: http, pluginKey: key, revokedSessions: revokedSessions, hub: { [hub] in hub ?? Amplify.Hub.plugin },
+            eventLoop: { loop })
         state.withLock { $0 = (engine, http) }
     }
 
@@ -223,6 +226,9 @@ public final class AWSCognitoAuthPlugin: AuthServerContextPlugin, AWSAuthCredent
     /// Cognito's REFRESH_TOKEN_AUTH exchange, for contexts and the session store.
     /// - Throws: `AuthError.configuration(_:_:_:)` before `configure`.
     public func sessionRefresh() throws -> AuthSessionKeeper.Refresh { try engine().exchange }
+
+    /// Bumped by every sign-out this process handled (the deny list's, see ``RevokedSessions``).
+    public var revocations: RevocationCounter { revokedSessions.revocations }
 }
 
 extension AWSCognitoAuthPlugin: ConfigurationWarningsProviding {

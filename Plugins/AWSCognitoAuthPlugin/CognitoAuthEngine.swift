@@ -63,13 +63,14 @@ public actor CognitoAuthEngine: AuthAccountEngine {
     nonisolated let exchange: AuthSessionKeeper.Refresh
     /// The sessions and users this process signed out: their tokens stay valid by signature
     /// until `exp`, and server contexts refuse them.
-    nonisolated let revokedSessions = RevokedSessions()
+    nonisolated let revokedSessions: RevokedSessions
 
     init(
-        configuration: CognitoAuthConfiguration, http: HTTPClient, pluginKey: String,
+        configuration: CognitoAuthConfiguration, http: HTTPClient, pluginKey: String, revokedSessions: RevokedSessions = RevokedSessions(),
         hub: @escaping @Sendable () -> any HubCategoryBehavior, eventLoop: @escaping @Sendable () throws -> EventLoop
     ) {
         self.configuration = configuration
+        self.revokedSessions = revokedSessions
         self.pluginKey = pluginKey
         self.http = http
         self.loop = eventLoop
@@ -394,6 +395,16 @@ public actor CognitoAuthEngine: AuthAccountEngine {
 
     // MARK: Server contexts
 
+    /// The error for a token the verifier did not accept: `service` when the pool's keys could not
+    /// be had (the token may be fine: try again), `notAuthorized` for everything else.
+    static func refusal(_ what: String, _ error: CognitoTokenError) -> AuthError {
+        if case .keysUnavailable = error {
+            return AuthError.service(
+                "The \(what) cannot be checked now: \(error.description).", "Try again later: the user pool's keys (JWKS) are unreachable.", error)
+        }
+        return AuthError.notAuthorized("The \(what) is refused: \(error.description).", "Sign in again.", error)
+    }
+
     /// See `AuthServerContextPlugin.verifiedSession(_:)`: the tokens checked with `verifier`.
     func verifiedSession(_ tokens: AuthRequestTokens, verifier: CognitoTokenVerifier) async throws -> StoredSession {
         var expired = false
@@ -416,7 +427,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
             subject = parsed?.string("sub") ?? ""
             username = parsed?.string("username") ?? username
         } catch let error as CognitoTokenError {
-            throw AuthError.notAuthorized("The access token is refused: \(error.description).", "Sign in again.", error)
+            throw Self.refusal("access token", error)
         }
         if let idToken = tokens.idToken, !expired {
             do {
@@ -428,7 +439,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
                     throw AuthError.notAuthorized("The ID token is refused: it belongs to another user than the access token.", "Sign in again.")
                 }
             } catch let error as CognitoTokenError {
-                throw AuthError.notAuthorized("The ID token is refused: \(error.description).", "Sign in again.", error)
+                throw Self.refusal("ID token", error)
             }
         }
         guard expired else {

@@ -14,6 +14,8 @@ public actor LocalAuthEngine: AuthAccountEngine {
     private var preparing: Task<LocalUserPool, any Error>?
 
     private let hub: @Sendable () -> any HubCategoryBehavior
+    /// The plugin's count of revocations, which the pool bumps.
+    private let revocations: RevocationCounter
     private let eventLoop: @Sendable () throws -> EventLoop
     /// The pool server contexts of this engine are bound to.
     nonisolated let tenant: AuthTenant
@@ -23,11 +25,12 @@ public actor LocalAuthEngine: AuthAccountEngine {
     var autoSignIns: PendingSignIns<String>
 
     init(
-        configuration: LocalAuthConfiguration, delivery: (any CodeDelivery)?, pluginKey: String,
+        configuration: LocalAuthConfiguration, delivery: (any CodeDelivery)?, revocations: RevocationCounter, pluginKey: String,
         hub: @escaping @Sendable () -> any HubCategoryBehavior, eventLoop: @escaping @Sendable () throws -> EventLoop
     ) {
         self.configuration = configuration
         self.delivery = delivery
+        self.revocations = revocations
         self.pluginKey = pluginKey
         self.hub = hub
         self.eventLoop = eventLoop
@@ -68,7 +71,7 @@ public actor LocalAuthEngine: AuthAccountEngine {
 
     private func open() async throws -> LocalUserPool {
         do {
-            let opened = try await LocalUserPool(configuration: configuration, delivery: delivery)
+            let opened = try await LocalUserPool(configuration: configuration, delivery: delivery, revocations: revocations)
             // The local pool's tokens are renewed at expiry (lead 0): they live as long as configured.
             let sessions = AuthSessionKeeper(pluginKey: pluginKey, refreshLead: 0, hub: hub, eventLoop: eventLoop, tenant: tenant.id) { current in
                 let (user, tokens) = try await opened.refresh(current.refreshToken, owner: current.userId)

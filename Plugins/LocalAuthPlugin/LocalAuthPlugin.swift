@@ -26,6 +26,9 @@ public final class LocalAuthPlugin: AuthServerContextPlugin {
     private let events: AuthEventReporter
     /// Sign-ups that may end in `autoSignIn()`.
     let autoSignInTickets = AutoSignInTickets()
+    /// Bumped by every sign-out, global sign-out, password reset and deleted user of the pool in
+    /// this process (see `AuthServerContextPlugin.revocations`).
+    public let revocations = RevocationCounter()
 
     /// A plugin that delivers codes with `delivery` (default: the pool's outbox, read with
     /// ``outbox(for:)`` or `amplify auth outbox`), dispatches on `hub` and runs its expiry timer on
@@ -49,7 +52,7 @@ public final class LocalAuthPlugin: AuthServerContextPlugin {
     public func configure(using configuration: Any?) throws {
         let settings = try LocalAuthConfiguration(json: configuration as? JSONValue)
         let engine = LocalAuthEngine(
-            configuration: settings, delivery: delivery, pluginKey: key,
+            configuration: settings, delivery: delivery, revocations: revocations, pluginKey: key,
             hub: { [hub] in hub ?? Amplify.Hub.plugin }, eventLoop: { [eventLoop] in try eventLoop ?? Amplify.eventLoop() })
         engineSlot.withLock { $0 = engine }
         if FileManager.default.fileExists(atPath: settings.credentialStorePath) {
@@ -80,7 +83,7 @@ public final class LocalAuthPlugin: AuthServerContextPlugin {
     /// Where the plugin reports on the Hub.
     public var authEvents: AuthEventReporter { events }
 
-    private func engine() throws -> LocalAuthEngine {
+    func engine() throws -> LocalAuthEngine {
         guard let engine = engineSlot.withLock({ $0 }) else {
             throw AuthError.configuration("The local auth plugin is not configured.", "Call Amplify.configure() first.")
         }

@@ -32,10 +32,13 @@ actor LocalUserPool {
     let keyId: String
     private let poolSecret: [UInt8]
     let delivery: (any CodeDelivery)?
+    /// Bumped after every revocation commits (sessions, users, deletions).
+    let revocations: RevocationCounter
 
-    init(configuration: LocalAuthConfiguration, delivery: (any CodeDelivery)?) async throws {
+    init(configuration: LocalAuthConfiguration, delivery: (any CodeDelivery)?, revocations: RevocationCounter = RevocationCounter()) async throws {
         self.configuration = configuration
         self.delivery = delivery
+        self.revocations = revocations
         try PoolFiles.ensureFolder(configuration.directory)
         database = try SQLiteDatabase(path: (configuration.directory as NSString).appendingPathComponent("users.sqlite"))
         signingKey = try Self.loadOrCreateKey(at: (configuration.directory as NSString).appendingPathComponent("signing-key.pem"))
@@ -297,7 +300,29 @@ actor LocalUserPool {
     }
 
     func deleteUser(sub: String) async throws {
-        try await database.run("DELETE FROM users WHERE sub = ?", [.text(sub)])
+        try await database.transaction { connection in
+            try connection.run("DELETE FROM users WHERE sub = ?", [.text(sub)])
+            try connection.run("DELETE FROM user_groups WHERE sub = ?", [.text(sub)])
+        }
+        revocations.bump()
+    }
+
+    // MARK: Groups
+
+    /// The groups `sub` is in, by name.
+    func groups(sub: String) async throws -> [String] {
+        try await database.run("SELECT group_name FROM user_groups WHERE sub = ? ORDER BY group_name", [.text(sub)]).compactMap {
+            $0["group_name"].text
+        }
+    }
+
+    /// Puts `sub` in `group` (or takes them out); tokens issued from now on say so.
+    func setMembership(sub: String, group: String, member: Bool) async throws {
+        if member {
+            try await database.run("INSERT OR IGNORE INTO user_groups (sub, group_name) VALUES (?, ?)", [.text(sub), .text(group)])
+        } else {
+            try await database.run("DELETE FROM user_groups WHERE sub = ? AND group_name = ?", [.text(sub), .text(group)])
+        }
     }
 
     // MARK: Attributes
@@ -477,6 +502,7 @@ actor LocalUserPool {
         let origin = origin ?? UUID().uuidString.lowercased()
         let accessExpiry = now.addingTimeInterval(configuration.accessTokenLifetime)
         let attributes = try await attributes(sub: user.sub)
+        let memberships = try await groups(sub: user.sub)
         var idClaims: [String: JSONValue] = [
             "iss": .string(configuration.issuer), "sub": .string(user.sub), "aud": .string(configuration.clientId),
             "iat": .number(now.timeIntervalSince1970.rounded(.down)), "exp": .number(accessExpiry.timeIntervalSince1970.rounded(.down)),
@@ -491,6 +517,11 @@ actor LocalUserPool {
             "ver": .number(Double(user.tokenVersion)), "scope": "aws.cognito.signin.user.admin",
         ]
         accessClaims["device_key"] = deviceKey.map(JSONValue.string)
+        if !memberships.isEmpty {
+            // Cognito puts the groups in both tokens.
+            accessClaims["cognito:groups"] = .array(memberships.map(JSONValue.string))
+            idClaims["cognito:groups"] = .array(memberships.map(JSONValue.string))
+        }
         let random = Base64URL.encode(try Digest.randomBytes(32))
         let refreshToken = deviceKey.map { "\($0).\(random)" } ?? random
         let refreshExpiry = refreshExpiry ?? now.addingTimeInterval(configuration.refreshTokenLifetime)
@@ -578,6 +609,7 @@ actor LocalUserPool {
                 try connection.run("INSERT OR REPLACE INTO revoked_sessions (origin_jti, expires_at) VALUES (?, ?)", [.text(origin), .real(until)])
             }
         }
+        revocations.bump()
     }
 
     /// The user `sub` if it exists and the session `origin` (a token's `origin_jti`; `nil` for
@@ -598,6 +630,7 @@ actor LocalUserPool {
             try connection.run("UPDATE refresh_tokens SET revoked = 1 WHERE sub = ?", [.text(sub)])
             try connection.run("UPDATE users SET token_version = token_version + 1 WHERE sub = ?", [.text(sub)])
         }
+        revocations.bump()
     }
 
     /// The user an access token stands for, if it is valid now (signature, expiry, client,

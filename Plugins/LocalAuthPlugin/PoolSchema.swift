@@ -84,6 +84,10 @@ enum PoolSchema {
                     locked_until REAL NOT NULL DEFAULT 0)
                 """)
         },
+        // 6: groups (Cognito's), named in the tokens' `cognito:groups`.
+        { connection in
+            try connection.run("CREATE TABLE IF NOT EXISTS user_groups (sub TEXT NOT NULL, group_name TEXT NOT NULL, PRIMARY KEY (sub, group_name))")
+        },
     ]
 
     /// Brings `database` to ``currentVersion``.

@@ -12,6 +12,19 @@ public enum Digest {
         return output
     }
 
+    /// The first 16 bytes of the SHA-256 digest of `text`'s UTF-8, as two integers: no
+    /// allocation for a native string (a cache key for tokens: 128 bits leave collisions out of reach).
+    public static func sha256Prefix128(_ text: String) -> (UInt64, UInt64) {
+        var text = text
+        return text.withUTF8 { bytes in
+            var output: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+            withUnsafeMutableBytes(of: &output) { digest in
+                _ = SHA256(bytes.baseAddress, bytes.count, digest.baseAddress?.assumingMemoryBound(to: UInt8.self))
+            }
+            return (output.0, output.1)
+        }
+    }
+
     /// The SHA-1 digest of `data` (20 bytes). Only for protocols that require it (the
     /// WebSocket handshake's `Sec-WebSocket-Accept`); never for security.
     public static func sha1<Bytes: Collection<UInt8>>(_ data: Bytes) -> [UInt8] {

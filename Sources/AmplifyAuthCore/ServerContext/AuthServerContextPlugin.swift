@@ -19,6 +19,11 @@ public protocol AuthServerContextPlugin: AuthEngineBackedPlugin {
     /// The plugin's exchange of a refresh token for a new session (the one its process-wide keeper uses).
     /// - Throws: `AuthError.configuration(_:_:_:)` before `configure`.
     func sessionRefresh() throws -> AuthSessionKeeper.Refresh
+
+    /// Counts the revocations this plugin has seen in this process (sign-outs, global sign-outs,
+    /// password resets, deleted users): a ``VerifiedTokenCache`` entry verified before the latest
+    /// one is verified again. Read on every request from any thread; must be cheap (an atomic load).
+    var revocations: RevocationCounter { get }
 }
 
 /// Contexts made from what a request brings.
@@ -26,11 +31,9 @@ extension AuthServerContextPlugin {
     /// A context acting as the user of `tokens`, verified before the context exists.
     /// - Throws: as ``verifiedSession(_:)``; no context is made.
     public func serverContext(tokens: AuthRequestTokens) async throws -> AuthServerContext {
-        let tenant = try contextTenant()
-        let (session, refreshed) = try await verifiedSessionMarkingRefresh(tokens)
-        let holder = AuthContextSession(tenant: tenant, scope: .request, initial: session, events: authEvents, refresh: try sessionRefresh())
-        if refreshed { await holder.markChanged() }
-        return AuthServerContext(plugin: self, session: holder)
+        _ = try contextTenant()
+        let session = try await verifiedSession(tokens)
+        return try await serverContext(verified: session, refreshed: session.accessToken != tokens.accessToken)
     }
 
     /// A context from an `Authorization: Bearer <access token>` header value, with the ID and
@@ -66,11 +69,16 @@ extension AuthServerContextPlugin {
         return AuthServerContext(plugin: self, session: holder)
     }
 
-    /// ``verifiedSession(_:)``, and whether it refreshed (the tokens differ from the request's).
-    private func verifiedSessionMarkingRefresh(_ tokens: AuthRequestTokens) async throws -> (StoredSession, Bool) {
-        let session = try await verifiedSession(tokens)
-        return (session, session.accessToken != tokens.accessToken)
+    /// A context for a session already verified (by ``verifiedSession(_:)``, or found in a
+    /// ``VerifiedTokenCache``); `refreshed` marks its tokens as new for the response's cookies.
+    /// - Throws: `AuthError.configuration(_:_:_:)` before `configure`.
+    func serverContext(verified session: StoredSession, refreshed: Bool) async throws -> AuthServerContext {
+        let holder = AuthContextSession(
+            tenant: try contextTenant(), scope: .request, initial: session, events: authEvents, refresh: try sessionRefresh())
+        if refreshed { await holder.markChanged() }
+        return AuthServerContext(plugin: self, session: holder)
     }
+
 }
 
 extension AuthContextSession {

@@ -32,6 +32,8 @@ public final class RevokedSessions: Sendable {
 
     private let state = Locked(State())
     private let now: @Sendable () -> Date
+    /// Bumped by every revocation (``VerifiedTokenCache`` entries from before it are verified again).
+    public let revocations = RevocationCounter()
 
     /// An empty list. - Parameter now: the clock (tests pass their own).
     public init(now: @escaping @Sendable () -> Date = { Date() }) {
@@ -51,6 +53,7 @@ public final class RevokedSessions: Sendable {
             state.sessions[id] = max(state.sessions[id] ?? 0, expiry + 60)
             prune(&state, current)
         }
+        revocations.bump()
     }
 
     /// Refuses every token of `sub` issued until now.
@@ -60,6 +63,7 @@ public final class RevokedSessions: Sendable {
             state.users[sub] = (before: current, until: current + Self.userRevocationLifetime)
             prune(&state, current)
         }
+        revocations.bump()
     }
 
     /// Whether a token with `claims` belongs to a revoked session or user.
