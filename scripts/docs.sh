@@ -10,7 +10,8 @@ modules=("$@")
 if [ ${#modules[@]} -eq 0 ]; then
     modules=(AmplifyConcurrency AmplifyEventLoop AmplifyCrypto AmplifySQLite Amplify AWSPluginsCore AmplifyAuthCore
         AmplifyAnalyticsCore AmplifyStorageCore AmplifyTestKit LocalAuthPlugin AWSCognitoAuthPlugin LocalStoragePlugin AWSS3StoragePlugin
-        LocalAnalyticsPlugin AWSKinesisAnalyticsPlugin RedisHubBridgePlugin AmplifyWebSocket AWSAPIPlugin AmplifyPlugins AmplifyServiceLifecycle)
+        LocalAnalyticsPlugin AWSKinesisAnalyticsPlugin RedisHubBridgePlugin AmplifyWebSocket AWSAPIPlugin AmplifyPlugins AmplifyServiceLifecycle
+        AmplifyHummingbird AmplifyVapor)
 fi
 
 docc=$(command -v docc || true)
@@ -18,8 +19,8 @@ docc=$(command -v docc || true)
 [ -x "$docc" ] || { echo "docc is not in the toolchain next to swift" >&2; exit 1; }
 
 echo "== symbol graphs"
-swift package dump-symbol-graph --minimum-access-level public 2>&1 | grep -Ev '^-- Emitting' || true
-graphs=$(swift build --show-bin-path)/../symbolgraph
+swift package --enable-all-traits dump-symbol-graph --minimum-access-level public 2>&1 | grep -Ev '^-- Emitting' || true
+graphs=$(swift build --enable-all-traits --show-bin-path)/../symbolgraph
 [ -d "$graphs" ] || { echo "no symbol graphs in $graphs" >&2; exit 1; }
 
 failed=0

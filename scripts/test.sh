@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test suite: installs what is missing, checks the formatting (swift format lint),
-# builds (warnings are errors), builds the DocC
+# builds with every package trait on (the Hummingbird and Vapor integrations; warnings are errors), builds the DocC
 # documentation of every public module (warnings are errors), runs every test target, then runs
 # the suite again under ThreadSanitizer, then fuzzes every parser of outside input for 30 s each
 # (scripts/fuzz.sh). Set AMPLIFY_SANITIZERS to choose the sanitizer runs ("thread", "address",
@@ -16,7 +16,7 @@ swift format lint --strict -r Sources Plugins Tests Examples Benchmarks Fuzz Pac
 
 echo "== swift build (warnings are errors here)"
 build_log=$(mktemp)
-swift build --build-tests 2>&1 | tee "$build_log" | grep -Ev '^\[[0-9]+/[0-9]+\]' || true
+swift build --build-tests --enable-all-traits 2>&1 | tee "$build_log" | grep -Ev '^\[[0-9]+/[0-9]+\]' || true
 if grep -q "warning:" "$build_log"; then
     echo "The build printed warnings; fix them." >&2
     exit 1
@@ -36,7 +36,7 @@ scripts/docs.sh
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=6
 
 echo "== swift test"
-swift test --skip-build
+swift test --skip-build --enable-all-traits
 
 # Under a sanitizer every test runs several times slower, so 3 at once: with 6, two cores were
 # oversubscribed enough that calls bounded at seconds (an S3 call's 1 s low-speed limit, a Redis
@@ -45,7 +45,7 @@ for sanitizer in ${AMPLIFY_SANITIZERS:-thread}; do
     [ "$sanitizer" = "none" ] && continue
     echo "== swift test --sanitize=$sanitizer"
     SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=3 LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-suppressions.txt" \
-        swift test --sanitize="$sanitizer" --scratch-path ".build/sanitize-$sanitizer"
+        swift test --enable-all-traits --sanitize="$sanitizer" --scratch-path ".build/sanitize-$sanitizer"
 done
 
 fuzz_seconds=${AMPLIFY_FUZZ_SECONDS:-30}

@@ -227,7 +227,7 @@ public final class AWSCognitoAuthPlugin: AuthServerContextPlugin, AWSAuthCredent
     /// - Throws: `AuthError.configuration(_:_:_:)` before `configure`.
     public func sessionRefresh() throws -> AuthSessionKeeper.Refresh { try engine().exchange }
 
-    /// Bumped by every sign-out this process handled (the deny list's, see ``RevokedSessions``).
+    /// Bumped by every sign-out this process handled (the deny list's, see `RevokedSessions`).
     public var revocations: RevocationCounter { revokedSessions.revocations }
 }
 

@@ -3,7 +3,7 @@
     import Hummingbird
     import HummingbirdAuth
 
-    /// Hummingbird middleware that lets through only users an ``AccessPolicy`` allows (groups,
+    /// Hummingbird middleware that lets through only users an `AccessPolicy` allows (groups,
     /// scopes): 401 without a user, 403 `insufficient_scope` for a user without the group or scope.
     /// Put it after ``AmplifyAuthMiddleware`` (on a route group).
     ///

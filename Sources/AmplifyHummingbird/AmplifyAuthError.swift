@@ -3,7 +3,7 @@
     import HTTPTypes
     import Hummingbird
 
-    /// A refused request as Hummingbird answers it: the ``AuthChallenge``'s status, its
+    /// A refused request as Hummingbird answers it: the `AuthChallenge`'s status, its
     /// `WWW-Authenticate`, `Retry-After` and `Cache-Control: no-store` headers, and a JSON body
     /// `{"error": …, "message": …}`. Thrown by ``AmplifyAuthMiddleware``, ``AmplifyAccessMiddleware``
     /// and `requireUser(_:)`.

@@ -9,10 +9,10 @@
     /// or the embedded local pool) and runs the rest of the chain as its user.
     ///
     /// - The request's `Authorization: Bearer` token, else Amplify JS's cookies (every `Cookie`
-    ///   header), are verified (``AmplifyAuthenticator``; repeated tokens hit its cache).
+    ///   header), are verified (`AmplifyAuthenticator`; repeated tokens hit its cache).
     /// - The route runs inside the user's `AuthServerContext`: unchanged `Amplify.Auth`,
     ///   `Amplify.Storage` and `Amplify.API` code acts as the user. `context.identity` is the
-    ///   ``AuthenticatedUser`` (`nil` for a request without credentials, which runs in an empty
+    ///   `AuthenticatedUser` (`nil` for a request without credentials, which runs in an empty
     ///   context — public routes, sign-in).
     /// - Tokens refreshed or created during the request go back as `Set-Cookie`, also when the route
     ///   throws.

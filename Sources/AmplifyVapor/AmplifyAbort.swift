@@ -2,7 +2,7 @@
     import AmplifyAuthCore
     import Vapor
 
-    /// A refused request as Vapor answers it: the ``AuthChallenge``'s status and message, with its
+    /// A refused request as Vapor answers it: the `AuthChallenge`'s status and message, with its
     /// `WWW-Authenticate`, `Retry-After` and `Cache-Control: no-store` headers. Thrown by
     /// ``AmplifyAuthMiddleware``, ``AmplifyAccessMiddleware`` and `req.amplify.requireUser(_:)`.
     public struct AmplifyAbort: AbortError, Sendable {

@@ -2,7 +2,7 @@
     import AmplifyAuthCore
     import Vapor
 
-    /// Vapor middleware that lets through only users an ``AccessPolicy`` allows (groups, scopes): 401
+    /// Vapor middleware that lets through only users an `AccessPolicy` allows (groups, scopes): 401
     /// without a user, 403 `insufficient_scope` for a user without the group or scope. Put it after
     /// ``AmplifyAuthMiddleware`` (on a route group).
     ///

@@ -7,9 +7,9 @@
     /// embedded local pool) and runs the rest of the chain as its user.
     ///
     /// - The request's `Authorization: Bearer` token, else Amplify JS's cookies (every `Cookie`
-    ///   header), are verified (``AmplifyAuthenticator``; repeated tokens hit its cache).
+    ///   header), are verified (`AmplifyAuthenticator`; repeated tokens hit its cache).
     /// - The route runs inside the user's `AuthServerContext`: unchanged `Amplify.Auth`,
-    ///   `Amplify.Storage` and `Amplify.API` code acts as the user. The ``AuthenticatedUser`` is
+    ///   `Amplify.Storage` and `Amplify.API` code acts as the user. The `AuthenticatedUser` is
     ///   logged in (`req.auth.require(AuthenticatedUser.self)`, or `req.amplify.requireUser()` for
     ///   RFC 6750's answers); a request without credentials runs in an empty context with nobody
     ///   logged in (public routes, sign-in).

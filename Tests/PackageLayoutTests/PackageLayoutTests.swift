@@ -17,14 +17,17 @@ struct PackageLayoutTests {
         "Amplify": 3, "AmplifyCurl": 3,
         "AWSPluginsCore": 4, "AmplifyAuthCore": 4, "AmplifyAnalyticsCore": 4, "AmplifyStorageCore": 4, "AmplifyTestKit": 4,
         "AmplifyServiceLifecycle": 4, "AmplifyWebSocket": 4,
+        // The web-framework integrations sit beside the plugins: on the core and what plugins share.
+        "AmplifyHummingbird": 5, "AmplifyVapor": 5,
         "AmplifyPlugins": 6,
-        "ServerContexts": 7, "SessionBenchmark": 7,
+        "ServerContexts": 7, "SessionBenchmark": 7, "ExampleServerSupport": 7,
+        "HummingbirdServer": 8, "VaporServer": 8,
         // Test support: what the test targets share (below them, above everything they test).
-        "LocalAuthTestSupport": 7,
+        "LocalAuthTestSupport": 7, "HTTPServerTestSupport": 8,
     ]
     static let pluginLayer = 5
     static let topLayer = 7
-    static let testLayer = 8
+    static let testLayer = 9
 
     struct Target {
         let name: String
@@ -135,6 +138,44 @@ struct PackageLayoutTests {
     func onlyTheLoopImportsLibUV() throws {
         for target in try Self.targets() where target.kind != "systemLibrary" && target.name != "AmplifyEventLoop" {
             #expect(!Self.imports(of: target).contains("CLibUV"), "\(target.name) imports CLibUV")
+        }
+    }
+
+    @Test("a package that depends on Amplify and its plugins, without the traits, resolves no web framework and no SwiftNIO")
+    func traitsKeepFrameworksOut() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("trait-consumer-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("Sources/Consumer"), withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try """
+        // swift-tools-version:6.1
+        import PackageDescription
+        let package = Package(
+            name: "Consumer",
+            dependencies: [.package(path: "\(Self.root.path)")],
+            targets: [
+                .target(name: "Consumer", dependencies: [
+                    .product(name: "Amplify", package: "main"), .product(name: "LocalAuthPlugin", package: "main"),
+                    .product(name: "AWSCognitoAuthPlugin", package: "main"), .product(name: "AmplifyAuthCore", package: "main"),
+                ])
+            ]
+        )
+        """.replacingOccurrences(of: "package: \"main\"", with: "package: \"\(Self.root.lastPathComponent)\"")
+            .write(to: folder.appendingPathComponent("Package.swift"), atomically: true, encoding: .utf8)
+        try "import Amplify\n".write(to: folder.appendingPathComponent("Sources/Consumer/Consumer.swift"), atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["swift", "package", "--package-path", folder.path, "--scratch-path", folder.appendingPathComponent(".build").path, "resolve"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let log = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "\(log)")
+        let checkouts = (try? FileManager.default.contentsOfDirectory(atPath: folder.appendingPathComponent(".build/checkouts").path)) ?? []
+        #expect(checkouts.contains("swift-log"), "resolution did not happen: \(checkouts) \(log)")
+        for framework in ["swift-nio", "hummingbird", "hummingbird-auth", "vapor", "async-http-client"] {
+            #expect(!checkouts.contains(framework), "\(framework) was fetched without the traits: \(checkouts)")
         }
     }
 }

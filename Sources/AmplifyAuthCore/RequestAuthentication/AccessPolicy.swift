@@ -1,6 +1,6 @@
 /// Who may use a route: Cognito groups (`cognito:groups`), the access token's scopes, or a check of
 /// your own, combined with `&&` and `||`. The HTTP-server integrations apply it as middleware and
-/// route helpers; ``check(_:)`` is the framework-free rule.
+/// route helpers; ``check(_:realm:)`` is the framework-free rule.
 ///
 ///     let admins = AccessPolicy.group("admins")
 ///     let editors = AccessPolicy.anyGroup(["editors", "admins"]) && .scope("content/write")
