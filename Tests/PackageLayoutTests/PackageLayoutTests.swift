@@ -164,7 +164,9 @@ struct PackageLayoutTests {
         try "import Amplify\n".write(to: folder.appendingPathComponent("Sources/Consumer/Consumer.swift"), atomically: true, encoding: .utf8)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["swift", "package", "--package-path", folder.path, "--scratch-path", folder.appendingPathComponent(".build").path, "resolve"]
+        process.arguments = [
+            "swift", "package", "--package-path", folder.path, "--scratch-path", folder.appendingPathComponent(".build").path, "resolve",
+        ]
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
