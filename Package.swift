@@ -71,7 +71,7 @@ let package = Package(
             name: "Amplify",
             dependencies: [
                 "AmplifyEventLoop", "AmplifyConcurrency", .product(name: "Logging", package: "swift-log"),
-                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "CoreMetrics", package: "swift-metrics"), .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]),
         // libcurl's multi-socket API on the loop: the one driver the HTTP client and the WebSocket's stream share.
         .target(name: "AmplifyCurl", dependencies: ["AmplifyEventLoop", "CCurlShims"]),
@@ -84,7 +84,7 @@ let package = Package(
             name: "AWSPluginsCore",
             dependencies: [
                 "Amplify", "AmplifyCrypto", "AmplifyCurl", "AmplifyEventLoop", "CCurlShims", "AmplifyConcurrency",
-                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "CoreMetrics", package: "swift-metrics"), .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]),
         // RFC 6455 on the loop: framing, the upgrade, and libcurl's connect-only stream (for the API plugin's subscriptions).
         .target(name: "AmplifyWebSocket", dependencies: ["AmplifyCurl", "AmplifyEventLoop", "AmplifyCrypto", "CCurlShims"]),
@@ -103,7 +103,12 @@ let package = Package(
         // What every Storage plugin shares: Hub reporting and transfers, the transfer gate, Gen 2 access rules, the bucket table.
         .target(name: "AmplifyStorageCore", dependencies: ["Amplify", "AmplifyConcurrency"]),
         .target(
-            name: "AmplifyTestKit", dependencies: ["Amplify", "AmplifyConcurrency", .product(name: "Logging", package: "swift-log")],
+            name: "AmplifyTestKit",
+            dependencies: [
+                "Amplify", "AmplifyConcurrency", .product(name: "Logging", package: "swift-log"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
+            ],
             exclude: [
                 "Moto/moto_harness.py", "HTTP/http_test_server.py", "AppSync/appsync_server.py", "AppSync/test_appsync_server.py",
                 "AppSync/schema.graphql", "AppSync/README.md", "WebSocket/ws_test_server.py",
@@ -131,7 +136,11 @@ let package = Package(
             name: "LocalAnalyticsPlugin", dependencies: ["Amplify", "AmplifyAnalyticsCore", "AmplifyEventLoop", "AmplifyConcurrency"],
             path: "Plugins/LocalAnalyticsPlugin"),
         .target(
-            name: "AWSAPIPlugin", dependencies: ["Amplify", "AWSPluginsCore", "AmplifyWebSocket", "AmplifyEventLoop", "AmplifyConcurrency"],
+            name: "AWSAPIPlugin",
+            dependencies: [
+                "Amplify", "AWSPluginsCore", "AmplifyWebSocket", "AmplifyEventLoop", "AmplifyConcurrency",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+            ],
             path: "Plugins/AWSAPIPlugin"),
         .target(
             name: "RedisHubBridgePlugin", dependencies: ["Amplify", "AmplifyEventLoop", "CHiredis", "CHiredisShims", "AmplifyConcurrency"],
@@ -284,6 +293,8 @@ let package = Package(
             dependencies: [
                 "AWSPluginsCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyTestKit", "HTTPBenchmark", "Amplify", "AmplifyConcurrency",
                 .product(name: "CoreMetrics", package: "swift-metrics"), .product(name: "MetricsTestKit", package: "swift-metrics"),
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
+                .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),
             ],
             exclude: ["Vectors"]),
         .testTarget(name: "PackageLayoutTests"),
@@ -318,7 +329,8 @@ let package = Package(
         .testTarget(
             name: "AmplifyHummingbirdTests",
             dependencies: [
-                "AmplifyHummingbird", "HTTPServerTestSupport", "AmplifyAuthCore", "LocalAuthPlugin", "Amplify",
+                "AmplifyHummingbird", "HTTPServerTestSupport", "AmplifyAuthCore", "LocalAuthPlugin", "Amplify", "AmplifyTestKit",
+                .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["AmplifyHummingbird"])),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth", condition: .when(traits: ["AmplifyHummingbird"])),
                 .product(name: "HummingbirdTesting", package: "hummingbird", condition: .when(traits: ["AmplifyHummingbird"])),

@@ -3,6 +3,7 @@ import Amplify
 import AmplifyConcurrency
 import AmplifyEventLoop
 import Foundation
+import Tracing
 
 /// The API plugin for AppSync (GraphQL, with real-time subscriptions) and API Gateway (REST), key
 /// `awsAPIPlugin`, configured from the blocks the Amplify CLI (and every other configuration
@@ -182,7 +183,18 @@ public final class AWSAPIPlugin: APICategoryPlugin {
     {
         let current = try configured()
         let endpoint = try current.configuration.endpoint(named: request.apiName, type: .graphQL)
-        return try await reporter.reporting(event, context: APIOperationContext(apiName: endpoint.name, operation: operation.rawValue)) {
+        // A span per operation when a tracer is bootstrapped; its HTTP call is a child span.
+        return try await AmplifyTracing.withSpan("GraphQL \(operation.rawValue)", ofKind: .client) { span in
+            span?.attributes["graphql.operation.type"] = operation.rawValue
+            span?.attributes["amplify.api.name"] = endpoint.name
+            return try await graphQL(request, operation: operation, event: event, current: current, endpoint: endpoint)
+        }
+    }
+
+    private func graphQL<R: Decodable & Sendable>(
+        _ request: GraphQLRequest<R>, operation: GraphQLOperationType, event: String, current: Configured, endpoint: APIEndpointConfiguration
+    ) async throws -> GraphQLResponse<R> {
+        try await reporter.reporting(event, context: APIOperationContext(apiName: endpoint.name, operation: operation.rawValue)) {
             let mode = try Self.mode(of: request.authMode, endpoint: endpoint)
             // {"query":…,"variables":…}, written straight into the body.
             var body: [UInt8] = []

@@ -9,7 +9,9 @@
     import HummingbirdAuth
     import HummingbirdTesting
     import LocalAuthPlugin
+    import AmplifyTestKit
     import Testing
+    import Tracing
 
     @Suite("Hummingbird: requests authenticated and run as their users")
     struct AmplifyHummingbirdTests {
@@ -137,6 +139,27 @@
                 let other = try await client.execute(uri: "/admin", method: .get, headers: [.authorization: "Bearer \(pool.ben.accessToken)"])
                 #expect(other.status == .forbidden)
             }
+            try await pool.close()
+        }
+
+        @Test("with a tracer bootstrapped, Amplify.Auth calls in a route are child spans of Hummingbird's request span")
+        func authCallsAreChildSpans() async throws {
+            let tracer = TestTracer.shared
+            let pool = try await ScenarioPool()
+            let router = Router(context: Context.self)
+            router.add(middleware: TracingMiddleware())
+            router.group().add(middleware: Self.middleware(pool)).get("/me") { _, context in
+                Self.json(try await ScenarioRoutes.me(try context.requireUser()))
+            }
+            let marker = "trace-\(UUID().uuidString)"
+            try await Application(router: router).test(.router) { client in
+                let response = try await client.execute(
+                    uri: "/me?\(marker)", method: .get, headers: [.authorization: "Bearer \(pool.ann.accessToken)"])
+                #expect(response.status == .ok)
+            }
+            let request = try #require(tracer.finishedSpans.first { $0.kind == .server && "\($0.attributes)".contains(marker) })
+            let auth = try #require(TestTracer.spans(inTrace: request.traceID).first { $0.operationName == "Auth.getCurrentUser" })
+            #expect(auth.parentSpanID == request.spanID)
             try await pool.close()
         }
     }

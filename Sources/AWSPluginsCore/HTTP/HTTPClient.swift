@@ -5,6 +5,7 @@ import CCurlShims
 import CoreMetrics
 import Foundation
 import Synchronization
+import Tracing
 
 /// An HTTP client on the Amplify event loop: libcurl's multi-socket API driven by libuv through
 /// AmplifyCurl's `CurlMultiDriver` (a `LoopPoll` per socket curl opens, one `LoopAlarm` for
@@ -58,7 +59,28 @@ public final class HTTPClient: @unchecked Sendable {
     /// Sends `request` and returns the response (any status; HTTP errors are responses).
     /// - Throws: ``HTTPClientError`` for a connection failure, a timeout, a file problem or
     ///   cancellation (also when the task was cancelled before the call).
+    /// With a tracer bootstrapped, each request is a client span (`service.Operation` for AWS
+    /// calls, `HTTP METHOD` otherwise) under the task's context, carrying the method, host, AWS
+    /// service and operation and the status — never the URL's query or a header.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
+        guard AmplifyTracing.tracer != nil else { return try await measuredSend(request) }
+        let name = request.service.map { "\($0).\(request.operation ?? request.method.uppercased())" } ?? "HTTP \(request.method.uppercased())"
+        return try await AmplifyTracing.withSpan(name, ofKind: .client) { span in
+            span?.attributes["http.request.method"] = request.method.uppercased()
+            span?.attributes["server.address"] = request.url.host ?? ""
+            if let service = request.service {
+                span?.attributes["rpc.system"] = "aws-api"
+                span?.attributes["rpc.service"] = service
+                span?.attributes["rpc.method"] = request.operation ?? ""
+            }
+            let response = try await measuredSend(request)
+            span?.attributes["http.response.status_code"] = response.status
+            if response.status >= 500 { span?.setStatus(SpanStatus(code: .error)) }
+            return response
+        }
+    }
+
+    private func measuredSend(_ request: HTTPRequest) async throws -> HTTPResponse {
         let log = Amplify.Logging.logger(forCategory: "HTTP")
         // `.none` sorts above `.verbose` (it is the last level), so ask for `.verbose` itself.
         guard metrics != nil || log.logLevel == .verbose else { return try await transfer(request) }

@@ -40,6 +40,11 @@ public final class AuthCategory: AuthCategoryBehavior {
     /// reach another's plugin. One task-local value, so entering a context pushes one.
     @TaskLocal public static var serverContext: (any AuthServerContextBinding)?
 
+    /// `body` in a span named `name` when a tracer is bootstrapped (see `AmplifyTracing`).
+    private func traced<T>(_ name: String, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T) async throws -> T {
+        try await AmplifyTracing.withSpan(name) { _ in try await body() }
+    }
+
     private func selected() throws -> any AuthCategoryPlugin {
         if let bound = Self.serverContext { return bound.plugin }
         let selection = plugins.selectOne()
@@ -50,35 +55,37 @@ public final class AuthCategory: AuthCategoryBehavior {
 
     /// Creates a user. - Throws: ``AuthError``.
     public func signUp(username: String, password: String? = nil, options: AuthSignUpRequest.Options? = nil) async throws -> AuthSignUpResult {
-        try await selected().signUp(username: username, password: password, options: options)
+        try await traced("Auth.signUp") { try await selected().signUp(username: username, password: password, options: options) }
     }
 
     /// Confirms a new user with the code that was sent. - Throws: ``AuthError``.
     public func confirmSignUp(for username: String, confirmationCode: String, options: AuthConfirmSignUpRequest.Options? = nil) async throws
         -> AuthSignUpResult
     {
-        try await selected().confirmSignUp(for: username, confirmationCode: confirmationCode, options: options)
+        try await traced("Auth.confirmSignUp") {
+            try await selected().confirmSignUp(for: username, confirmationCode: confirmationCode, options: options)
+        }
     }
 
     /// Sends a new sign-up code. - Throws: ``AuthError``.
     public func resendSignUpCode(for username: String, options: AuthResendSignUpCodeRequest.Options? = nil) async throws -> AuthCodeDeliveryDetails {
-        try await selected().resendSignUpCode(for: username, options: options)
+        try await traced("Auth.resendSignUpCode") { try await selected().resendSignUpCode(for: username, options: options) }
     }
 
     /// Signs a user in. - Throws: ``AuthError``.
     public func signIn(username: String? = nil, password: String? = nil, options: AuthSignInRequest.Options? = nil) async throws -> AuthSignInResult {
-        try await selected().signIn(username: username, password: password, options: options)
+        try await traced("Auth.signIn") { try await selected().signIn(username: username, password: password, options: options) }
     }
 
     /// Answers a sign-in challenge. - Throws: ``AuthError``.
     public func confirmSignIn(challengeResponse: String, options: AuthConfirmSignInRequest.Options? = nil) async throws -> AuthSignInResult {
-        try await selected().confirmSignIn(challengeResponse: challengeResponse, options: options)
+        try await traced("Auth.confirmSignIn") { try await selected().confirmSignIn(challengeResponse: challengeResponse, options: options) }
     }
 
     /// Signs out. Never throws: without a usable plugin the result says nothing was signed out.
     public func signOut(options: AuthSignOutRequest.Options? = nil) async -> any AuthSignOutResult {
         do {
-            return try await selected().signOut(options: options)
+            return try await traced("Auth.signOut") { try await selected().signOut(options: options) }
         } catch {
             return UnavailableSignOutResult(error: error)
         }
@@ -86,53 +93,55 @@ public final class AuthCategory: AuthCategoryBehavior {
 
     /// Deletes the signed-in user. - Throws: ``AuthError``.
     public func deleteUser() async throws {
-        try await selected().deleteUser()
+        try await traced("Auth.deleteUser") { try await selected().deleteUser() }
     }
 
     /// The current session. - Throws: ``AuthError``.
     public func fetchAuthSession(options: AuthFetchSessionRequest.Options? = nil) async throws -> any AuthSession {
-        try await selected().fetchAuthSession(options: options)
+        try await traced("Auth.fetchAuthSession") { try await selected().fetchAuthSession(options: options) }
     }
 
     /// Starts a password reset. - Throws: ``AuthError``.
     public func resetPassword(for username: String, options: AuthResetPasswordRequest.Options? = nil) async throws -> AuthResetPasswordResult {
-        try await selected().resetPassword(for: username, options: options)
+        try await traced("Auth.resetPassword") { try await selected().resetPassword(for: username, options: options) }
     }
 
     /// Finishes a password reset. - Throws: ``AuthError``.
     public func confirmResetPassword(
         for username: String, with newPassword: String, confirmationCode: String, options: AuthConfirmResetPasswordRequest.Options? = nil
     ) async throws {
-        try await selected().confirmResetPassword(for: username, with: newPassword, confirmationCode: confirmationCode, options: options)
+        try await traced("Auth.confirmResetPassword") {
+            try await selected().confirmResetPassword(for: username, with: newPassword, confirmationCode: confirmationCode, options: options)
+        }
     }
 
     /// The signed-in user. - Throws: ``AuthError``.
     public func getCurrentUser() async throws -> any AuthUser {
-        try await selected().getCurrentUser()
+        try await traced("Auth.getCurrentUser") { try await selected().getCurrentUser() }
     }
 
     /// The signed-in user's attributes. - Throws: ``AuthError``.
     public func fetchUserAttributes(options: AuthFetchUserAttributesRequest.Options? = nil) async throws -> [AuthUserAttribute] {
-        try await selected().fetchUserAttributes(options: options)
+        try await traced("Auth.fetchUserAttributes") { try await selected().fetchUserAttributes(options: options) }
     }
 
     /// Updates one attribute. - Throws: ``AuthError``.
     public func update(userAttribute: AuthUserAttribute, options: AuthUpdateUserAttributeRequest.Options? = nil) async throws
         -> AuthUpdateAttributeResult
     {
-        try await selected().update(userAttribute: userAttribute, options: options)
+        try await traced("Auth.update") { try await selected().update(userAttribute: userAttribute, options: options) }
     }
 
     /// Updates several attributes. - Throws: ``AuthError``.
     public func update(userAttributes: [AuthUserAttribute], options: AuthUpdateUserAttributesRequest.Options? = nil) async throws
         -> [AuthUserAttributeKey: AuthUpdateAttributeResult]
     {
-        try await selected().update(userAttributes: userAttributes, options: options)
+        try await traced("Auth.update") { try await selected().update(userAttributes: userAttributes, options: options) }
     }
 
     /// Changes the signed-in user's password. - Throws: ``AuthError``.
     public func update(oldPassword: String, to newPassword: String, options: AuthChangePasswordRequest.Options? = nil) async throws {
-        try await selected().update(oldPassword: oldPassword, to: newPassword, options: options)
+        try await traced("Auth.update") { try await selected().update(oldPassword: oldPassword, to: newPassword, options: options) }
     }
 }
 
