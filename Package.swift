@@ -407,6 +407,7 @@ let package = Package(
             name: "ExamplesTests",
             dependencies: [
                 "CustomPlugin", "SessionManager", "ServerContexts", "HubBridgeExample", "TokenGate", "CognitoQuickstart", "Amplify", "AmplifyTestKit",
+                "HummingbirdServer", "VaporServer", "HTTPServerTestSupport",
             ]),
     ]
 )
