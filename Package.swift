@@ -272,6 +272,16 @@ let package = Package(
             ],
             path: "Benchmarks/HTTPBenchmark"),
 
+        .executableTarget(
+            name: "HTTPServerBenchmark",
+            dependencies: [
+                "AWSCognitoAuthPlugin", "AWSPluginsCore", "Amplify", "AmplifyAuthCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyHummingbird",
+                "AmplifyTestKit", "BenchmarkReport", "COpenSSL",
+                .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["AmplifyHummingbird"])),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth", condition: .when(traits: ["AmplifyHummingbird"])),
+            ],
+            path: "Benchmarks/HTTPServerBenchmark"),
+
         // MARK: Fuzzing (scripts/fuzz.sh builds it with -sanitize=fuzzer,address; a plain build is a
         // replay tool: AmplifyFuzz <target> <files>).
         .executableTarget(

@@ -31,18 +31,6 @@ let signIns = quick ? 50 : 300
 let rounds = quick ? 1 : 3
 let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
 
-struct BenchmarkError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
-
-/// CPU seconds (user + system) of this process.
-func cpuSeconds() -> Double {
-    var usage = rusage()
-    getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
-    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
-}
-
 func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
 
 /// Runs `executable arguments` and returns its standard output.

@@ -21,13 +21,7 @@
         typealias Context = BasicAuthRequestContext<AuthenticatedUser>
 
         static func main() async throws {
-            let options: ExampleServer.Options
-            do {
-                options = try ExampleServer.Options(Array(CommandLine.arguments.dropFirst()))
-            } catch {
-                FileHandle.standardError.write(Data("\(error)\n".utf8))
-                exit(2)
-            }
+            let options = ExampleServer.commandLineOptions()
             let auth = try ExampleServer.configure(options)
             let app = Application(
                 router: router(auth), configuration: .init(address: .hostname("127.0.0.1", port: options.port)),

@@ -64,6 +64,17 @@ public enum ExampleServer {
         "storage": ["plugins": ["localStoragePlugin": ["directory": ".amplify/storage"]]],
     ]
 
+    /// The options of this process's command line; on a bad one, prints it with the usage line
+    /// and exits with status 2.
+    public static func commandLineOptions() -> Options {
+        do {
+            return try Options(Array(CommandLine.arguments.dropFirst()))
+        } catch {
+            FileHandle.standardError.write(Data("\(error)\n".utf8))
+            exit(2)
+        }
+    }
+
     /// Configures Amplify from `options` and returns the Auth plugin requests are authenticated
     /// against (the local pool's or Cognito's).
     /// - Throws: Amplify's configuration errors, or ``UsageError`` when the file configures no

@@ -19,13 +19,7 @@
     @main
     struct VaporServer {
         static func main() async throws {
-            let options: ExampleServer.Options
-            do {
-                options = try ExampleServer.Options(Array(CommandLine.arguments.dropFirst()))
-            } catch {
-                FileHandle.standardError.write(Data("\(error)\n".utf8))
-                exit(2)
-            }
+            let options = ExampleServer.commandLineOptions()
             let auth = try ExampleServer.configure(options)
             // Vapor's own command line is not used: the options above are the example's.
             let app = try await Application.make(Environment(name: "production", arguments: ["vapor"]))

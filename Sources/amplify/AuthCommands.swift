@@ -18,7 +18,8 @@ struct AuthGroup: CommandGroup {
             AuthCommands.ResetPassword.self, AuthCommands.ConfirmResetPassword.self, AuthCommands.DeleteUser.self,
             AuthCommands.Outbox.self, AuthCommands.JWKS.self, AuthCommands.VerifyAttribute.self, AuthCommands.ConfirmAttribute.self,
             AuthCommands.SetUpTOTP.self, AuthCommands.VerifyTOTP.self, AuthCommands.MFA.self, AuthCommands.Devices.self,
-            AuthCommands.RememberDevice.self, AuthCommands.ForgetDevice.self,
+            AuthCommands.RememberDevice.self, AuthCommands.ForgetDevice.self, AuthCommands.Token.self, AuthCommands.AddToGroup.self,
+            AuthCommands.RemoveFromGroup.self, AuthCommands.Groups.self,
         ])
 }
 

@@ -38,6 +38,37 @@ struct AuthCommandTests {
         #expect(after.stderr == "error: Nobody is signed in.\nhow to fix: Sign in first.\n")
     }
 
+    @Test(
+        "add-to-group puts the group in the next tokens' cognito:groups; token prints the access or ID token; groups lists, remove-from-group takes out"
+    )
+    func groupsAndToken() async throws {
+        let folder = try await folderWithPool()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(try await Tool.run(["auth", "token"], in: folder).exitCode == 1)
+        _ = try await Tool.run(["auth", "sign-up", "cara", "--email", "cara@example.com", "--password-stdin"], in: folder, input: "Passw0rd!\n")
+        let outbox = try await Tool.run(["--json", "auth", "outbox"], in: folder)
+        let code = try #require((try JSONSerialization.jsonObject(with: Data(outbox.stdout.utf8)) as? [[String: String]])?.last?["code"])
+        _ = try await Tool.run(["auth", "confirm-sign-up", "cara", code], in: folder)
+        #expect(try await Tool.run(["auth", "add-to-group", "cara", "admins"], in: folder).stdout == "cara is in admins.\n")
+        #expect(try await Tool.run(["auth", "add-to-group", "cara", "bad group"], in: folder).exitCode == 1)
+        #expect(try await Tool.run(["auth", "add-to-group", "nobody", "admins"], in: folder).exitCode == 1)
+        #expect(try await Tool.run(["auth", "groups", "cara"], in: folder).stdout == "admins\n")
+        _ = try await Tool.run(["auth", "sign-in", "cara", "--password-stdin"], in: folder, input: "Passw0rd!\n")
+        let access = try await Tool.run(["auth", "token"], in: folder).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let id = try await Tool.run(["auth", "token", "--id"], in: folder).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        func claims(_ token: String) throws -> [String: Any] {
+            var payload = String(token.split(separator: ".")[1]).replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+            while payload.count % 4 != 0 { payload += "=" }
+            let data = try #require(Data(base64Encoded: payload))
+            return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        }
+        #expect(try claims(access)["token_use"] as? String == "access")
+        #expect(try claims(access)["cognito:groups"] as? [String] == ["admins"])
+        #expect(try claims(id)["token_use"] as? String == "id")
+        #expect(try await Tool.run(["auth", "remove-from-group", "cara", "admins"], in: folder).exitCode == 0)
+        #expect(try await Tool.run(["auth", "groups", "cara"], in: folder).stdout.isEmpty)
+    }
+
     @Test("a wrong password exits 1 with the reason; a password is never taken from the command line")
     func errors() async throws {
         let folder = try await folderWithPool()

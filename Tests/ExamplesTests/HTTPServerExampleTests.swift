@@ -160,6 +160,18 @@ struct HTTPServerExampleTests {
         }
     }
 
+    @Test("a bad command line exits 2 with what was wrong and the usage line", arguments: products)
+    func usage(product: String) async throws {
+        for arguments in [["--port", "70000"], ["--port"], ["--config"], ["--verbose"]] {
+            let run = try await ProductRunner.run(product, arguments)
+            #expect(run.exitCode == 2, "\(arguments)")
+            #expect(run.stderr.contains("usage: [--config PATH"), "\(arguments): \(run.stderr)")
+        }
+        let missing = try await ProductRunner.run(product, ["--config", "/nonexistent/amplifyconfiguration.json", "--port", "0"])
+        #expect(missing.exitCode != 0)
+        #expect(missing.stderr.contains("/nonexistent/amplifyconfiguration.json"), "\(missing.stderr)")
+    }
+
     /// A port that was free a moment ago (nobody listens).
     static func closedPort() throws -> (port: Int, fd: Int32) {
         let (port, fd) = try listener()
