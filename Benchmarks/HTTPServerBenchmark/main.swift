@@ -4,9 +4,10 @@
 //     swift run -c release --traits AmplifyHummingbird HTTPServerBenchmark [--seconds N] [--json]
 //
 // Requests per second and server CPU per request (this process's CPU over wrk's request count)
-// for: the bare route (no authentication); `/me` with one repeated bearer token; with one
-// repeated Amplify JS cookie set; with a fresh verification each request (1,000 distinct tokens
-// cycled through middleware without a cache). The JWKS is served by the test kit's HTTP server on
+// for: the bare route (no authentication), with the bearer header and with the cookie set; `/me`
+// with one repeated bearer token; with one repeated Amplify JS cookie set; with a fresh
+// verification each request (1,000 distinct tokens cycled through middleware without a cache).
+// The runs take turns three times and each keeps its best round. Then `authenticate()` alone. The JWKS is served by the test kit's HTTP server on
 // 127.0.0.1. Then the verified-token cache alone: memory per entry and the cost of a hit.
 #if AmplifyHummingbird
     import AWSCognitoAuthPlugin
@@ -85,7 +86,7 @@
     let access = try token(0, use: "access")
     let id = try token(0, use: "id")
     let distinct = try (1...1_000).map { try token($0, use: "access") }
-    print("HTTP server benchmark: \(seconds) s per run, wrk -t1 -c16; access token \(access.utf8.count) bytes")
+    print("HTTP server benchmark: \(seconds) s per run, best of \(quick ? 1 : 3) rounds, wrk -t1 -c16; access token \(access.utf8.count) bytes")
 
     let plugin = AWSCognitoAuthPlugin()
     try plugin.configure(
@@ -180,13 +181,26 @@
     ).map { $0.components(separatedBy: ";")[0] }.joined(separator: "; ")
 
     _ = try runWrk("/me", headers: ["Authorization: Bearer \(access)"])  // warm-up: keys fetched, code paged in
-    let bare = try runWrk("/bare", headers: ["Authorization: Bearer \(access)"])
-    let repeated = try runWrk("/me", headers: ["Authorization: Bearer \(access)"])
-    let cookied = try runWrk("/me", headers: ["Cookie: \(cookies)"])
-    let fresh = try runWrk("/fresh/me", script: lua.path)
-    for (name, run) in [("bare", bare), ("repeated bearer", repeated), ("repeated cookies", cookied), ("fresh tokens", fresh)] where run.errors > 0 {
-        throw BenchmarkError("\(name): \(run.errors) responses were not 2xx")
+    // Two cores shared with wrk make single runs noisy: the runs take turns, `rounds` times, and
+    // each keeps its best round (the most requests per second, and its CPU per request).
+    let rounds = quick ? 1 : 3
+    var best: [String: Run] = [:]
+    for _ in 0..<rounds {
+        let runs = [
+            ("bare", try runWrk("/bare", headers: ["Authorization: Bearer \(access)"])),
+            ("bare with cookies", try runWrk("/bare", headers: ["Cookie: \(cookies)"])),
+            ("repeated bearer", try runWrk("/me", headers: ["Authorization: Bearer \(access)"])),
+            ("repeated cookies", try runWrk("/me", headers: ["Cookie: \(cookies)"])),
+            ("fresh tokens", try runWrk("/fresh/me", script: lua.path)),
+        ]
+        for (name, run) in runs {
+            guard run.errors == 0 else { throw BenchmarkError("\(name): \(run.errors) responses were not 2xx") }
+            if run.requestsPerSecond > best[name]?.requestsPerSecond ?? 0 { best[name] = run }
+        }
     }
+    guard let bare = best["bare"], let bareCookies = best["bare with cookies"], let repeated = best["repeated bearer"],
+        let cookied = best["repeated cookies"], let fresh = best["fresh tokens"]
+    else { throw BenchmarkError("a run is missing") }
 
     /// OpenSSL's raw RSA-2048 verify of the token's signature, CPU seconds per verify.
     func rawVerifySeconds(_ count: Int) throws -> Double {
@@ -212,6 +226,21 @@
     }
     let rawVerify = try rawVerifySeconds(quick ? 5_000 : 20_000)
 
+    /// The authenticator alone (no HTTP), CPU seconds per call: each of the distinct tokens verified
+    /// without a cache, and one token again and again through the cache.
+    func authenticateSeconds(_ authenticator: AmplifyAuthenticator, tokens: [String], count: Int) async throws -> Double {
+        let start = cpuSeconds()
+        for index in 0..<count {
+            let request = try await authenticator.authenticate(
+                RequestCredentials(authorization: ["Bearer \(tokens[index % tokens.count])"], cookies: []))
+            guard request.user != nil else { throw BenchmarkError("authenticate let a token through without a user") }
+        }
+        return (cpuSeconds() - start) / Double(count)
+    }
+    let coreFresh = try await authenticateSeconds(AmplifyAuthenticator(plugin: plugin, cache: nil), tokens: distinct, count: quick ? 2_000 : 10_000)
+    let coreCached = try await authenticateSeconds(
+        AmplifyAuthenticator(plugin: plugin, cache: VerifiedTokenCache()), tokens: [access], count: quick ? 20_000 : 100_000)
+
     func microseconds(_ seconds: Double) -> String { String(format: "%.1f µs", seconds * 1e6) }
     print(String(format: "bare route:        %8.0f req/s, %@ CPU per request", bare.requestsPerSecond, microseconds(bare.cpuPerRequest)))
     print(
@@ -220,17 +249,25 @@
             repeated.requestsPerSecond / bare.requestsPerSecond, microseconds(repeated.cpuPerRequest)))
     print(
         String(
-            format: "repeated cookies:  %8.0f req/s (%.2f× bare), %@ CPU per request", cookied.requestsPerSecond,
-            cookied.requestsPerSecond / bare.requestsPerSecond, microseconds(cookied.cpuPerRequest)))
+            format: "bare with cookies: %8.0f req/s, %@ CPU per request (the same Cookie header, no authentication)",
+            bareCookies.requestsPerSecond, microseconds(bareCookies.cpuPerRequest)))
+    print(
+        String(
+            format: "repeated cookies:  %8.0f req/s (%.2f× bare with cookies), %@ CPU per request", cookied.requestsPerSecond,
+            cookied.requestsPerSecond / bareCookies.requestsPerSecond, microseconds(cookied.cpuPerRequest)))
     let freshLimit = bare.cpuPerRequest + rawVerify
     print(
         String(
             format: "fresh token:       %8.0f req/s, %@ CPU per request = %.2f× (bare %@ + raw RSA-2048 verify %@)", fresh.requestsPerSecond,
             microseconds(fresh.cpuPerRequest), fresh.cpuPerRequest / freshLimit, microseconds(bare.cpuPerRequest), microseconds(rawVerify)))
+    print(
+        String(
+            format: "authenticate() alone: %@ per fresh token, %@ per cached token (no HTTP)", microseconds(coreFresh), microseconds(coreCached)))
     report.figure(
         "GET /me, repeated bearer token, requests/s", repeated.requestsPerSecond, unit: "1/s", limit: bare.requestsPerSecond, limitName: "bare route")
     report.figure(
-        "GET /me, repeated cookie set, requests/s", cookied.requestsPerSecond, unit: "1/s", limit: bare.requestsPerSecond, limitName: "bare route")
+        "GET /me, repeated cookie set, requests/s", cookied.requestsPerSecond, unit: "1/s", limit: bareCookies.requestsPerSecond,
+        limitName: "bare route, same cookies")
     report.figure(
         "GET /me, fresh token each request, CPU per request", fresh.cpuPerRequest * 1e6, unit: "µs", limit: freshLimit * 1e6,
         limitName: "bare route + raw RSA-2048 verify", higherIsBetter: false)

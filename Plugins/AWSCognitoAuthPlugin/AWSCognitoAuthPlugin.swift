@@ -213,6 +213,12 @@ public final class AWSCognitoAuthPlugin: AuthServerContextPlugin, AWSAuthCredent
     /// - Throws: `AuthError.notAuthorized(_:_:_:)` with the verifier's reason (a `CognitoTokenError`
     ///   underneath), `AuthError.sessionExpired(_:_:_:)` when Cognito refuses the refresh token.
     public func verifiedSession(_ tokens: AuthRequestTokens) async throws -> StoredSession {
+        try await verifiedRequest(tokens).session
+    }
+
+    /// ``verifiedSession(_:)`` with the claims the verifier read (see `AuthServerContextPlugin`).
+    /// - Throws: as ``verifiedSession(_:)``.
+    public func verifiedRequest(_ tokens: AuthRequestTokens) async throws -> VerifiedRequest {
         let engine = try engine()
         let verifier = try contextVerifier.withLock { slot in
             if let slot { return slot }
@@ -220,7 +226,7 @@ public final class AWSCognitoAuthPlugin: AuthServerContextPlugin, AWSAuthCredent
             slot = made
             return made
         }
-        return try await engine.verifiedSession(tokens, verifier: verifier)
+        return try await engine.verifiedRequest(tokens, verifier: verifier)
     }
 
     /// Cognito's REFRESH_TOKEN_AUTH exchange, for contexts and the session store.

@@ -405,12 +405,14 @@ public actor CognitoAuthEngine: AuthAccountEngine {
         return AuthError.notAuthorized("The \(what) is refused: \(error.description).", "Sign in again.", error)
     }
 
-    /// See `AuthServerContextPlugin.verifiedSession(_:)`: the tokens checked with `verifier`.
-    func verifiedSession(_ tokens: AuthRequestTokens, verifier: CognitoTokenVerifier) async throws -> StoredSession {
+    /// See `AuthServerContextPlugin.verifiedRequest(_:)`: the tokens checked with `verifier`.
+    func verifiedRequest(_ tokens: AuthRequestTokens, verifier: CognitoTokenVerifier) async throws -> VerifiedRequest {
+        var claims: JSONValue = [:]
         var expired = false
         var subject = ""
         var username = tokens.username ?? ""
         var expiresAt = Date()
+        var idExpiresAt: Date?
         let signedOut = AuthError.notAuthorized("The access token is refused: its session was signed out.", "Sign in again.")
         do {
             let access = try await verifier.verify(tokens.accessToken, as: .access)
@@ -418,6 +420,7 @@ public actor CognitoAuthEngine: AuthAccountEngine {
             subject = access.subject
             username = access.username ?? username
             expiresAt = access.expiresAt
+            claims = access.claims
         } catch CognitoTokenError.expired {
             // The verifier checks the signature, issuer, use and client before the expiry: the
             // token is genuine, and a refresh token may renew it.
@@ -438,14 +441,17 @@ public actor CognitoAuthEngine: AuthAccountEngine {
                 guard id.subject == subject else {
                     throw AuthError.notAuthorized("The ID token is refused: it belongs to another user than the access token.", "Sign in again.")
                 }
+                idExpiresAt = id.expiresAt
             } catch let error as CognitoTokenError {
                 throw Self.refusal("ID token", error)
             }
         }
         guard expired else {
-            return StoredSession(
+            let session = StoredSession(
                 username: username, userId: subject, idToken: tokens.idToken ?? "", accessToken: tokens.accessToken,
                 refreshToken: tokens.refreshToken ?? "", accessTokenExpiresAt: expiresAt, refreshTokenExpiresAt: nil)
+            return VerifiedRequest(
+                session: session, accessClaims: claims, expiresAt: min(expiresAt, idExpiresAt ?? expiresAt).timeIntervalSince1970)
         }
         guard let refreshToken = tokens.refreshToken, !refreshToken.isEmpty else {
             throw AuthError.notAuthorized("The access token is refused: the token has expired, and no refresh token came with it.", "Sign in again.")
@@ -457,6 +463,6 @@ public actor CognitoAuthEngine: AuthAccountEngine {
         guard renewed.userId == subject else {
             throw AuthError.notAuthorized("The refresh token is refused: it belongs to another user than the access token.", "Sign in again.")
         }
-        return renewed
+        return VerifiedRequest(parsing: renewed)
     }
 }

@@ -282,19 +282,21 @@ public actor LocalAuthEngine: AuthAccountEngine {
         }
     }
 
-    /// See `AuthServerContextPlugin.verifiedSession(_:)`.
-    func verifiedSession(_ tokens: AuthRequestTokens) async throws -> StoredSession {
+    /// See `AuthServerContextPlugin.verifiedRequest(_:)`.
+    func verifiedRequest(_ tokens: AuthRequestTokens) async throws -> VerifiedRequest {
         let pool = try await prepare()
-        let (user, expiresAt, expired) = try await pool.verifyRequest(accessToken: tokens.accessToken, idToken: tokens.idToken)
-        guard expired else {
-            return StoredSession(
-                username: user.username, userId: user.sub, idToken: tokens.idToken ?? "", accessToken: tokens.accessToken,
-                refreshToken: tokens.refreshToken ?? "", accessTokenExpiresAt: expiresAt, refreshTokenExpiresAt: nil)
+        let verified = try await pool.verifyRequest(accessToken: tokens.accessToken, idToken: tokens.idToken)
+        guard verified.expired else {
+            let session = StoredSession(
+                username: verified.user.username, userId: verified.user.sub, idToken: tokens.idToken ?? "", accessToken: tokens.accessToken,
+                refreshToken: tokens.refreshToken ?? "", accessTokenExpiresAt: verified.expiresAt, refreshTokenExpiresAt: nil)
+            let expiresAt = min(verified.expiresAt, verified.idExpiresAt ?? verified.expiresAt)
+            return VerifiedRequest(session: session, accessClaims: verified.accessClaims, expiresAt: expiresAt.timeIntervalSince1970)
         }
         guard let refreshToken = tokens.refreshToken, !refreshToken.isEmpty else {
             throw AuthError.notAuthorized("The access token is refused: the token has expired, and no refresh token came with it.", "Sign in again.")
         }
-        let (renewedUser, issued) = try await pool.refresh(refreshToken, owner: user.sub)
-        return Self.storedSession(renewedUser, issued)
+        let (renewedUser, issued) = try await pool.refresh(refreshToken, owner: verified.user.sub)
+        return VerifiedRequest(parsing: Self.storedSession(renewedUser, issued))
     }
 }

@@ -182,7 +182,13 @@ public final class LocalAuthPlugin: AuthServerContextPlugin {
     /// - Throws: `AuthError.notAuthorized(_:_:_:)` with the reason, `AuthError.sessionExpired(_:_:_:)`
     ///   when the refresh token is refused.
     public func verifiedSession(_ tokens: AuthRequestTokens) async throws -> StoredSession {
-        try await engine().verifiedSession(tokens)
+        try await engine().verifiedRequest(tokens).session
+    }
+
+    /// ``verifiedSession(_:)`` with the claims the pool read (see `AuthServerContextPlugin`).
+    /// - Throws: as ``verifiedSession(_:)``.
+    public func verifiedRequest(_ tokens: AuthRequestTokens) async throws -> VerifiedRequest {
+        try await engine().verifiedRequest(tokens)
     }
 
     /// The pool's refresh-token exchange (rotating the refresh token), for contexts and the store.

@@ -660,10 +660,10 @@ actor LocalUserPool {
 
     /// Checks the tokens a request brought (a server context's): the access token's signature,
     /// issuer, use, client and token version, and the ID token's (the same `sub`) when sent.
-    /// Returns the user, the access token's expiry, and whether it has expired (everything else
-    /// checked: the caller may then refresh).
+    /// Returns the user, the access token's claims and expiry, the ID token's expiry, and whether
+    /// the access token has expired (everything else checked: the caller may then refresh).
     /// - Throws: `AuthError.notAuthorized(_:_:_:)` saying which check failed.
-    func verifyRequest(accessToken: String, idToken: String?) async throws -> (PoolUser, Date, Bool) {
+    func verifyRequest(accessToken: String, idToken: String?) async throws -> VerifiedPoolRequest {
         let (access, expired) = try checkSigned(accessToken, what: "access token")
         guard access.string("token_use") == "access" else {
             throw refused("access token", "its token_use is '\(PrintableText(access.string("token_use") ?? ""))', not 'access'")
@@ -680,14 +680,26 @@ actor LocalUserPool {
         guard let version = access.claims["ver"]?.doubleValue.flatMap({ Int64(exactly: $0) }), version == user.tokenVersion else {
             throw refused("access token", "it was revoked (signed out everywhere, or the password was reset)")
         }
+        var idExpiresAt: Date?
         if let idToken {
             let (id, idExpired) = try checkSigned(idToken, what: "ID token")
             guard id.string("token_use") == "id", id.string("aud") == configuration.clientId, id.string("sub") == sub else {
                 throw refused("ID token", "it is not an ID token of the same user and app client")
             }
             if idExpired && !expired { throw refused("ID token", "it has expired") }
+            idExpiresAt = id.expiresAt
         }
-        return (user, access.expiresAt ?? Date(), expired)
+        return VerifiedPoolRequest(
+            user: user, accessClaims: access.claims, expiresAt: access.expiresAt ?? Date(), idExpiresAt: idExpiresAt, expired: expired)
+    }
+
+    /// What ``verifyRequest(accessToken:idToken:)`` found.
+    struct VerifiedPoolRequest {
+        let user: PoolUser
+        let accessClaims: JSONValue
+        let expiresAt: Date
+        let idExpiresAt: Date?
+        let expired: Bool
     }
 
     /// `token` if this pool signed it (ES256, its key, its issuer); whether it has expired.

@@ -117,20 +117,17 @@ public final class AmplifyAuthenticator: Sendable {
                 context: try await context(plugin, session, refreshed: false),
                 user: AuthenticatedUser(entry: entry, tenant: tenant, accessToken: tokens.accessToken), cookieAttributes: cookieAttributes)
         }
-        let session: StoredSession
+        let verified: VerifiedRequest
         do {
-            session = try await plugin.verifiedSession(tokens)
+            verified = try await plugin.verifiedRequest(tokens)
         } catch {
             throw challenge(for: error)
         }
+        let session = verified.session
         guard tokens.username == nil || tokens.username == session.username else { throw mismatchedCookies(tokens, session.username) }
         let refreshed = session.accessToken != tokens.accessToken
-        let claims = (try? JSONWebToken(parsing: session.accessToken))?.claims ?? [:]
-        var expiresAt = session.accessTokenExpiresAt.timeIntervalSince1970
-        if !session.idToken.isEmpty, let idExpiry = (try? JSONWebToken(parsing: session.idToken))?.claims["exp"]?.doubleValue {
-            expiresAt = min(expiresAt, idExpiry)
-        }
-        let entry = AuthenticatedUser.entry(accessClaims: claims, username: session.username, sub: session.userId, expiresAt: expiresAt)
+        let entry = AuthenticatedUser.entry(
+            accessClaims: verified.accessClaims, username: session.username, sub: session.userId, expiresAt: verified.expiresAt)
         if let cache, let key, !refreshed {
             cache.insert(entry, for: key, tenant: tenant, revocations: revocations)
         }
@@ -151,7 +148,7 @@ public final class AmplifyAuthenticator: Sendable {
 
     /// The tokens of a bearer header, else of the pool's cookies; `nil` for none.
     private func requestTokens(_ credentials: RequestCredentials, clientId: String) throws -> AuthRequestTokens? {
-        let bearers = credentials.authorization.filter { $0.trimmingCharacters(in: .whitespaces).lowercased().hasPrefix("bearer") }
+        let bearers = credentials.authorization.filter { Substring($0).trimmingOWS().hasASCIIPrefix(caseInsensitive: "bearer") }
         guard bearers.count <= 1, credentials.authorization.count <= 1 || bearers.isEmpty else {
             throw AmplifyJSCookies.CookieError.malformed("The request has more than one Authorization header.")
         }

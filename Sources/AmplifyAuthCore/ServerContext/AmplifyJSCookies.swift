@@ -24,18 +24,21 @@ public struct AuthRequestTokens: Sendable, Equatable {
     /// The tokens of an `Authorization` header value (`Bearer <access token>`, the scheme in any case).
     /// - Throws: ``AmplifyJSCookies/CookieError`` `.malformed` when it is not a bearer token.
     public init(authorization: String, idToken: String? = nil, refreshToken: String? = nil) throws(AmplifyJSCookies.CookieError) {
-        let trimmed = authorization.trimmingCharacters(in: .whitespaces)
+        let trimmed = Substring(authorization).trimmingOWS()
         guard trimmed.utf8.count <= AmplifyJSCookies.maximumHeaderLength else {
             throw .oversized(
                 "The Authorization header is \(trimmed.utf8.count) bytes, more than the \(AmplifyJSCookies.maximumHeaderLength) accepted.")
         }
-        let parts = trimmed.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: true)
-        guard parts.count == 2, parts[0].lowercased() == "bearer" else {
+        guard let space = trimmed.utf8.firstIndex(of: UInt8(ascii: " ")), trimmed[..<space].utf8.count == 6,
+            trimmed.hasASCIIPrefix(caseInsensitive: "bearer")
+        else {
             throw .malformed("The Authorization header is not 'Bearer <token>'.")
         }
-        let token = parts[1].trimmingCharacters(in: .whitespaces)
-        guard !token.isEmpty, !token.contains(" ") else { throw .malformed("The Authorization header's bearer token is empty or has spaces.") }
-        self.init(accessToken: token, idToken: idToken, refreshToken: refreshToken)
+        let token = trimmed[space...].trimmingOWS()
+        guard !token.isEmpty, !token.utf8.contains(where: Substring.isOWS) else {
+            throw .malformed("The Authorization header's bearer token is empty or has spaces.")
+        }
+        self.init(accessToken: String(token), idToken: idToken, refreshToken: refreshToken)
     }
 }
 
@@ -138,29 +141,31 @@ public enum AmplifyJSCookies {
         var cookies: [String: String] = [:]
         var count = 0
         for header in headers {
-            for scalar in header.unicodeScalars where scalar.value < 0x20 && scalar != "\t" || scalar.value == 0x7F {
-                throw .malformed("The Cookie header has a control character (U+\(String(scalar.value, radix: 16, uppercase: true))).")
+            if let control = header.utf8.first(where: { $0 < 0x20 && $0 != UInt8(ascii: "\t") || $0 == 0x7F }) {
+                throw .malformed("The Cookie header has a control character (U+\(String(control, radix: 16, uppercase: true))).")
             }
-            for piece in header.split(separator: ";", omittingEmptySubsequences: true) {
-                let pair = piece.trimmingCharacters(in: .whitespaces)
+            for piece in header.utf8.split(separator: UInt8(ascii: ";")) {
+                let pair = Substring(piece).trimmingOWS()
                 if pair.isEmpty { continue }
                 count += 1
                 guard count <= maximumCookieCount else {
                     throw .oversized("The request has more than \(maximumCookieCount) cookies.")
                 }
-                guard let equals = pair.firstIndex(of: "=") else {
-                    if pair.hasPrefix(prefix) { throw .malformed("The cookie '\(printable(pair))' has no '='.") }
+                guard let equals = pair.utf8.firstIndex(of: UInt8(ascii: "=")) else {
+                    if pair.hasPrefix(prefix) { throw .malformed("The cookie '\(printable(String(pair)))' has no '='.") }
                     continue
                 }
-                let rawName = pair[..<equals].trimmingCharacters(in: .whitespaces)
-                var rawValue = pair[pair.index(after: equals)...].trimmingCharacters(in: .whitespaces)
-                if rawValue.count >= 2, rawValue.hasPrefix("\""), rawValue.hasSuffix("\"") { rawValue = String(rawValue.dropFirst().dropLast()) }
+                let rawName = String(pair[..<equals].trimmingOWS())
+                var rawValue = pair[pair.utf8.index(after: equals)...].trimmingOWS()
+                if rawValue.utf8.count >= 2, rawValue.utf8.first == UInt8(ascii: "\""), rawValue.utf8.last == UInt8(ascii: "\"") {
+                    rawValue = rawValue[rawValue.utf8.index(after: rawValue.utf8.startIndex)..<rawValue.utf8.index(before: rawValue.utf8.endIndex)]
+                }
                 let amplify = rawName.hasPrefix(prefix)
                 guard let name = decode(rawName) else {
                     if amplify { throw .malformed("The cookie name '\(printable(rawName))' is not valid URL encoding.") }
                     continue
                 }
-                guard let value = decode(rawValue) else {
+                guard let value = decode(String(rawValue)) else {
                     if amplify { throw .malformed("The value of the cookie '\(printable(name))' is not valid URL encoding.") }
                     continue
                 }

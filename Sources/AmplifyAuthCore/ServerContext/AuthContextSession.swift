@@ -21,12 +21,27 @@ public actor AuthContextSession: AuthSessionHolding {
     private var session: StoredSession?
     private var expired = false
     private var refreshing: Task<StoredSession, any Error>?
-    /// The user the session is (or was) for, readable without awaiting (events, cookies).
-    private nonisolated let known = Locked<SignedInUser?>(nil)
-    /// Whether the tokens changed since the context was made (a refresh or a sign-in), and whether
-    /// the session ended (sign-out, expiry, deletion): what the response's cookies must say.
-    var changed = false
-    private(set) var ended = false
+    /// What is readable without awaiting the actor: every request's response asks it, and a hop
+    /// per request would cost more than the rest of a cached request's authentication.
+    private struct Visible {
+        /// The user the session is (or was) for (events, cookies).
+        var user: SignedInUser?
+        /// Whether the tokens changed since the context was made (a refresh or a sign-in).
+        var changed = false
+        /// Whether the session ended (sign-out, expiry, deletion).
+        var ended = false
+    }
+    private nonisolated let known = Locked(Visible())
+    /// Whether the tokens changed since the context was made: the response sets them.
+    var changed: Bool {
+        get { known.withLock { $0.changed } }
+        set { known.withLock { $0.changed = newValue } }
+    }
+    /// Whether the session ended: the response clears its cookies.
+    private(set) var ended: Bool {
+        get { known.withLock { $0.ended } }
+        set { known.withLock { $0.ended = newValue } }
+    }
 
     /// A session of `tenant`, refreshed with `refresh`, reporting through `events`.
     /// - Parameters:
@@ -46,11 +61,11 @@ public actor AuthContextSession: AuthSessionHolding {
         self.events = events
         self.exchange = AuthSessionKeeper.requiringSameUser(refresh)
         session = initial
-        known.withLock { $0 = initial.map { SignedInUser(username: $0.username, userId: $0.userId) } }
+        known.withLock { $0.user = initial.map { SignedInUser(username: $0.username, userId: $0.userId) } }
     }
 
     /// The user the session is for (or was, after it ended), `nil` before a sign-in.
-    public nonisolated var user: SignedInUser? { known.value }
+    public nonisolated var user: SignedInUser? { known.withLock { $0.user } }
 
     /// See ``AuthSessionHolding``.
     public var current: StoredSession? { session }
@@ -59,7 +74,7 @@ public actor AuthContextSession: AuthSessionHolding {
     public var hasExpired: Bool { expired }
 
     /// Whether the response must set or clear cookies (the tokens changed, or the session ended).
-    public var needsCookies: Bool { changed || ended }
+    public nonisolated var needsCookies: Bool { known.withLock { $0.changed || $0.ended } }
 
     /// Begins `new` (a sign-in inside the context); a held session's store persists it and arms
     /// its refresh.
@@ -86,7 +101,7 @@ public actor AuthContextSession: AuthSessionHolding {
         expired = false
         ended = false
         changed = true
-        known.withLock { $0 = SignedInUser(username: new.username, userId: new.userId) }
+        known.withLock { $0.user = SignedInUser(username: new.username, userId: new.userId) }
     }
 
     /// See ``AuthSessionHolding``. A refused refresh token ends the session: `Auth.tokenRefreshFailed`,
@@ -117,7 +132,7 @@ public actor AuthContextSession: AuthSessionHolding {
         guard let now = session, now.refreshToken == current.refreshToken else { throw notSignedIn() }
         session = renewed
         changed = true
-        known.withLock { $0 = SignedInUser(username: renewed.username, userId: renewed.userId) }
+        known.withLock { $0.user = SignedInUser(username: renewed.username, userId: renewed.userId) }
         events.lifecycle(HubPayload.EventName.Auth.tokenRefreshed, event(for: renewed))
         await owner?.renewed(self, renewed)
         return renewed

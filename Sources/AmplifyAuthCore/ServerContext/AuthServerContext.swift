@@ -48,7 +48,7 @@ public final class AuthServerContext: AuthServerContextBinding {
     /// tokens after a refresh or a sign-in in the context, deletions after a sign-out or expiry,
     /// nothing when the tokens did not change.
     public func responseCookies(_ attributes: AmplifyJSCookies.Attributes = .init()) async -> [String] {
-        guard await session.needsCookies, let user = session.user else { return [] }
+        guard session.needsCookies, let user = session.user else { return [] }
         if let current = await session.current {
             return AmplifyJSCookies.setCookies(clientId: tenant.clientId, session: current, attributes: attributes)
         }

@@ -16,6 +16,12 @@ public protocol AuthServerContextPlugin: AuthEngineBackedPlugin {
     ///   foreign or expired token, `AuthError.sessionExpired(_:_:_:)` when the refresh is refused.
     func verifiedSession(_ tokens: AuthRequestTokens) async throws -> StoredSession
 
+    /// ``verifiedSession(_:)`` with what its checks read: the access token's claims and when the
+    /// first of the tokens sent expires. The default parses them from the session's tokens again;
+    /// a plugin that has them at hand returns them, and a request's tokens are parsed once.
+    /// - Throws: as ``verifiedSession(_:)``.
+    func verifiedRequest(_ tokens: AuthRequestTokens) async throws -> VerifiedRequest
+
     /// The plugin's exchange of a refresh token for a new session (the one its process-wide keeper uses).
     /// - Throws: `AuthError.configuration(_:_:_:)` before `configure`.
     func sessionRefresh() throws -> AuthSessionKeeper.Refresh
@@ -26,8 +32,39 @@ public protocol AuthServerContextPlugin: AuthEngineBackedPlugin {
     var revocations: RevocationCounter { get }
 }
 
+/// A request's session after its tokens were checked (``AuthServerContextPlugin/verifiedRequest(_:)``).
+public struct VerifiedRequest: Sendable {
+    /// The session the tokens stand for (new tokens when an expired access token was refreshed).
+    public var session: StoredSession
+    /// The claims of the session's access token (groups, scopes, …).
+    public var accessClaims: JSONValue
+    /// When the first of the session's access and ID tokens expires (seconds since 1970).
+    public var expiresAt: Double
+
+    /// A verified request's session, its access token's claims and its tokens' earliest expiry.
+    public init(session: StoredSession, accessClaims: JSONValue, expiresAt: Double) {
+        self.session = session
+        self.accessClaims = accessClaims
+        self.expiresAt = expiresAt
+    }
+
+    /// `session` with its claims and expiry read from its own tokens (parsed, not verified again).
+    public init(parsing session: StoredSession) {
+        var expiresAt = session.accessTokenExpiresAt.timeIntervalSince1970
+        if !session.idToken.isEmpty, let idExpiry = (try? JSONWebToken(parsing: session.idToken))?.claims["exp"]?.doubleValue {
+            expiresAt = min(expiresAt, idExpiry)
+        }
+        self.init(session: session, accessClaims: (try? JSONWebToken(parsing: session.accessToken))?.claims ?? [:], expiresAt: expiresAt)
+    }
+}
+
 /// Contexts made from what a request brings.
 extension AuthServerContextPlugin {
+    /// See ``AuthServerContextPlugin/verifiedRequest(_:)``: the verified session, its claims parsed from its tokens.
+    public func verifiedRequest(_ tokens: AuthRequestTokens) async throws -> VerifiedRequest {
+        VerifiedRequest(parsing: try await verifiedSession(tokens))
+    }
+
     /// A context acting as the user of `tokens`, verified before the context exists.
     /// - Throws: as ``verifiedSession(_:)``; no context is made.
     public func serverContext(tokens: AuthRequestTokens) async throws -> AuthServerContext {
