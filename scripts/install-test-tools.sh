@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the integration tests talk to: the curl command-line tool (presigned URLs, the
-# HTTP benchmark's baseline) and redis-server (with redis-benchmark) from Debian, and moto_server
+# HTTP benchmark's baseline), redis-server (with redis-benchmark) and wrk (the HTTP server benchmark's client) from Debian, and moto_server
 # (the local AWS stand-in) with graphql-core and websockets (the AppSync stand-in's,
 # Sources/AmplifyTestKit/AppSync) in a venv at .build/test-tools/venv. Idempotent, and safe to run from several test processes at once.
 set -euo pipefail
@@ -9,6 +9,7 @@ cd "$(dirname "$0")/.."
 missing=()
 command -v curl >/dev/null 2>&1 || missing+=(curl)
 command -v redis-server >/dev/null 2>&1 || missing+=(redis-server)
+command -v wrk >/dev/null 2>&1 || missing+=(wrk)
 python3 -m venv --help >/dev/null 2>&1 || missing+=(python3-venv)
 if [ ${#missing[@]} -gt 0 ]; then
     echo "Installing: ${missing[*]}"

@@ -61,6 +61,26 @@ struct AmplifyAuthenticatorTests {
         try await fixture.close(plugin)
     }
 
+    @Test("verifiedRequest hands over the claims the pool read: the same as parsing the tokens again, expiring with the earlier token")
+    func verifiedRequestClaims() async throws {
+        let fixture = try LocalPoolFixture()
+        let plugin = try fixture.plugin()
+        let ann = try await Self.tokens(plugin, fixture, "ann")
+        let verified = try await plugin.verifiedRequest(AuthRequestTokens(accessToken: ann.accessToken, idToken: ann.idToken))
+        let parsed = VerifiedRequest(parsing: verified.session)
+        #expect(verified.accessClaims == parsed.accessClaims)
+        #expect(verified.accessClaims["token_use"]?.stringValue == "access")
+        #expect(verified.expiresAt == parsed.expiresAt)
+        let accessExpiry = try #require(try JSONWebToken(parsing: ann.accessToken).claims["exp"]?.doubleValue)
+        let idExpiry = try #require(try JSONWebToken(parsing: ann.idToken).claims["exp"]?.doubleValue)
+        #expect(verified.expiresAt == min(accessExpiry, idExpiry))
+        #expect(try await plugin.verifiedSession(AuthRequestTokens(accessToken: ann.accessToken)).username == "ann")
+        await #expect(throws: AuthError.self) {
+            _ = try await plugin.verifiedRequest(AuthRequestTokens(accessToken: ann.idToken))
+        }
+        try await fixture.close(plugin)
+    }
+
     @Test("no credentials is an empty context; bad credentials are 400 or 401, never a context")
     func refusals() async throws {
         let fixture = try LocalPoolFixture()

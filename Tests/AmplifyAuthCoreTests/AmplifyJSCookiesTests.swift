@@ -64,6 +64,42 @@ struct AmplifyJSCookiesTests {
         #expect((try? AuthRequestTokens(authorization: "bearer  tok")).map(\.accessToken) == "tok")
     }
 
+    @Test("headers are read on their bytes: spaces and tabs around pairs and values, quoted values, non-ASCII values, any case of Bearer")
+    func readsHeaderBytes() throws {
+        let header = "\t theme=\"dark\" ;\t\(base).LastAuthUser = \"zoë\" ;; \(base).zo%C3%AB.accessToken=\ta.b.c \t; café=crème"
+        let tokens = try #require(try AmplifyJSCookies.tokens(in: [header], clientId: "client1"))
+        #expect(tokens == AuthRequestTokens(accessToken: "a.b.c", username: "zoë"))
+        let cookies = try AmplifyJSCookies.parse([header])
+        #expect(cookies["theme"] == "dark")
+        #expect(cookies["café"] == "crème")
+        #expect(try AmplifyJSCookies.parse(["a=\"\""])["a"] == "")
+        #expect(try AmplifyJSCookies.parse(["a=\""])["a"] == "\"")
+        for accepted in ["Bearer tok", "BEARER tok", "bEaReR   tok", " \tBearer tok\t "] {
+            #expect((try? AuthRequestTokens(authorization: accepted))?.accessToken == "tok", "\(accepted)")
+        }
+        for refused in ["Bearer", "Bearer ", "Bearerx tok", "Beare tok", "Bearer\ttok", "Bearer to k", "Bearer to\tk", "Basic tok", "Bearér tok", ""]
+        {
+            #expect((try? AuthRequestTokens(authorization: refused)) == nil, "\(refused)")
+        }
+        guard case .malformed? = Self.error({ () throws(AmplifyJSCookies.CookieError) in try AmplifyJSCookies.parse(["a=b\u{7F}"]) }) else {
+            Issue.record("DEL is a control character")
+            return
+        }
+        guard case .malformed? = Self.error({ () throws(AmplifyJSCookies.CookieError) in try AmplifyJSCookies.parse(["a=b\u{0}c"]) }) else {
+            Issue.record("NUL is a control character")
+            return
+        }
+    }
+
+    static func error(_ body: () throws(AmplifyJSCookies.CookieError) -> [String: String]) -> AmplifyJSCookies.CookieError? {
+        do {
+            _ = try body()
+            return nil
+        } catch {
+            return error
+        }
+    }
+
     @Test("written cookies read back: names and values encoded as js-cookie does, with Amplify JS's attributes")
     func roundTrip() throws {
         let session = StoredSession(
