@@ -223,7 +223,7 @@ let package = Package(
 
         // MARK: Benchmarks (build with -c release).
         .target(name: "CHubFloorBenchmark", path: "Benchmarks/CHubFloorBenchmark", linkerSettings: [.linkedLibrary("uv")]),
-        .target(name: "BenchmarkReport", path: "Benchmarks/BenchmarkReport"),
+        .target(name: "BenchmarkReport", dependencies: ["COpenSSL"], path: "Benchmarks/BenchmarkReport"),
         .executableTarget(
             name: "HubBenchmark",
             dependencies: [
@@ -247,7 +247,7 @@ let package = Package(
         .executableTarget(
             name: "CognitoBenchmark",
             dependencies: [
-                "AWSCognitoAuthPlugin", "AWSPluginsCore", "Amplify", "AmplifyCrypto", "BenchmarkReport", "COpenSSL", "AmplifyEventLoop",
+                "AWSCognitoAuthPlugin", "AWSPluginsCore", "Amplify", "AmplifyCrypto", "BenchmarkReport", "AmplifyEventLoop",
                 "AmplifyTestKit",
             ],
             path: "Benchmarks/CognitoBenchmark", exclude: ["peers.py"]),
@@ -276,7 +276,7 @@ let package = Package(
             name: "HTTPServerBenchmark",
             dependencies: [
                 "AWSCognitoAuthPlugin", "AWSPluginsCore", "Amplify", "AmplifyAuthCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyHummingbird",
-                "AmplifyTestKit", "BenchmarkReport", "COpenSSL",
+                "AmplifyTestKit", "BenchmarkReport",
                 .product(name: "Hummingbird", package: "hummingbird", condition: .when(traits: ["AmplifyHummingbird"])),
                 .product(name: "HummingbirdAuth", package: "hummingbird-auth", condition: .when(traits: ["AmplifyHummingbird"])),
             ],

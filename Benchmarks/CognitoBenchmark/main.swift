@@ -5,7 +5,6 @@ import AmplifyCrypto
 import AmplifyEventLoop
 import AmplifyTestKit
 import BenchmarkReport
-import COpenSSL
 import Foundation
 
 #if canImport(Glibc)
@@ -125,31 +124,10 @@ if let flag = CommandLine.arguments.firstIndex(of: "--verify-only"), flag + 1 < 
 /// OpenSSL's raw RSA-2048 PKCS#1 v1.5 verifications per CPU second of the token's signature over
 /// its SHA-256 digest (computed once), on one prepared context: the limit of any verifier.
 @MainActor func rawVerifications(_ count: Int) throws -> Double {
-    let (n, e) = (modulus, exponent)
-    guard
-        let pkey = n.withUnsafeBufferPointer({ n in
-            e.withUnsafeBufferPointer { e in
-                c_openssl_rsa_public_key(n.baseAddress, Int32(n.count), e.baseAddress, Int32(e.count))
-            }
-        })
-    else { throw BenchmarkError("OpenSSL refused the public key") }
-    defer { EVP_PKEY_free(pkey) }
-    guard let context = EVP_PKEY_CTX_new_from_pkey(nil, pkey, nil) else { throw BenchmarkError("EVP_PKEY_CTX_new_from_pkey failed") }
-    defer { EVP_PKEY_CTX_free(context) }
-    guard EVP_PKEY_verify_init(context) == 1, EVP_PKEY_CTX_set_rsa_padding(context, RSA_PKCS1_PADDING) == 1,
-        EVP_PKEY_CTX_set_signature_md(context, EVP_sha256()) == 1
-    else { throw BenchmarkError("preparing the verify context failed") }
     let parts = token.utf8.split(separator: UInt8(ascii: "."))
     guard parts.count == 3, let signature = Base64URL.decode(String(decoding: parts[2], as: UTF8.self)) else { throw BenchmarkError("bad token") }
-    let input = Array(signingInput.utf8)
-    var digest = [UInt8](repeating: 0, count: 32)
-    var digestLength: UInt32 = 0
-    guard EVP_Digest(input, input.count, &digest, &digestLength, EVP_sha256(), nil) == 1 else { throw BenchmarkError("EVP_Digest failed") }
-    let start = cpuSeconds()
-    for _ in 0..<count {
-        guard EVP_PKEY_verify(context, signature, signature.count, digest, digest.count) == 1 else { throw BenchmarkError("raw verify failed") }
-    }
-    return Double(count) / (cpuSeconds() - start)
+    let raw = try RawRSAVerify(modulus: modulus, exponent: exponent, signature: signature, signedBytes: Array(signingInput.utf8))
+    return 1 / (try raw.secondsPerVerify(count))
 }
 
 var ours: [Double] = []
