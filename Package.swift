@@ -111,7 +111,8 @@ let package = Package(
             ],
             exclude: [
                 "Moto/moto_harness.py", "HTTP/http_test_server.py", "AppSync/appsync_server.py", "AppSync/test_appsync_server.py",
-                "AppSync/schema.graphql", "AppSync/README.md", "WebSocket/ws_test_server.py",
+                "AppSync/schema.graphql", "AppSync/README.md", "WebSocket/ws_test_server.py", "HostedUI/hosted_ui_server.py",
+                "HostedUI/test_hosted_ui_server.py", "HostedUI/README.md",
             ]),
         // MARK: Plugins.
         .target(

@@ -34,8 +34,11 @@ package struct HostedUISignIn {
 
     /// The domain as a base URL: `https://<WebDomain>`, or the value itself when it has a scheme
     /// (a stand-in).
-    var base: String {
-        let domain = oauth.webDomain.hasSuffix("/") ? String(oauth.webDomain.dropLast()) : oauth.webDomain
+    var base: String { Self.base(of: oauth.webDomain) }
+
+    /// `webDomain` as a base URL: `https://<WebDomain>`, or the value itself when it has a scheme.
+    static func base(of webDomain: String) -> String {
+        let domain = webDomain.hasSuffix("/") ? String(webDomain.dropLast()) : webDomain
         return domain.contains("://") ? domain : "https://" + domain
     }
 
@@ -99,7 +102,8 @@ package struct HostedUISignIn {
                 throw AuthError.service("No sign-in came back within \(timeout).", "Open the URL in a browser and finish signing in, or try again.")
             }
             let code = try Self.code(from: target, expectedState: attempt.state)
-            let answer = try await exchange(code: code, verifier: attempt.verifier)
+            let answer = try await Self.exchange(
+                code: code, verifier: attempt.verifier, redirectURI: oauth.signInRedirectURI, oauth: oauth, clientSecret: clientSecret, http: http)
             await receiver.close()
             return answer
         } catch {
@@ -147,15 +151,19 @@ package struct HostedUISignIn {
         return text.unicodeScalars.count > limit ? shown + "…" : shown
     }
 
-    /// POST `/oauth2/token` with the code and the PKCE verifier (and the client secret as Basic
-    /// authentication when the app client has one).
-    private func exchange(code: String, verifier: String) async throws -> JSONValue {
-        guard let url = URL(string: base + "/oauth2/token") else {
+    /// POST `/oauth2/token` with the code, the PKCE verifier and the redirect URI the code was
+    /// issued for (and the client secret as Basic authentication when the app client has one).
+    /// - Throws: `AuthError.notAuthorized(_:_:_:)` when the code is refused, `.service` when the
+    ///   endpoint is unreachable or answers without tokens.
+    static func exchange(
+        code: String, verifier: String, redirectURI: String, oauth: CognitoAuthConfiguration.OAuth, clientSecret: String?, http: HTTPClient
+    ) async throws -> JSONValue {
+        guard let url = URL(string: base(of: oauth.webDomain) + "/oauth2/token") else {
             throw AuthError.configuration("The hosted UI domain '\(oauth.webDomain)' makes no URL.", "Check Auth.Default.OAuth.WebDomain.")
         }
         let form = [
             ("grant_type", "authorization_code"), ("client_id", oauth.appClientId), ("code", code),
-            ("redirect_uri", oauth.signInRedirectURI), ("code_verifier", verifier),
+            ("redirect_uri", redirectURI), ("code_verifier", verifier),
         ].map { "\($0.0)=\(URIEncoding.encode($0.1))" }.joined(separator: "&")
         var headers: [(name: String, value: String)] = [("Content-Type", "application/x-www-form-urlencoded"), ("Accept", "application/json")]
         if let clientSecret {
