@@ -335,7 +335,7 @@ let package = Package(
             path: "Tests/LocalAuthTestSupport"),
         // The routes and scenarios both HTTP-server test targets run (not a product).
         .target(
-            name: "HTTPServerTestSupport", dependencies: ["LocalAuthTestSupport", "LocalAuthPlugin", "AmplifyAuthCore", "Amplify"],
+            name: "HTTPServerTestSupport", dependencies: ["LocalAuthTestSupport", "LocalAuthPlugin", "AmplifyAuthCore", "Amplify", "AmplifyTestKit"],
             path: "Tests/HTTPServerTestSupport"),
         .testTarget(
             name: "AmplifyHummingbirdTests",

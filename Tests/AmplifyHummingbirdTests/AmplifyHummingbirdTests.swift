@@ -61,6 +61,37 @@
             AmplifyAuthMiddleware(AmplifyAuthenticator(plugin: pool.plugin, cache: cache, cookieAttributes: .init(secure: false, httpOnly: true)))
         }
 
+        /// A ``ScenarioFormSend`` through Hummingbird's test client.
+        static func formSender(_ client: any TestClientProtocol) -> ScenarioFormSend {
+            { method, path, headers, body in
+                var fields = HTTPFields()
+                for (name, value) in headers {
+                    if let field = HTTPField.Name(name) { fields.append(HTTPField(name: field, value: value)) }
+                }
+                let response = try await client.execute(
+                    uri: path, method: HTTPRequest.Method(method) ?? .get, headers: fields, body: ByteBuffer(string: body))
+                return ScenarioResponse(
+                    status: response.status.code, headers: response.headers.map { (name: $0.name.canonicalName, value: $0.value) },
+                    body: String(buffer: response.body))
+            }
+        }
+
+        @Test(
+            "the sign-in routes (addAuthRoutes): sign-up, confirm, sign-in to HttpOnly cookies the middleware accepts, sign-out; CSRF, origin and size refused"
+        )
+        func signInRoutes() async throws {
+            let pool = try await ScenarioPool()
+            let router = Router(context: Context.self)
+            router.addAuthRoutes(try SignInRouteScenarios.routes(pool))
+            router.group().add(middleware: Self.middleware(pool)).get("/me") { _, context in
+                Self.json(try await ScenarioRoutes.me(try context.requireUser()))
+            }
+            try await Application(router: router).test(.router) { client in
+                try await SignInRouteScenarios.localFlow(Self.formSender(client), pool)
+            }
+            try await pool.close()
+        }
+
         @Test("a bearer token or Amplify JS's cookies become context.identity, and unchanged Amplify.Auth code acts as the user")
         func authenticates() async throws {
             let pool = try await ScenarioPool()

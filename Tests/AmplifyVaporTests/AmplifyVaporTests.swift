@@ -69,6 +69,36 @@
             try await withApp(configure: { app in routes(app, middleware) }, body)
         }
 
+        /// A ``ScenarioFormSend`` through Vapor's in-memory test client.
+        static func formSender(_ app: Application) throws -> ScenarioFormSend {
+            let tester = try app.testing()
+            return { verb, path, headers, body in
+                let response = try await tester.performTest(
+                    request: TestingHTTPRequest(
+                        method: HTTPMethod(rawValue: verb), url: URI(string: path), headers: HTTPHeaders(headers), body: ByteBuffer(string: body)))
+                return ScenarioResponse(
+                    status: Int(response.status.code), headers: response.headers.map { (name: $0.name, value: $0.value) },
+                    body: String(buffer: response.body))
+            }
+        }
+
+        @Test(
+            "the sign-in routes (addAuthRoutes): sign-up, confirm, sign-in to HttpOnly cookies the middleware accepts, sign-out; CSRF, origin and size refused"
+        )
+        func signInRoutes() async throws {
+            let pool = try await ScenarioPool()
+            let routes = try SignInRouteScenarios.routes(pool)
+            try await withApp(
+                configure: { app in
+                    Self.routes(app, Self.middleware(pool))
+                    app.addAuthRoutes(routes)
+                }
+            ) { app in
+                try await SignInRouteScenarios.localFlow(try Self.formSender(app), pool)
+            }
+            try await pool.close()
+        }
+
         @Test("a bearer token or Amplify JS's cookies log the user in (req.auth), and unchanged Amplify.Auth code acts as the user")
         func authenticates() async throws {
             let pool = try await ScenarioPool()
