@@ -196,7 +196,8 @@ let package = Package(
             ],
             path: "Examples/TokenGate"),
         // The HTTP-server examples: their shared options, configuration and route bodies, and each framework's wiring.
-        .target(name: "ExampleServerSupport", dependencies: ["Amplify", "AmplifyAuthCore", "AmplifyPlugins"], path: "Examples/ServerSupport"),
+        .target(
+            name: "ExampleServerSupport", dependencies: ["Amplify", "AmplifyAuthCore", "AmplifyPlugins", "LocalAuthPlugin"], path: "Examples/ServerSupport"),
         .executableTarget(
             name: "HummingbirdServer",
             dependencies: [

@@ -14,25 +14,36 @@
     /// - `GET /me` — the user's username, sub and groups.
     /// - `GET /me/files`, `PUT /me/files/NAME` — the user's own files, through `Amplify.Storage`.
     /// - `GET /admin` — members of the group `admins` only.
+    /// - `/auth/sign-in`, `/auth/sign-up`, `/auth/sign-out`, … — sign-in that the server owns
+    ///   (`AuthRoutes`): the local pool's pages, or the hosted UI when the file configures one;
+    ///   `GET /` links to them.
     ///
-    ///     swift run --traits AmplifyHummingbird HummingbirdServer [--config PATH] [--port N]
+    ///     swift run --traits AmplifyHummingbird HummingbirdServer [--config PATH] [--port N] [--origin URL]
     @main
     struct HummingbirdServer {
         typealias Context = BasicAuthRequestContext<AuthenticatedUser>
 
         static func main() async throws {
-            let options = ExampleServer.commandLineOptions()
+            var options = ExampleServer.commandLineOptions()
+            options.port = try ExampleServer.resolvedPort(options.port)
             let auth = try ExampleServer.configure(options)
+            let port = options.port
             let app = Application(
-                router: router(auth), configuration: .init(address: .hostname("127.0.0.1", port: options.port)),
-                onServerRunning: { channel in ExampleServer.announce(port: channel.localAddress?.port ?? options.port) })
+                router: router(auth, try ExampleServer.signInRoutes(auth, options)), configuration: .init(address: .hostname("127.0.0.1", port: port)),
+                onServerRunning: { channel in ExampleServer.announce(port: channel.localAddress?.port ?? port) })
             try await app.runService()
             await Amplify.reset()
         }
 
-        static func router(_ auth: any AuthServerContextPlugin) -> Router<Context> {
+        static func router(_ auth: any AuthServerContextPlugin, _ signIn: AuthRoutes) -> Router<Context> {
             let router = Router(context: Context.self)
             router.get("/health") { _, _ in json(ExampleServer.health) }
+            router.get("/") { _, _ in
+                Response(
+                    status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(string: ExampleServer.homePage)))
+            }
+            router.addAuthRoutes(signIn)
             let users = router.group().add(middleware: AmplifyAuthMiddleware(plugin: auth))
             users.get("/me") { _, context in json(try await ExampleServer.me(try context.requireUser())) }
             users.get("/me/files") { _, context in

@@ -2,14 +2,22 @@ import Amplify
 import AmplifyAuthCore
 import AmplifyPlugins
 import Foundation
+import LocalAuthPlugin
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// What the two HTTP-server examples share: their options, the configuration (the embedded sample
 /// by default), and the bodies of their routes, so each example is only its framework's wiring.
 public enum ExampleServer {
-    /// `--config PATH` and `--port N`.
+    /// `--config PATH`, `--port N` and `--origin URL`.
     public struct Options: Sendable {
         /// The configuration file (`nil`: the embedded sample).
         public var configPath: String?
+        /// The origin browsers see the server at (`nil`: `http://127.0.0.1:<port>`); the sign-in
+        /// routes build their callback URLs on it and accept forms only from it.
+        public var origin: String?
         /// The port (0: any free port).
         public var port: Int
 
@@ -29,6 +37,9 @@ public enum ExampleServer {
                         throw UsageError(message: "--port needs a number from 0 (any free port) to 65535.")
                     }
                     self.port = port
+                case "--origin":
+                    guard let origin = rest.popFirst() else { throw UsageError(message: "--origin needs a URL such as https://app.example.com.") }
+                    self.origin = origin
                 case "--help", "-h":
                     throw UsageError(message: "")
                 default:
@@ -46,6 +57,7 @@ public enum ExampleServer {
         public var description: String {
             (message.isEmpty ? "" : message + "\n")
                 + "usage: [--config PATH (default: the embedded sample)] [--port N (default 8080; 0: any free port)]"
+                + " [--origin URL (default http://127.0.0.1:PORT)]"
         }
     }
 
@@ -91,6 +103,55 @@ public enum ExampleServer {
         }
         throw UsageError(message: "The configuration has no localAuthPlugin or awsCognitoAuthPlugin to authenticate requests with.")
     }
+
+    /// The server-owned sign-in routes (`/auth/…`) for `auth`: the hosted UI when the
+    /// configuration has one, else the local pool's own pages, which show the pool's outbox (this
+    /// is an example for development: no mail is sent).
+    /// - Throws: `AuthError.configuration` for an origin that is not `http(s)://host[:port]`.
+    public static func signInRoutes(_ auth: any AuthServerContextPlugin, _ options: Options) throws -> AuthRoutes {
+        var outbox: (@Sendable (String) async -> [String])?
+        if let local = auth as? LocalAuthPlugin {
+            outbox = { username in
+                let messages = (try? await local.outbox(for: username)) ?? []
+                return messages.map(\.code)
+            }
+        }
+        return try AuthRoutes(
+            plugin: auth,
+            configuration: .init(origin: options.origin ?? "http://127.0.0.1:\(options.port)", outbox: outbox, title: "Amplify example"))
+    }
+
+    /// A free port on 127.0.0.1 for `--port 0` (the sign-in routes need the origin before the
+    /// server starts).
+    /// - Throws: ``UsageError`` when no socket can be bound.
+    public static func resolvedPort(_ port: Int) throws -> Int {
+        guard port == 0 else { return port }
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard socket >= 0 else { throw UsageError(message: "No socket for a free port: errno \(errno).") }
+        defer { close(socket) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(socket, generic, length) == 0 && getsockname(socket, generic, &length) == 0
+            }
+        }
+        guard bound else { throw UsageError(message: "No free port on 127.0.0.1: errno \(errno).") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    /// `GET /`: links to the sign-in pages and the API.
+    public static let homePage = """
+        <!doctype html>
+        <html lang="en"><head><meta charset="utf-8"><title>Amplify example</title></head><body>
+        <h1>Amplify example</h1>
+        <p><a id="sign-in" href="/auth/sign-in">Sign in</a> · <a id="sign-up" href="/auth/sign-up">Create an account</a> ·
+        <a id="me" href="/me">Who am I (/me)</a> · <a id="sign-out" href="/auth/sign-out">Sign out</a></p>
+        </body></html>
+
+        """
 
     /// `GET /health`.
     public static let health: JSONValue = ["status": "ok"]

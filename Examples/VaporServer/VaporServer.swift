@@ -14,18 +14,22 @@
     /// - `GET /me` — the user's username, sub and groups.
     /// - `GET /me/files`, `PUT /me/files/NAME` — the user's own files, through `Amplify.Storage`.
     /// - `GET /admin` — members of the group `admins` only.
+    /// - `/auth/sign-in`, `/auth/sign-up`, `/auth/sign-out`, … — sign-in that the server owns
+    ///   (`AuthRoutes`); `GET /` links to them.
     ///
-    ///     swift run --traits AmplifyVapor VaporServer [--config PATH] [--port N]
+    ///     swift run --traits AmplifyVapor VaporServer [--config PATH] [--port N] [--origin URL]
     @main
     struct VaporServer {
         static func main() async throws {
-            let options = ExampleServer.commandLineOptions()
+            var options = ExampleServer.commandLineOptions()
+            options.port = try ExampleServer.resolvedPort(options.port)
             let auth = try ExampleServer.configure(options)
             // Vapor's own command line is not used: the options above are the example's.
             let app = try await Application.make(Environment(name: "production", arguments: ["vapor"]))
             app.http.server.configuration.hostname = "127.0.0.1"
             app.http.server.configuration.port = options.port
             routes(app, auth)
+            app.addAuthRoutes(try ExampleServer.signInRoutes(auth, options))
             try await app.server.start(address: .hostname("127.0.0.1", port: options.port))
             ExampleServer.announce(port: app.http.server.shared.localAddress?.port ?? options.port)
             await waitForTermination()
@@ -36,6 +40,9 @@
 
         static func routes(_ app: Application, _ auth: any AuthServerContextPlugin) {
             app.get("health") { _ in json(ExampleServer.health) }
+            app.get { _ in
+                Response(status: .ok, headers: ["Content-Type": "text/html; charset=utf-8"], body: .init(string: ExampleServer.homePage))
+            }
             let users = app.grouped(AmplifyAuthMiddleware(plugin: auth))
             users.get("me") { req in json(try await ExampleServer.me(try req.amplify.requireUser())) }
             users.get("me", "files") { req in
