@@ -74,7 +74,7 @@ public struct AuthRouteResponse: Sendable, Equatable {
             headers += [
                 ("Content-Type", "text/html; charset=utf-8"), ("X-Frame-Options", "DENY"),
                 ("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'; frame-ancestors 'none'"),
-                ("Referrer-Policy", "no-referrer"),
+                ("Referrer-Policy", "same-origin"),
             ]
         }
         return headers
