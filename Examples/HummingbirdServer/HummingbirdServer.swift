@@ -29,13 +29,13 @@
             let auth = try ExampleServer.configure(options)
             let port = options.port
             let app = Application(
-                router: router(auth, try ExampleServer.signInRoutes(auth, options)), configuration: .init(address: .hostname("127.0.0.1", port: port)),
+                router: router(try ExampleServer.signIn(auth, options)), configuration: .init(address: .hostname("127.0.0.1", port: port)),
                 onServerRunning: { channel in ExampleServer.announce(port: channel.localAddress?.port ?? port) })
             try await app.runService()
             await Amplify.reset()
         }
 
-        static func router(_ auth: any AuthServerContextPlugin, _ signIn: AuthRoutes) -> Router<Context> {
+        static func router(_ signIn: ExampleServer.SignIn) -> Router<Context> {
             let router = Router(context: Context.self)
             router.get("/health") { _, _ in json(ExampleServer.health) }
             router.get("/") { _, _ in
@@ -43,8 +43,8 @@
                     status: .ok, headers: [.contentType: "text/html; charset=utf-8"],
                     body: ResponseBody(byteBuffer: ByteBuffer(string: ExampleServer.homePage)))
             }
-            router.addAuthRoutes(signIn)
-            let users = router.group().add(middleware: AmplifyAuthMiddleware(plugin: auth))
+            router.addAuthRoutes(signIn.routes)
+            let users = router.group().add(middleware: AmplifyAuthMiddleware(signIn.authenticator))
             users.get("/me") { _, context in json(try await ExampleServer.me(try context.requireUser())) }
             users.get("/me/files") { _, context in
                 _ = try context.requireUser()

@@ -104,11 +104,21 @@ public enum ExampleServer {
         throw UsageError(message: "The configuration has no localAuthPlugin or awsCognitoAuthPlugin to authenticate requests with.")
     }
 
-    /// The server-owned sign-in routes (`/auth/…`) for `auth`: the hosted UI when the
-    /// configuration has one, else the local pool's own pages, which show the pool's outbox (this
-    /// is an example for development: no mail is sent).
+    /// The sign-in routes and the request authenticator of an example, sharing one verified-token
+    /// cache and one set of cookie attributes (HttpOnly; Secure on an https origin), so cookies
+    /// refreshed by the middleware are written as the routes write them.
+    public struct SignIn: Sendable {
+        /// The server-owned sign-in routes (`/auth/…`).
+        public let routes: AuthRoutes
+        /// What the middleware authenticates requests with.
+        public let authenticator: AmplifyAuthenticator
+    }
+
+    /// The sign-in routes for `auth` (the hosted UI when the configuration has one, else the
+    /// local pool's own pages, which show the pool's outbox: this is an example for development,
+    /// no mail is sent) and the authenticator beside them.
     /// - Throws: `AuthError.configuration` for an origin that is not `http(s)://host[:port]`.
-    public static func signInRoutes(_ auth: any AuthServerContextPlugin, _ options: Options) throws -> AuthRoutes {
+    public static func signIn(_ auth: any AuthServerContextPlugin, _ options: Options) throws -> SignIn {
         var outbox: (@Sendable (String) async -> [String])?
         if let local = auth as? LocalAuthPlugin {
             outbox = { username in
@@ -116,9 +126,12 @@ public enum ExampleServer {
                 return messages.map(\.code)
             }
         }
-        return try AuthRoutes(
+        let cache = VerifiedTokenCache()
+        let routes = try AuthRoutes(
             plugin: auth,
-            configuration: .init(origin: options.origin ?? "http://127.0.0.1:\(options.port)", outbox: outbox, title: "Amplify example"))
+            configuration: .init(
+                origin: options.origin ?? "http://127.0.0.1:\(options.port)", outbox: outbox, title: "Amplify example", cache: cache))
+        return SignIn(routes: routes, authenticator: AmplifyAuthenticator(plugin: auth, cache: cache, cookieAttributes: routes.tokenCookies))
     }
 
     /// A free port on 127.0.0.1 for `--port 0` (the sign-in routes need the origin before the

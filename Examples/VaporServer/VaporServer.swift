@@ -28,8 +28,7 @@
             let app = try await Application.make(Environment(name: "production", arguments: ["vapor"]))
             app.http.server.configuration.hostname = "127.0.0.1"
             app.http.server.configuration.port = options.port
-            routes(app, auth)
-            app.addAuthRoutes(try ExampleServer.signInRoutes(auth, options))
+            routes(app, try ExampleServer.signIn(auth, options))
             try await app.server.start(address: .hostname("127.0.0.1", port: options.port))
             ExampleServer.announce(port: app.http.server.shared.localAddress?.port ?? options.port)
             await waitForTermination()
@@ -38,12 +37,13 @@
             await Amplify.reset()
         }
 
-        static func routes(_ app: Application, _ auth: any AuthServerContextPlugin) {
+        static func routes(_ app: Application, _ signIn: ExampleServer.SignIn) {
             app.get("health") { _ in json(ExampleServer.health) }
             app.get { _ in
                 Response(status: .ok, headers: ["Content-Type": "text/html; charset=utf-8"], body: .init(string: ExampleServer.homePage))
             }
-            let users = app.grouped(AmplifyAuthMiddleware(plugin: auth))
+            app.addAuthRoutes(signIn.routes)
+            let users = app.grouped(AmplifyAuthMiddleware(signIn.authenticator))
             users.get("me") { req in json(try await ExampleServer.me(try req.amplify.requireUser())) }
             users.get("me", "files") { req in
                 _ = try req.amplify.requireUser()

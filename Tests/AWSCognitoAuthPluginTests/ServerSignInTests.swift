@@ -20,6 +20,7 @@ struct ServerSignInTests {
         let hub: DefaultHubPlugin
         let plugin: AWSCognitoAuthPlugin
         let routes: AuthRoutes
+        let cache = VerifiedTokenCache()
 
         init(
             _ options: HostedUIServer.Options = HostedUIServer.Options(
@@ -36,7 +37,7 @@ struct ServerSignInTests {
                 block = .object(fields)
             }
             try plugin.configure(using: block)
-            routes = try AuthRoutes(plugin: plugin, configuration: .init(origin: ServerSignInTests.origin, afterSignIn: "/me"))
+            routes = try AuthRoutes(plugin: plugin, configuration: .init(origin: ServerSignInTests.origin, afterSignIn: "/me", cache: cache))
         }
 
         func close() async throws {

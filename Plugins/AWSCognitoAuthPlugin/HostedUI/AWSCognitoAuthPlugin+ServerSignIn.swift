@@ -22,7 +22,7 @@ extension AWSCognitoAuthPlugin: HostedUIServerSignIn {
     /// the client secret when the app client has one), then verifies the tokens as a request's.
     /// - Throws: `AuthError.configuration(_:_:_:)` without an `OAuth` block, `.notAuthorized` when
     ///   the code is refused or the tokens do not verify, `.service` when the hosted UI is unreachable.
-    public func exchangeAuthorizationCode(_ code: String, verifier: String, redirectURI: String) async throws -> StoredSession {
+    public func exchangeAuthorizationCode(_ code: String, verifier: String, redirectURI: String) async throws -> VerifiedRequest {
         let (engine, http) = try configured()
         guard let oauth = engine.configuration.oauth else {
             throw AuthError.configuration("The hosted UI is not configured.", "Add Auth.Default.OAuth to the awsCognitoAuthPlugin block.")
@@ -32,6 +32,6 @@ extension AWSCognitoAuthPlugin: HostedUIServerSignIn {
         guard let access = answer["access_token"]?.stringValue, let id = answer["id_token"]?.stringValue else {
             throw AuthError.service("The token endpoint answered without tokens.", "Check that the app client allows the openid scope.")
         }
-        return try await verifiedSession(AuthRequestTokens(accessToken: access, idToken: id, refreshToken: answer["refresh_token"]?.stringValue))
+        return try await verifiedRequest(AuthRequestTokens(accessToken: access, idToken: id, refreshToken: answer["refresh_token"]?.stringValue))
     }
 }

@@ -90,12 +90,15 @@ extension AuthRoutes {
         guard let code = request.query["code"], !code.isEmpty, let plugin = plugin as? any HostedUIServerSignIn else {
             return refuse(400, "The answer carries no authorization code.")
         }
-        let session: StoredSession
+        // Read before the exchange: a revocation while it runs makes the cached entry stale at once.
+        let revocations = plugin.revocations.current
+        let verified: VerifiedRequest
         do {
-            session = try await plugin.exchangeAuthorizationCode(code, verifier: verifier, redirectURI: configuration.origin + path(.signInCallback))
+            verified = try await plugin.exchangeAuthorizationCode(code, verifier: verifier, redirectURI: configuration.origin + path(.signInCallback))
         } catch {
             return refuse(Self.status(error), Self.userMessage(error))
         }
+        let session = verified.session
         guard let idClaims = try? JSONWebToken(parsing: session.idToken).claims, let nonce = idClaims["nonce"]?.stringValue,
             Self.same(nonce, parts[1])
         else {
@@ -104,6 +107,11 @@ extension AuthRoutes {
         guard let tenant = try? plugin.contextTenant() else {
             return refuse(500, "The server's user pool is not configured.")
         }
+        // The tokens were just verified: the user's first request need not verify them again.
+        configuration.cache?.insert(
+            AuthenticatedUser.entry(
+                accessClaims: verified.accessClaims, username: session.username, sub: session.userId, expiresAt: verified.expiresAt),
+            for: VerifiedTokenCache.Key(accessToken: session.accessToken, idToken: session.idToken), tenant: tenant, revocations: revocations)
         return redirect(
             to: target, cookies: cleared + AmplifyJSCookies.setCookies(clientId: tenant.clientId, session: session, attributes: tokenCookies))
     }

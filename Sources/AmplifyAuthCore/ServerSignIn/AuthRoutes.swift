@@ -48,12 +48,15 @@ public final class AuthRoutes: Sendable {
         public var outbox: (@Sendable (_ username: String) async -> [String])?
         /// The pages' title (the app's name).
         public var title: String
+        /// The authenticator's verified-token cache: a hosted-UI sign-in puts its just-verified
+        /// tokens there, so the user's first request is a hit (`nil`: it is verified again).
+        public var cache: VerifiedTokenCache?
 
         /// A configuration for the app at `origin`.
         public init(
             origin: String, prefix: String = "/auth", afterSignIn: String = "/", afterSignOut: String = "/", sameSite: String = "Lax",
             cookieDomain: String? = nil, cookieMaxAge: Int = 30 * 86_400, outbox: (@Sendable (_ username: String) async -> [String])? = nil,
-            title: String = "Sign in"
+            title: String = "Sign in", cache: VerifiedTokenCache? = nil
         ) {
             self.origin = origin.hasSuffix("/") ? String(origin.dropLast()) : origin
             self.prefix = prefix.hasSuffix("/") ? String(prefix.dropLast()) : prefix
@@ -64,6 +67,7 @@ public final class AuthRoutes: Sendable {
             self.cookieMaxAge = cookieMaxAge
             self.outbox = outbox
             self.title = title
+            self.cache = cache
         }
     }
 

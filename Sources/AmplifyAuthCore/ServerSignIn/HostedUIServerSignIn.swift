@@ -32,8 +32,9 @@ public protocol HostedUIServerSignIn: AuthServerContextPlugin {
     func hostedUIEndpoint() throws -> HostedUIEndpoint?
 
     /// Exchanges an authorization code at the hosted UI's `/oauth2/token` with its PKCE verifier,
-    /// and returns the session of the tokens after checking them with the pool's keys.
+    /// and returns the session of the tokens after checking them with the pool's keys (with the
+    /// access token's claims, for the verified-token cache).
     /// - Throws: `AuthError.notAuthorized(_:_:_:)` when the code or verifier is refused or the
     ///   tokens do not verify, `AuthError.service(_:_:_:)` when the hosted UI is unreachable.
-    func exchangeAuthorizationCode(_ code: String, verifier: String, redirectURI: String) async throws -> StoredSession
+    func exchangeAuthorizationCode(_ code: String, verifier: String, redirectURI: String) async throws -> VerifiedRequest
 }
