@@ -276,6 +276,13 @@ let package = Package(
             path: "Benchmarks/HTTPBenchmark"),
 
         .executableTarget(
+            name: "SignInBenchmark",
+            dependencies: [
+                "AWSCognitoAuthPlugin", "AWSPluginsCore", "Amplify", "AmplifyAuthCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyTestKit",
+                "BenchmarkReport",
+            ],
+            path: "Benchmarks/SignInBenchmark"),
+        .executableTarget(
             name: "HTTPServerBenchmark",
             dependencies: [
                 "AWSCognitoAuthPlugin", "AWSPluginsCore", "Amplify", "AmplifyAuthCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyHummingbird",

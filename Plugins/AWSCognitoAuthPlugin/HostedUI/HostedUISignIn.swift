@@ -177,7 +177,7 @@ package struct HostedUISignIn {
             throw AuthError.service(
                 "The hosted UI's token endpoint could not be reached: \(error)", "Check the network and Auth.Default.OAuth.WebDomain.", error)
         }
-        let answer = (try? JSONDecoder().decode(JSONValue.self, from: Data(response.body))) ?? .null
+        let answer = (try? JSONValue(parsing: response.body)) ?? .null
         guard response.status == 200 else {
             let reason = answer["error"]?.stringValue ?? "HTTP \(response.status)"
             throw AuthError.notAuthorized("The hosted UI refused the authorization code: \(reason).", "Start the sign-in again.")

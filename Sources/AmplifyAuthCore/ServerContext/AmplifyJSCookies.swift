@@ -247,25 +247,32 @@ public enum AmplifyJSCookies {
         encode(value, keeping: valueKept)
     }
 
-    /// `encodeURIComponent`'s unreserved characters.
-    private static let unreserved = Set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.!~*'()".utf8)
-    private static let nameKept = unreserved.union("#$&+^`|".utf8)
-    private static let valueKept = unreserved.union("#$&+/:<=>?@[]^`{|}".utf8)
+    /// `encodeURIComponent`'s unreserved characters, and what js-cookie keeps besides, as tables
+    /// indexed by byte.
+    private static let nameKept = keptTable("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.!~*'()" + "#$&+^`|")
+    private static let valueKept = keptTable("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.!~*'()" + "#$&+/:<=>?@[]^`{|}")
 
-    private static func encode(_ text: String, keeping kept: Set<UInt8>) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
+    private static func keptTable(_ characters: String) -> [Bool] {
+        var table = [Bool](repeating: false, count: 256)
+        for byte in characters.utf8 { table[Int(byte)] = true }
+        return table
+    }
+
+    /// `text` with every byte not in `kept` as `%XX`. A token (base64url and dots) needs no
+    /// escape and is returned as it is.
+    private static func encode(_ text: String, keeping kept: [Bool]) -> String {
+        guard !text.utf8.allSatisfy({ kept[Int($0)] }) else { return text }
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count + 16)
         let hex = Array("0123456789ABCDEF".utf8)
         for byte in text.utf8 {
-            if kept.contains(byte) {
-                out.unicodeScalars.append(Unicode.Scalar(byte))
+            if kept[Int(byte)] {
+                out.append(byte)
             } else {
-                out.unicodeScalars.append(Unicode.Scalar(UInt8(ascii: "%")))
-                out.unicodeScalars.append(Unicode.Scalar(hex[Int(byte >> 4)]))
-                out.unicodeScalars.append(Unicode.Scalar(hex[Int(byte & 0x0F)]))
+                out += [UInt8(ascii: "%"), hex[Int(byte >> 4)], hex[Int(byte & 0x0F)]]
             }
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
     /// Percent-decoding (`nil` for a bad escape or bytes that are not UTF-8).
