@@ -9,8 +9,9 @@
 // `/oauth2/token`, both tokens verified with the pool's JWKS, the cookies written) and the first
 // authenticated request (`AmplifyAuthenticator` on the cookies, sharing the routes' cache). The
 // baseline is the exchange alone: a code POSTed to `/oauth2/token` with the same HTTP client and
-// its JSON answer decoded. CPU is this process's (the stand-in is another process), measured
-// around the server's steps only.
+// its JSON answer parsed. CPU is this process's (the stand-in is another process) over rounds of
+// 50; the browser's part (the stand-in's page played by the test kit, a cookie jar), measured
+// alone in the same rounds, is subtracted from both.
 import AWSCognitoAuthPlugin
 import AWSPluginsCore
 import Amplify

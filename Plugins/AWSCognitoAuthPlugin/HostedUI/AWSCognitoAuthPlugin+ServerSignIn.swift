@@ -11,7 +11,7 @@ extension AWSCognitoAuthPlugin: HostedUIServerSignIn {
     public func hostedUIEndpoint() throws -> HostedUIEndpoint? {
         guard let oauth = try engine().configuration.oauth else { return nil }
         func list(_ text: String?) -> [String] {
-            (text ?? "").split(separator: ",").map { String(Substring($0).trimmingCharacters(in: .whitespaces)) }.filter { !$0.isEmpty }
+            (text ?? "").split(separator: ",").map { String($0.drop { $0 == " " }.reversed().drop { $0 == " " }.reversed()) }.filter { !$0.isEmpty }
         }
         return HostedUIEndpoint(
             base: HostedUISignIn.base(of: oauth.webDomain), clientId: oauth.appClientId, scopes: oauth.scopes,

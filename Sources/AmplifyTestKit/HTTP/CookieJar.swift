@@ -16,8 +16,8 @@ public struct CookieJar: Sendable {
     /// Applies `setCookies` in order.
     public mutating func apply(_ setCookies: [String]) {
         for line in setCookies {
-            let parts = line.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces) }
-            guard let pair = parts.first, let equals = pair.firstIndex(of: "=") else { continue }
+            let parts = line.utf8.split(separator: UInt8(ascii: ";")).map { Self.trimmed(Substring($0)) }
+            guard let pair = parts.first, let equals = pair.utf8.firstIndex(of: UInt8(ascii: "=")) else { continue }
             let name = String(pair[..<equals])
             var written: [String: String] = [:]
             for attribute in parts.dropFirst() {
@@ -29,10 +29,18 @@ public struct CookieJar: Sendable {
                 values[name] = nil
                 attributes[name] = nil
             } else {
-                values[name] = String(pair[pair.index(after: equals)...])
+                values[name] = String(pair[pair.utf8.index(after: equals)...])
                 attributes[name] = written
             }
         }
+    }
+
+    /// `text` without spaces at either end (byte by byte: a token cookie is kilobytes long).
+    static func trimmed(_ text: Substring) -> Substring {
+        var result = text
+        while result.utf8.first == UInt8(ascii: " ") { result = result.dropFirst() }
+        while result.utf8.last == UInt8(ascii: " ") { result = result.dropLast() }
+        return result
     }
 
     /// The `Cookie` header value (empty when the jar is).
