@@ -134,14 +134,9 @@ public final class AppSyncServer: @unchecked Sendable {
     }
 
     private static func startBlocking(_ options: Options) throws -> AppSyncServer {
-        let python = try MotoServer.pythonExecutable()
         let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("appsync-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        var arguments =
-            [
-                MotoServer.packageRoot.appendingPathComponent("Sources/AmplifyTestKit/AppSync/appsync_server.py").path,
-                "--port", "0", "--exit-with-stdin",
-            ] + options.arguments
+        var arguments = options.arguments
         if options.tls {
             let cert = folder.appendingPathComponent("cert.pem").path
             let key = folder.appendingPathComponent("key.pem").path
@@ -160,25 +155,10 @@ public final class AppSyncServer: @unchecked Sendable {
             }
             arguments += ["--tls-cert", cert, "--tls-key", key]
         }
-        let process = Process()
-        process.executableURL = python
-        process.arguments = arguments
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError =
-            ProcessInfo.processInfo.environment["AMPLIFY_APPSYNC_LOG"].flatMap { path in
-                _ = FileManager.default.createFile(atPath: path, contents: nil)
-                return FileHandle(forWritingAtPath: path)
-            } ?? FileHandle.nullDevice
-        try process.runSerialized()
-        let lines = LineReader(output.fileHandleForReading)
-        guard let line = lines.nextLine(), line.hasPrefix("READY "), let port = Int(line.dropFirst(6)) else {
-            ChildProcessStop.stop(process, signal: SIGKILL)
-            throw AppSyncServerError("appsync_server.py did not start (set AMPLIFY_APPSYNC_LOG=/path/to/file to see its output)")
-        }
-        return AppSyncServer(process: process, input: input.fileHandleForWriting, port: port, tls: options.tls, folder: folder)
+        let started = try PythonStandIn.start(
+            script: "Sources/AmplifyTestKit/AppSync/appsync_server.py", arguments: arguments, logVariable: "AMPLIFY_APPSYNC_LOG",
+            failure: AppSyncServerError.init)
+        return AppSyncServer(process: started.process, input: started.input, port: started.port, tls: options.tls, folder: folder)
     }
 
     /// Starts a server, runs `body` with it, and stops it, whether `body` returns or throws.

@@ -188,31 +188,10 @@ public final class HostedUIServer: @unchecked Sendable {
     }
 
     private static func startBlocking(_ options: Options) throws -> HostedUIServer {
-        let python = try MotoServer.pythonExecutable()
-        let arguments =
-            [
-                MotoServer.packageRoot.appendingPathComponent("Sources/AmplifyTestKit/HostedUI/hosted_ui_server.py").path,
-                "--port", "0", "--exit-with-stdin",
-            ] + options.arguments
-        let process = Process()
-        process.executableURL = python
-        process.arguments = arguments
-        let input = Pipe()
-        let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError =
-            ProcessInfo.processInfo.environment["AMPLIFY_HOSTED_UI_LOG"].flatMap { path in
-                _ = FileManager.default.createFile(atPath: path, contents: nil)
-                return FileHandle(forWritingAtPath: path)
-            } ?? FileHandle.nullDevice
-        try process.runSerialized()
-        let lines = LineReader(output.fileHandleForReading)
-        guard let line = lines.nextLine(), line.hasPrefix("READY "), let port = Int(line.dropFirst(6)) else {
-            ChildProcessStop.stop(process, signal: SIGKILL)
-            throw HostedUIServerError("hosted_ui_server.py did not start (set AMPLIFY_HOSTED_UI_LOG=/path/to/file to see its output)")
-        }
-        return HostedUIServer(process: process, input: input.fileHandleForWriting, port: port, options: options)
+        let started = try PythonStandIn.start(
+            script: "Sources/AmplifyTestKit/HostedUI/hosted_ui_server.py", arguments: options.arguments, logVariable: "AMPLIFY_HOSTED_UI_LOG",
+            failure: HostedUIServerError.init)
+        return HostedUIServer(process: started.process, input: started.input, port: started.port, options: options)
     }
 
     /// Starts a server, runs `body` with it, and stops it, whether `body` returns or throws.
