@@ -24,7 +24,8 @@ struct ServerSignInTests {
 
         init(
             _ options: HostedUIServer.Options = HostedUIServer.Options(
-                callbackURLs: [ServerSignInTests.callback], logoutURLs: [ServerSignInTests.signedOut])
+                callbackURLs: [ServerSignInTests.callback], logoutURLs: [ServerSignInTests.signedOut]),
+            sameSite: String = "Lax"
         ) async throws {
             server = try await HostedUIServer.start(options)
             loop = try EventLoop(name: "server-sign-in")
@@ -37,7 +38,8 @@ struct ServerSignInTests {
                 block = .object(fields)
             }
             try plugin.configure(using: block)
-            routes = try AuthRoutes(plugin: plugin, configuration: .init(origin: ServerSignInTests.origin, afterSignIn: "/me", cache: cache))
+            routes = try AuthRoutes(
+                plugin: plugin, configuration: .init(origin: ServerSignInTests.origin, afterSignIn: "/me", sameSite: sameSite, cache: cache))
         }
 
         func close() async throws {
@@ -217,6 +219,19 @@ struct ServerSignInTests {
         #expect(crossSite.status == 200)
         #expect(crossSite.html.contains("id=\"submit\""))
         #expect(other.jar.values.keys.contains { $0.hasPrefix("CognitoIdentityServiceProvider") })
+        try await setup.close()
+    }
+
+    @Test("with SameSite=Strict the callback answers a page that sets the cookies and moves on by itself, since a redirect would arrive without them")
+    func strictCookiesLandOnAPage() async throws {
+        let setup = try await Setup(sameSite: "Strict")
+        var browser = Browser(routes: setup.routes)
+        let callback = try await browser.get(try await Self.signIn(setup, &browser))
+        #expect(callback.status == 200)
+        #expect(callback.location == nil)
+        #expect(callback.html.contains("<meta http-equiv=\"refresh\" content=\"0;url=/me\">"))
+        #expect(Self.tokenCookies(callback).count == 5)
+        #expect(Self.tokenCookies(callback).allSatisfy { $0.contains("; SameSite=Strict") && $0.contains("; HttpOnly") })
         try await setup.close()
     }
 

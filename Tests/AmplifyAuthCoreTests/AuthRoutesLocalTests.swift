@@ -184,6 +184,36 @@ struct AuthRoutesLocalTests {
         try await fixture.close(plugin)
     }
 
+    @Test("Amplify cookies the strict reader refuses (the same name twice, from two paths) do not keep a user from signing in or out")
+    func duplicatedCookiesDoNotLockOut() async throws {
+        let fixture = try LocalPoolFixture()
+        let plugin = try fixture.plugin()
+        try await signUpAndIn(plugin, fixture, "dan")
+        var browser = Browser(routes: try Self.routes(plugin, fixture))
+        _ = try await browser.get("/auth/sign-in")
+        let stale = "CognitoIdentityServiceProvider.local-client.LastAuthUser=someone-else"
+        var withStale = browser
+        withStale.jar.apply([stale + "; Path=/app"])
+        // The jar keeps one value per name: send the second copy as a second header, as a browser
+        // sends cookies of two paths.
+        let signedIn = try #require(
+            await browser.routes.handle(
+                AuthRouteRequest(
+                    method: "POST", path: "/auth/sign-in", form: ["username": "dan", "password": "Passw0rd!", "csrf": browser.csrf],
+                    cookies: browser.jar.headers + ["CognitoIdentityServiceProvider.local-client.LastAuthUser=dan", stale], origin: Self.origin,
+                    fetchSite: "same-origin")))
+        #expect(signedIn.status == 303)
+        browser.jar.apply(signedIn.setCookies)
+        let signedOut = try #require(
+            await browser.routes.handle(
+                AuthRouteRequest(
+                    method: "POST", path: "/auth/sign-out", form: ["csrf": browser.csrf], cookies: browser.jar.headers + [stale],
+                    origin: Self.origin, fetchSite: "same-origin")))
+        #expect(signedOut.status == 303)
+        #expect(signedOut.setCookies.contains { $0.hasPrefix("CognitoIdentityServiceProvider.local-client.") && $0.contains("Max-Age=0") })
+        try await fixture.close(plugin)
+    }
+
     @Test("bad configurations are refused when the routes are made: an origin with a path, a prefix that is not a path, SameSite=None")
     func configurationChecks() throws {
         let fixture = try LocalPoolFixture()

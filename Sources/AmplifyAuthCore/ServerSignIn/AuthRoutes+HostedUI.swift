@@ -112,8 +112,8 @@ extension AuthRoutes {
             AuthenticatedUser.entry(
                 accessClaims: verified.accessClaims, username: session.username, sub: session.userId, expiresAt: verified.expiresAt),
             for: VerifiedTokenCache.Key(accessToken: session.accessToken, idToken: session.idToken), tenant: tenant, revocations: revocations)
-        return redirect(
-            to: target, cookies: cleared + AmplifyJSCookies.setCookies(clientId: tenant.clientId, session: session, attributes: tokenCookies))
+        return landing(
+            on: target, cookies: cleared + AmplifyJSCookies.setCookies(clientId: tenant.clientId, session: session, attributes: tokenCookies))
     }
 
     /// Whether `name` can be an identity provider's name (Cognito's: 1–32 characters of

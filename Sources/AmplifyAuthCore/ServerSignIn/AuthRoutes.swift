@@ -185,6 +185,24 @@ public final class AuthRoutes: Sendable {
         return AuthRouteResponse(status: 303, location: location, setCookies: cookies)
     }
 
+    /// After a sign-in that came back from another site (the hosted UI): with `SameSite=Strict`
+    /// token cookies a redirect would arrive without them (the chain began cross-site), so a page
+    /// sets them and moves on by itself (`meta refresh`, a same-site navigation); with `Lax`, a redirect.
+    func landing(on location: String, cookies: [String]) -> AuthRouteResponse {
+        var response = redirect(to: location, cookies: cookies)
+        guard response.status == 303, tokenCookies.sameSite == "Strict" else { return response }
+        let target = Self.escape(location)
+        response.status = 200
+        response.location = nil
+        response.html = """
+            <!doctype html>
+            <html lang="en"><head><meta charset="utf-8"><meta http-equiv="refresh" content="0;url=\(target)"><title>Signed in</title></head>
+            <body><p id="message">Signed in. <a href="\(target)">Continue</a></p></body></html>
+
+            """
+        return response
+    }
+
     /// A random value for a proof or CSRF cookie (32 bytes, base64url).
     static func randomToken() -> String? {
         (try? Digest.randomBytes(32)).map(Base64URL.encode)
@@ -195,9 +213,22 @@ public final class AuthRoutes: Sendable {
         Digest.constantTimeEquals(Array(a.utf8), Array(b.utf8))
     }
 
-    /// A request cookie's value (`nil` when absent or the headers are malformed).
+    /// A request cookie's value (`nil` when absent or empty), found by a lenient scan: cookies
+    /// the strict reader refuses (an Amplify cookie sent twice with different paths) must not
+    /// keep a user from signing in again or out.
     static func cookie(_ name: String, in request: AuthRouteRequest) -> String? {
-        (try? AmplifyJSCookies.parse(request.cookies))?[name].flatMap { $0.isEmpty ? nil : $0 }
+        for header in request.cookies {
+            for piece in header.utf8.split(separator: UInt8(ascii: ";")) {
+                let pair = Substring(piece).trimmingOWS()
+                guard let equals = pair.utf8.firstIndex(of: UInt8(ascii: "=")), pair[..<equals].trimmingOWS() == name else { continue }
+                var value = pair[pair.utf8.index(after: equals)...].trimmingOWS()
+                if value.utf8.count >= 2, value.utf8.first == UInt8(ascii: "\""), value.utf8.last == UInt8(ascii: "\"") {
+                    value = value.dropFirst().dropLast()
+                }
+                if let decoded = AmplifyJSCookies.decode(String(value)), !decoded.isEmpty { return decoded }
+            }
+        }
+        return nil
     }
 
     /// A `Set-Cookie` value for a proof cookie (`value` nil: deleted).
@@ -209,7 +240,7 @@ public final class AuthRoutes: Sendable {
     /// `LastAuthUser` (nothing when it has none).
     func clearingTokenCookies(_ request: AuthRouteRequest) -> [String] {
         guard let tenant = try? plugin.contextTenant(),
-            let user = (try? AmplifyJSCookies.parse(request.cookies))?["\(AmplifyJSCookies.prefix).\(tenant.clientId).LastAuthUser"], !user.isEmpty
+            let user = Self.cookie(AmplifyJSCookies.encodeName("\(AmplifyJSCookies.prefix).\(tenant.clientId).LastAuthUser"), in: request)
         else { return [] }
         return AmplifyJSCookies.clearingCookies(clientId: tenant.clientId, username: user, attributes: tokenCookies)
     }
