@@ -23,16 +23,18 @@
     struct HummingbirdServer {
         typealias Context = BasicAuthRequestContext<AuthenticatedUser>
 
-        static func main() async throws {
-            var options = ExampleServer.commandLineOptions()
-            options.port = try ExampleServer.resolvedPort(options.port)
-            let auth = try ExampleServer.configure(options)
-            let port = options.port
-            let app = Application(
-                router: router(try ExampleServer.signIn(auth, options)), configuration: .init(address: .hostname("127.0.0.1", port: port)),
-                onServerRunning: { channel in ExampleServer.announce(port: channel.localAddress?.port ?? port) })
-            try await app.runService()
-            await Amplify.reset()
+        static func main() async {
+            await ExampleServer.runReportingErrors {
+                var options = ExampleServer.commandLineOptions()
+                options.port = try ExampleServer.resolvedPort(options.port)
+                let auth = try ExampleServer.configure(options)
+                let port = options.port
+                let app = Application(
+                    router: router(try ExampleServer.signIn(auth, options)), configuration: .init(address: .hostname("127.0.0.1", port: port)),
+                    onServerRunning: { channel in ExampleServer.announce(port: channel.localAddress?.port ?? port) })
+                try await app.runService()
+                await Amplify.reset()
+            }
         }
 
         static func router(_ signIn: ExampleServer.SignIn) -> Router<Context> {

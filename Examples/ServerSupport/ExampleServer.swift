@@ -87,6 +87,19 @@ public enum ExampleServer {
         }
     }
 
+    /// Runs an example's `body`; an error it throws (a configuration file that is missing or
+    /// wrong, a port in use) is printed as `error: …` on standard error and the process exits
+    /// with status 1 — never the trap of an error thrown out of `main`.
+    public static func runReportingErrors(isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> Void) async {
+        do {
+            try await body()
+        } catch {
+            let text = (error as? any AmplifyError).map { "\($0.errorDescription)\n\($0.recoverySuggestion)" } ?? "\(error)"
+            FileHandle.standardError.write(Data("error: \(text)\n".utf8))
+            exit(1)
+        }
+    }
+
     /// Configures Amplify from `options` and returns the Auth plugin requests are authenticated
     /// against (the local pool's or Cognito's).
     /// - Throws: Amplify's configuration errors, or ``UsageError`` when the file configures no

@@ -20,21 +20,23 @@
     ///     swift run --traits AmplifyVapor VaporServer [--config PATH] [--port N] [--origin URL]
     @main
     struct VaporServer {
-        static func main() async throws {
-            var options = ExampleServer.commandLineOptions()
-            options.port = try ExampleServer.resolvedPort(options.port)
-            let auth = try ExampleServer.configure(options)
-            // Vapor's own command line is not used: the options above are the example's.
-            let app = try await Application.make(Environment(name: "production", arguments: ["vapor"]))
-            app.http.server.configuration.hostname = "127.0.0.1"
-            app.http.server.configuration.port = options.port
-            routes(app, try ExampleServer.signIn(auth, options))
-            try await app.server.start(address: .hostname("127.0.0.1", port: options.port))
-            ExampleServer.announce(port: app.http.server.shared.localAddress?.port ?? options.port)
-            await waitForTermination()
-            await app.server.shutdown()
-            try await app.asyncShutdown()
-            await Amplify.reset()
+        static func main() async {
+            await ExampleServer.runReportingErrors {
+                var options = ExampleServer.commandLineOptions()
+                options.port = try ExampleServer.resolvedPort(options.port)
+                let auth = try ExampleServer.configure(options)
+                // Vapor's own command line is not used: the options above are the example's.
+                let app = try await Application.make(Environment(name: "production", arguments: ["vapor"]))
+                app.http.server.configuration.hostname = "127.0.0.1"
+                app.http.server.configuration.port = options.port
+                routes(app, try ExampleServer.signIn(auth, options))
+                try await app.server.start(address: .hostname("127.0.0.1", port: options.port))
+                ExampleServer.announce(port: app.http.server.shared.localAddress?.port ?? options.port)
+                await waitForTermination()
+                await app.server.shutdown()
+                try await app.asyncShutdown()
+                await Amplify.reset()
+            }
         }
 
         static func routes(_ app: Application, _ signIn: ExampleServer.SignIn) {
