@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Fuzzes every parser that reads outside input with libFuzzer, SECONDS each (default 30):
 #   scripts/fuzz.sh [SECONDS] [TARGET...]
-# Targets: json configuration jwt jwks s3xml redirect redis websocket appsync cookies (Fuzz/AmplifyFuzz/Harnesses.swift).
+# Targets: json configuration jwt jwks s3xml redirect redis websocket appsync cookies authform (Fuzz/AmplifyFuzz/Harnesses.swift).
 # Builds the AmplifyFuzz product alone with -sanitize=fuzzer,address in its own scratch path
 # (.build/fuzz), so the ordinary build is untouched. Each target starts from its committed seed
 # corpus (Fuzz/Corpus/TARGET, read only); what it discovers goes to .build/fuzz/corpus/TARGET,
@@ -14,7 +14,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-30}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(json configuration jwt jwks s3xml redirect redis websocket appsync cookies)
+[ ${#targets[@]} -gt 0 ] || targets=(json configuration jwt jwks s3xml redirect redis websocket appsync cookies authform)
 scratch=.build/fuzz
 # The entry point finds libFuzzer's driver with dlsym, so the linker must export it.
 flags=(--product AmplifyFuzz --scratch-path "$scratch" -Xswiftc -sanitize=fuzzer,address -Xswiftc -DAMPLIFY_FUZZING

@@ -19,8 +19,18 @@ public enum FuzzHarnesses {
     public static let all: [String: @Sendable ([UInt8]) -> Void] = [
         "json": json, "configuration": configuration, "jwt": jwt, "jwks": jwks, "s3xml": s3XML, "redirect": redirect, "redis": redis,
         "websocket": webSocket, "appsync": appSync,
-        "cookies": cookies,
+        "cookies": cookies, "authform": authForm,
     ]
+
+    /// A form body or query string as the sign-in routes read it (`AuthRouteRequest.formFields`):
+    /// whatever it decodes to, encoded again, reads back the same.
+    static func authForm(_ bytes: [UInt8]) {
+        let fields = AuthRouteRequest.formFields(String(decoding: bytes, as: UTF8.self))
+        func encoded(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "" }
+        let text = fields.sorted { $0.key < $1.key }.map { "\(encoded($0.key))=\(encoded($0.value))" }.joined(separator: "&")
+        let again = AuthRouteRequest.formFields(text)
+        if again != fields { fatalError("form fields \(fields) encoded as \(text) read back as \(again)") }
+    }
 
     /// Amplify JS's cookies from a request's `Cookie` headers (the input split into headers at
     /// newlines): parsing, the tokens for a client, and the written cookies of what was read
