@@ -249,10 +249,10 @@ public enum AmplifyJSCookies {
 
     /// `encodeURIComponent`'s unreserved characters, and what js-cookie keeps besides, as tables
     /// indexed by byte.
-    private static let nameKept = keptTable("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.!~*'()" + "#$&+^`|")
-    private static let valueKept = keptTable("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.!~*'()" + "#$&+/:<=>?@[]^`{|}")
+    static let nameKept = keptTable("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.!~*'()" + "#$&+^`|")
+    static let valueKept = keptTable("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.!~*'()" + "#$&+/:<=>?@[]^`{|}")
 
-    private static func keptTable(_ characters: String) -> [Bool] {
+    static func keptTable(_ characters: String) -> [Bool] {
         var table = [Bool](repeating: false, count: 256)
         for byte in characters.utf8 { table[Int(byte)] = true }
         return table
@@ -260,7 +260,7 @@ public enum AmplifyJSCookies {
 
     /// `text` with every byte not in `kept` as `%XX`. A token (base64url and dots) needs no
     /// escape and is returned as it is.
-    private static func encode(_ text: String, keeping kept: [Bool]) -> String {
+    static func encode(_ text: String, keeping kept: [Bool]) -> String {
         guard !text.utf8.allSatisfy({ kept[Int($0)] }) else { return text }
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count + 16)

@@ -246,26 +246,12 @@ extension AuthRoutes {
     }
 }
 
-/// Percent-encoding of a query value (RFC 3986 unreserved characters kept).
+/// Percent-encoding of a query value: RFC 3986's unreserved characters kept, every other byte
+/// `%XX` (the cookies' encoder with its own table).
 enum URIComponent {
-    static func encode(_ text: String) -> String {
-        var encoded = ""
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
-                UInt8(ascii: "-"),
-                UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
-                encoded.unicodeScalars.append(Unicode.Scalar(byte))
-            default:
-                encoded += "%" + String(byte, radix: 16, uppercase: true).leftPadded(to: 2)
-            }
-        }
-        return encoded
-    }
-}
+    private static let unreserved = AmplifyJSCookies.keptTable("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        count >= width ? self : String(repeating: "0", count: width - count) + self
+    static func encode(_ text: String) -> String {
+        AmplifyJSCookies.encode(text, keeping: unreserved)
     }
 }
