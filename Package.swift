@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "LocalAuthPlugin", targets: ["LocalAuthPlugin"]),
         .library(name: "AWSCognitoAuthPlugin", targets: ["AWSCognitoAuthPlugin"]),
         .library(name: "RedisHubBridgePlugin", targets: ["RedisHubBridgePlugin"]),
+        .library(name: "AppSyncEventsHubBridgePlugin", targets: ["AppSyncEventsHubBridgePlugin"]),
         .library(name: "LocalAnalyticsPlugin", targets: ["LocalAnalyticsPlugin"]),
         .library(name: "LocalStoragePlugin", targets: ["LocalStoragePlugin"]),
         .library(name: "AWSS3StoragePlugin", targets: ["AWSS3StoragePlugin"]),
@@ -112,7 +113,8 @@ let package = Package(
             exclude: [
                 "Moto/moto_harness.py", "HTTP/http_test_server.py", "AppSync/appsync_server.py", "AppSync/test_appsync_server.py",
                 "AppSync/schema.graphql", "AppSync/README.md", "WebSocket/ws_test_server.py", "HostedUI/hosted_ui_server.py",
-                "HostedUI/test_hosted_ui_server.py", "HostedUI/README.md",
+                "HostedUI/test_hosted_ui_server.py", "HostedUI/README.md", "AppSyncEvents/appsync_events_server.py",
+                "AppSyncEvents/test_appsync_events_server.py", "AppSyncEvents/README.md",
             ]),
         // MARK: Plugins.
         .target(
@@ -146,13 +148,16 @@ let package = Package(
         .target(
             name: "RedisHubBridgePlugin", dependencies: ["Amplify", "AmplifyEventLoop", "CHiredis", "CHiredisShims", "AmplifyConcurrency"],
             path: "Plugins/RedisHubBridgePlugin"),
+        .target(
+            name: "AppSyncEventsHubBridgePlugin", dependencies: ["Amplify", "AWSAPIPlugin", "AWSPluginsCore", "AmplifyConcurrency"],
+            path: "Plugins/AppSyncEventsHubBridgePlugin"),
 
         // Registers every plugin this package ships (the one module that depends on them all).
         .target(
             name: "AmplifyPlugins",
             dependencies: [
                 "Amplify", "LocalAuthPlugin", "AWSCognitoAuthPlugin", "LocalAnalyticsPlugin", "AWSKinesisAnalyticsPlugin", "LocalStoragePlugin",
-                "AWSS3StoragePlugin", "AWSAPIPlugin", "RedisHubBridgePlugin",
+                "AWSS3StoragePlugin", "AWSAPIPlugin", "RedisHubBridgePlugin", "AppSyncEventsHubBridgePlugin",
             ]),
         // MARK: Web frameworks (each behind its trait; without it the module is empty).
         .target(
@@ -398,6 +403,9 @@ let package = Package(
             dependencies: [
                 "AWSAPIPlugin", "AWSCognitoAuthPlugin", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit", "Amplify", "AmplifyConcurrency",
             ]),
+        .testTarget(
+            name: "AppSyncEventsHubBridgePluginTests",
+            dependencies: ["AppSyncEventsHubBridgePlugin", "AWSAPIPlugin", "AWSPluginsCore", "AmplifyTestKit", "Amplify", "AmplifyConcurrency"]),
         .testTarget(name: "AmplifyCLITests", dependencies: ["amplify", "AmplifyTestKit", "Amplify", "AmplifyCrypto"]),
         .executableTarget(
             name: "AmplifyServicePeer",

@@ -65,12 +65,23 @@ public final class AWSAPIPlugin: APICategoryPlugin {
         let http: HTTPClient
         let exchange: APIHTTPExchange
         let realtime: AppSyncRealtimeClients
+        let events: AppSyncEventsClients
 
-        init(configuration: AWSAPIPluginConfiguration, http: HTTPClient, exchange: APIHTTPExchange, realtime: AppSyncRealtimeClients) {
+        init(
+            configuration: AWSAPIPluginConfiguration, http: HTTPClient, exchange: APIHTTPExchange, realtime: AppSyncRealtimeClients,
+            events: AppSyncEventsClients
+        ) {
             self.configuration = configuration
             self.http = http
             self.exchange = exchange
             self.realtime = realtime
+            self.events = events
+        }
+
+        func shutdown() async {
+            await realtime.shutdown()
+            await events.shutdown()
+            await http.shutdown()
         }
     }
 
@@ -130,15 +141,13 @@ public final class AWSAPIPlugin: APICategoryPlugin {
             http: http, sources: sources, interceptors: { name in interceptors.withLock { $0[name] ?? [] } },
             timeout: options.requestTimeout, trustedCertificatesFile: options.trustedCertificatesFile)
         let realtime = AppSyncRealtimeClients(loop: loop, sources: sources, reporter: reporter, options: options)
+        let events = AppSyncEventsClients(loop: loop, sources: sources, options: options)
         let previous = state.withLock { state in
-            defer { state = Configured(configuration: configuration, http: http, exchange: exchange, realtime: realtime) }
+            defer { state = Configured(configuration: configuration, http: http, exchange: exchange, realtime: realtime, events: events) }
             return state
         }
         if let previous {
-            Task {
-                await previous.realtime.shutdown()
-                await previous.http.shutdown()
-            }
+            Task { await previous.shutdown() }
         }
     }
 
@@ -150,10 +159,7 @@ public final class AWSAPIPlugin: APICategoryPlugin {
             return state
         }
         interceptors.withLock { $0.removeAll() }
-        if let current {
-            await current.realtime.shutdown()
-            await current.http.shutdown()
-        }
+        await current?.shutdown()
     }
 
     private func configured() throws -> Configured {
@@ -231,6 +237,45 @@ public final class AWSAPIPlugin: APICategoryPlugin {
     /// How many real-time sockets are open or opening (one per API and auth mode in use).
     public func realtimeConnectionCount() async -> Int {
         await state.value?.realtime.connectionCount() ?? 0
+    }
+
+    // MARK: Events
+
+    /// The Events clients and the Events API named `apiName` (the only one when `nil`).
+    /// - Throws: `APIError.invalidConfiguration` when the plugin is not configured or has no such API.
+    func eventsClients(apiName: String?) throws -> (AppSyncEventsClients, APIEndpointConfiguration) {
+        let current = try configured()
+        return (current.events, try current.configuration.endpoint(named: apiName, type: .events))
+    }
+
+    /// `POST /event` with `{"channel", "events"}`, authorized by the publish mode.
+    func postEvents(_ channel: String, _ events: [String], options: EventsOptions?, apiName: String?) async throws -> EventsPublishResult {
+        let current = try configured()
+        let endpoint = try current.configuration.endpoint(named: apiName, type: .events)
+        let mode = try Self.mode(of: options?.authMode, endpoint: endpoint)
+        return try await AmplifyTracing.withSpan("Events publish", ofKind: .client) { span in
+            span?.attributes["amplify.api.name"] = endpoint.name
+            let body = Array(EventsMessageBody.publish(channel: channel, events: events).utf8)
+            let response = try await current.exchange.send(
+                endpoint: endpoint, method: "POST", url: endpoint.endpoint, target: endpoint.target, headers: Self.graphQLHeaders, body: body,
+                mode: mode, token: options?.authToken)
+            guard (200..<300).contains(response.status) else { throw Self.statusError(response, url: endpoint.endpoint) }
+            guard let json = try? JSONValue(parsing: response.body) else {
+                throw APIError.operationError(
+                    "The Events API '\(endpoint.name)' answered the publish with something that is not JSON: \(String(decoding: response.body.prefix(200), as: UTF8.self))",
+                    "Check that the endpoint is an AppSync Events API's HTTP endpoint (…/event).")
+            }
+            return EventsPublishResult(json)
+        }
+    }
+
+    func closeAllEvents() async {
+        await state.value?.events.shutdownConnections()
+    }
+
+    /// How many Events sockets are open or opening (one per Events API and connect auth mode in use).
+    public func eventsConnectionCount() async -> Int {
+        await state.value?.events.connectionCount() ?? 0
     }
 
     static func mode(of requested: (any AuthorizationMode)?, endpoint: APIEndpointConfiguration) throws -> AWSAuthorizationType {

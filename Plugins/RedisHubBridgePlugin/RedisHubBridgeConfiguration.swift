@@ -47,10 +47,7 @@ public struct RedisHubBridgeConfiguration: Sendable, Equatable {
     }
 
     /// The Auth lifecycle events forwarded when the block names none.
-    public static let defaultEventNames = [
-        HubPayload.EventName.Auth.signedIn, HubPayload.EventName.Auth.signedOut,
-        HubPayload.EventName.Auth.sessionExpired, HubPayload.EventName.Auth.userDeleted,
-    ]
+    public static let defaultEventNames = HubBridgeSelection.defaultEventNames
 
     /// Redis's host.
     public var host: String
@@ -117,18 +114,9 @@ public struct RedisHubBridgeConfiguration: Sendable, Equatable {
             }
             self.mode = known
         }
-        if let channels = json["channels"], !channels.isNull {
-            guard let names = channels.asArray?.compactMap(\.stringValue), names.count == channels.asArray?.count, !names.isEmpty else {
-                throw ConfigurationValueError(keyPath: "channels", expected: "a non-empty array of channel names", found: channels)
-            }
-            self.channels = names.map { HubChannel(name: $0) }
-        }
-        if let events = json["eventNames"], !events.isNull {
-            guard let names = events.asArray?.compactMap(\.stringValue), names.count == events.asArray?.count, !names.isEmpty else {
-                throw ConfigurationValueError(keyPath: "eventNames", expected: "a non-empty array of event names, or [\"*\"]", found: events)
-            }
-            eventNames = names == ["*"] ? nil : Set(names)
-        }
+        let selection = try HubBridgeSelection(json: json)
+        channels = selection.channels
+        eventNames = selection.eventNames
         key = try json.optionalString("key") ?? key
         consumerGroup = try json.optionalString("consumerGroup") ?? consumerGroup
         maxStreamLength = try json.boundedInt("maxStreamLength", in: Limits.maxStreamLength) ?? maxStreamLength
@@ -143,6 +131,6 @@ public struct RedisHubBridgeConfiguration: Sendable, Equatable {
 
     /// Whether an event on `channel` named `eventName` is forwarded.
     func forwards(_ channel: HubChannel, _ eventName: String) -> Bool {
-        channels.contains(channel) && (eventNames?.contains(eventName) ?? true)
+        HubBridgeSelection(channels: channels, eventNames: eventNames).carries(channel, eventName)
     }
 }

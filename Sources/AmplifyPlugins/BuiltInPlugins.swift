@@ -3,6 +3,7 @@ import AWSCognitoAuthPlugin
 import AWSKinesisAnalyticsPlugin
 import AWSS3StoragePlugin
 @_exported import Amplify
+import AppSyncEventsHubBridgePlugin
 import LocalAnalyticsPlugin
 import LocalAuthPlugin
 import LocalStoragePlugin
@@ -29,5 +30,6 @@ extension Amplify {
         registry.register(key: AWSS3StoragePlugin.pluginKey, category: .storage) { AWSS3StoragePlugin() }
         registry.register(key: AWSAPIPlugin.pluginKey, category: .api) { AWSAPIPlugin() }
         RedisHubBridgePlugin.register()
+        AppSyncEventsHubBridgePlugin.register()
     }
 }

@@ -2,12 +2,15 @@ import AWSPluginsCore
 import Amplify
 import Foundation
 
-/// Whether an API speaks GraphQL (AppSync) or REST (API Gateway).
+/// Whether an API speaks GraphQL (AppSync), REST (API Gateway) or AppSync Events.
 public enum APIEndpointType: String, Sendable, Equatable {
     /// An AppSync GraphQL API.
     case graphQL = "GraphQL"
     /// An API Gateway REST API.
     case rest = "REST"
+    /// An AppSync Events API (channels to publish and subscribe; see ``AppSyncEvents``). Its
+    /// endpoint is the HTTP one, `https://<id>.appsync-api.<region>.amazonaws.com/event`.
+    case events = "Events"
 }
 
 /// One API of the plugin's block: `api.plugins.awsAPIPlugin.<name>`.
@@ -16,7 +19,7 @@ public struct APIEndpointConfiguration: Sendable, Equatable {
     public let name: String
     /// GraphQL or REST.
     public let endpointType: APIEndpointType
-    /// The endpoint: AppSync's `…/graphql`, API Gateway's stage URL.
+    /// The endpoint: AppSync's `…/graphql`, API Gateway's stage URL, AppSync Events' `…/event`.
     public let endpoint: URL
     /// The region (for SigV4); from `region`, or read from an AWS endpoint's host name.
     public let region: String?
@@ -47,9 +50,9 @@ public struct APIEndpointConfiguration: Sendable, Equatable {
             }
             return text
         }
-        let typeText = try string("endpointType", required: true, expected: "\"GraphQL\" or \"REST\"") ?? ""
+        let typeText = try string("endpointType", required: true, expected: "\"GraphQL\", \"REST\" or \"Events\"") ?? ""
         guard let type = APIEndpointType.allCases.first(where: { $0.rawValue.lowercased() == typeText.lowercased() }) else {
-            throw ConfigurationValueError(keyPath: path("endpointType"), expected: "\"GraphQL\" or \"REST\"", found: .string(typeText))
+            throw ConfigurationValueError(keyPath: path("endpointType"), expected: "\"GraphQL\", \"REST\" or \"Events\"", found: .string(typeText))
         }
         endpointType = type
         let endpointText = try string("endpoint", required: true, expected: "an http or https URL") ?? ""
@@ -127,13 +130,16 @@ public struct APIEndpointConfiguration: Sendable, Equatable {
 
     /// The real-time endpoint: `wss://<id>.appsync-realtime-api.<region>.amazonaws.com/graphql` for
     /// an AppSync host, otherwise (a custom domain, a local stand-in) the endpoint with `/realtime`
-    /// appended; `ws` for an `http` endpoint.
+    /// appended; `ws` for an `http` endpoint. An Events API always appends `/realtime`
+    /// (`wss://<id>.appsync-realtime-api.<region>.amazonaws.com/event/realtime`).
     public var realtimeEndpoint: URL? {
         guard var components = URLComponents(url: endpoint, resolvingAgainstBaseURL: false) else { return nil }
         components.scheme = components.scheme?.lowercased() == "http" ? "ws" : "wss"
-        if let host = components.host, host.contains(".appsync-api.") {
+        let isAppSyncHost = components.host?.contains(".appsync-api.") == true
+        if isAppSyncHost, let host = components.host {
             components.host = host.replacingOccurrences(of: ".appsync-api.", with: ".appsync-realtime-api.")
-        } else {
+        }
+        if endpointType == .events || !isAppSyncHost {
             components.path = (components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path) + "/realtime"
         }
         return components.url

@@ -20,24 +20,28 @@ struct APIHTTPExchange: Sendable {
     /// endpoint's own, read at configuration).
     /// - Throws: `APIError` for an authorization that cannot be made, an interceptor's error,
     ///   or a network failure.
+    /// `token`, when given, is sent as the mode's token instead of asking the mode's source (an
+    /// Events call's `authToken`); it is not refreshed after a 401.
     func send(
         endpoint: APIEndpointConfiguration, method: String, url: URL, target: RequestTarget? = nil, headers: [(name: String, value: String)],
-        body: [UInt8], mode: AWSAuthorizationType
+        body: [UInt8], mode: AWSAuthorizationType, token: String? = nil
     ) async throws -> HTTPResponse {
         var response = try await attempt(
-            endpoint: endpoint, method: method, url: url, target: target, headers: headers, body: body, mode: mode, forceRefresh: false)
-        if response.status == 401, mode == .amazonCognitoUserPools {
+            endpoint: endpoint, method: method, url: url, target: target, headers: headers, body: body, mode: mode, token: token, forceRefresh: false)
+        if response.status == 401, mode == .amazonCognitoUserPools, token == nil {
             response = try await attempt(
-                endpoint: endpoint, method: method, url: url, target: target, headers: headers, body: body, mode: mode, forceRefresh: true)
+                endpoint: endpoint, method: method, url: url, target: target, headers: headers, body: body, mode: mode, token: nil, forceRefresh: true
+            )
         }
         return response
     }
 
     private func attempt(
         endpoint: APIEndpointConfiguration, method: String, url: URL, target: RequestTarget?, headers: [(name: String, value: String)],
-        body: [UInt8], mode: AWSAuthorizationType, forceRefresh: Bool
+        body: [UInt8], mode: AWSAuthorizationType, token: String?, forceRefresh: Bool
     ) async throws -> HTTPResponse {
-        let authorization = try await PreparedAuthorization.prepare(mode: mode, endpoint: endpoint, sources: sources, forceRefresh: forceRefresh)
+        let authorization = try await PreparedAuthorization.prepare(
+            mode: mode, endpoint: endpoint, sources: sources, token: token, forceRefresh: forceRefresh)
         let interceptors = self.interceptors(endpoint.name)
         guard !interceptors.isEmpty else {
             // No interceptor: no URLRequest round trip.

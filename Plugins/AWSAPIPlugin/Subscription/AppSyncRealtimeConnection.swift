@@ -475,11 +475,7 @@ final class AppSyncRealtimeConnection: @unchecked Sendable {
     }
 
     private func schedule(_ delay: Duration, _ action: @escaping (AppSyncRealtimeConnection) -> Void) -> LoopTimer? {
-        let reference = ConnectionReference(self)
-        let action = LoopAction(action)
-        return try? loop.scheduleTimer(after: delay) {
-            if let connection = reference.value { action.run(connection) }
-        }
+        loop.schedule(delay, on: self, action)
     }
 
     private static func describe(_ errors: [JSONValue]) -> String {
@@ -488,20 +484,4 @@ final class AppSyncRealtimeConnection: @unchecked Sendable {
         }
         return parts.isEmpty ? "no details" : parts.joined(separator: "; ")
     }
-}
-
-/// A weak reference to a connection for callbacks that must be `@Sendable` (they run on the
-/// loop thread, where the connection lives).
-final class ConnectionReference: @unchecked Sendable {
-    // @unchecked Sendable: read on the loop thread only.
-    weak var value: AppSyncRealtimeConnection?
-    init(_ value: AppSyncRealtimeConnection) { self.value = value }
-}
-
-/// A loop-thread closure carried through a `@Sendable` timer callback.
-final class LoopAction: @unchecked Sendable {
-    // @unchecked Sendable: created and run on the loop thread only.
-    private let action: (AppSyncRealtimeConnection) -> Void
-    init(_ action: @escaping (AppSyncRealtimeConnection) -> Void) { self.action = action }
-    func run(_ connection: AppSyncRealtimeConnection) { action(connection) }
 }

@@ -53,13 +53,17 @@ struct PreparedAuthorization: Sendable {
     /// `appsync` or `execute-api`.
     let service: String
 
-    /// Gets what `mode` needs for `endpoint`.
+    /// Gets what `mode` needs for `endpoint`; a `token` given by the caller (an Events call's
+    /// `authToken`) is used as it is for the modes that send a token.
     /// - Throws: `APIError` saying what is missing (no API key, nobody signed in, no token
     ///   provider, no credentials).
     static func prepare(
-        mode: AWSAuthorizationType, endpoint: APIEndpointConfiguration, sources: APIAuthSources, forceRefresh: Bool = false
+        mode: AWSAuthorizationType, endpoint: APIEndpointConfiguration, sources: APIAuthSources, token: String? = nil, forceRefresh: Bool = false
     ) async throws -> PreparedAuthorization {
-        let service = endpoint.endpointType == .graphQL ? "appsync" : "execute-api"
+        let service = endpoint.endpointType == .rest ? "execute-api" : "appsync"
+        if let token, [.amazonCognitoUserPools, .openIDConnect, .function].contains(mode) {
+            return PreparedAuthorization(mode: mode, material: .token(token), service: service)
+        }
         switch mode {
         case .none:
             return PreparedAuthorization(mode: mode, material: .none, service: service)

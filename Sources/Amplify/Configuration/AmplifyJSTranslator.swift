@@ -10,10 +10,10 @@ import Foundation
 ///   `API: {endpoints, graphql_endpoint}`, `Analytics: {AWSPinpoint: {appId, region}}`; as in
 ///   Amplify JS, an object's value wins over the flat key it stands for);
 /// - Amplify JS v6's resources object (`{"Auth": {"Cognito": {...}}, "Storage": {"S3": {...}},
-///   "API": {"GraphQL": {...}, "REST": {...}}}`).
+///   "API": {"GraphQL": {...}, "REST": {...}, "Events": {...}}}`).
 ///
 /// Auth becomes an `awsCognitoAuthPlugin` block, storage an `awsS3StoragePlugin` block, each API
-/// an `api.plugins.awsAPIPlugin.<name>` block (the GraphQL API is named `data`, REST APIs keep
+/// an `api.plugins.awsAPIPlugin.<name>` block (the GraphQL API is named `data`, the Events API `events`, REST APIs keep
 /// their names), Pinpoint analytics an `awsPinpointAnalyticsPlugin` block. The keys each block
 /// came from are kept under `AmplifyJS` in it. Blocks of categories this package does not have
 /// (`geo`, `predictions`, ...) are kept as blocks of their own and listed as not handled; other
@@ -21,6 +21,8 @@ import Foundation
 enum AmplifyJSTranslator {
     /// The name the one GraphQL API of a JS or Gen 2 file gets.
     static let graphQLAPIName = "data"
+    /// The name the AppSync Events API of a JS or Gen 2 file gets.
+    static let eventsAPIName = "events"
 
     private static let flatAuthKeys: Set<String> = [
         "aws_cognito_region", "aws_user_pools_id", "aws_user_pools_web_client_id", "aws_cognito_identity_pool_id", "oauth",
@@ -74,7 +76,7 @@ enum AmplifyJSTranslator {
     /// Whether the top level is Amplify JS v6's resources object.
     static func looksLikeResources(_ top: [String: JSONValue]) -> Bool {
         top["Auth"]?["Cognito"] != nil || top["Storage"]?["S3"] != nil || top["API"]?["GraphQL"] != nil || top["API"]?["REST"] != nil
-            || top["Analytics"]?["Pinpoint"] != nil
+            || top["API"]?["Events"] != nil || top["Analytics"]?["Pinpoint"] != nil
     }
 
     // MARK: Flat shape
@@ -323,6 +325,15 @@ enum AmplifyJSTranslator {
             block["apiKey"] = try graphQL.optionalString("apiKey").map(JSONValue.string)
             apis[graphQLAPIName] = .object(block)
         }
+        if let eventsValue = top["API"]?["Events"] {
+            let events = FlatReader(top: try object(eventsValue, "API.Events", name), name: name, prefix: "API.Events")
+            var block: [String: JSONValue] = ["endpointType": "Events"]
+            block["endpoint"] = .string(try events.requiredString("endpoint", because: "the Events API needs it"))
+            block["region"] = try events.optionalString("region").map(JSONValue.string)
+            block["authorizationType"] = try events.optionalString("defaultAuthMode").map { .string(authorizationType(fromJS: $0)) }
+            block["apiKey"] = try events.optionalString("apiKey").map(JSONValue.string)
+            apis[eventsAPIName] = .object(block)
+        }
         if let restValue = top["API"]?["REST"] {
             for (apiName, api) in try object(restValue, "API.REST", name) {
                 let rest = FlatReader(top: try object(api, "API.REST.\(apiName)", name), name: name, prefix: "API.REST.\(apiName)")
@@ -347,7 +358,7 @@ enum AmplifyJSTranslator {
         }
         // What this package has no client for inside the categories it has (`API.Events`,
         // `Analytics.Kinesis`, ...) is listed, not dropped without a word.
-        let read = ["Auth": ["Cognito"], "Storage": ["S3"], "API": ["GraphQL", "REST"], "Analytics": ["Pinpoint"]]
+        let read = ["Auth": ["Cognito"], "Storage": ["S3"], "API": ["GraphQL", "REST", "Events"], "Analytics": ["Pinpoint"]]
         for (category, known) in read.sorted(by: { $0.key < $1.key }) {
             for key in (top[category]?.asObject ?? [:]).keys.sorted() where !known.contains(key) {
                 result.findings.append(

@@ -9,6 +9,8 @@
 /// - `data` becomes `api.plugins.awsAPIPlugin.data` (`endpointType` GraphQL, `endpoint`,
 ///   `region`, `authorizationType`, `apiKey`, `additionalAuthorizationTypes`);
 /// - `analytics.amazon_pinpoint` becomes an `awsPinpointAnalyticsPlugin` block (retired: a warning);
+/// - `custom.events` (an AppSync Events API, as Amplify JS reads it) becomes
+///   `api.plugins.awsAPIPlugin.events` (`endpointType` Events);
 /// - `custom` is kept as ``AmplifyConfiguration/custom``; `geo` and `notifications` are kept as
 ///   blocks this package does not handle;
 /// - a section that already has a `plugins` object (this package's extension, for the embedded
@@ -31,6 +33,7 @@ enum AmplifyOutputsTranslator {
     private static let dataKeys: Set<String> = [
         "aws_region", "url", "model_introspection", "api_key", "default_authorization_type", "authorization_types", "conflict_resolution_mode",
     ]
+    private static let eventsKeys: Set<String> = ["url", "aws_region", "default_authorization_type", "api_key"]
     private static let permissions: Set<String> = ["get", "list", "write", "delete", "read"]
     private static let mfaMethods: Set<String> = ["SMS", "TOTP", "EMAIL"]
 
@@ -138,6 +141,11 @@ enum AmplifyOutputsTranslator {
             case "custom": result.custom = section
             default: result.categories[key] = section
             }
+        }
+        if let events = top["custom"]?["events"], top["custom"]?["plugins"] == nil {
+            var api = result.categories["api"]?["plugins"]?["awsAPIPlugin"]?.asObject ?? [:]
+            api[AmplifyJSTranslator.eventsAPIName] = try self.events(events, &reader)
+            result.categories["api"] = ["plugins": ["awsAPIPlugin": .object(api)]]
         }
         result.findings += reader.findings
         return result
@@ -276,6 +284,21 @@ enum AmplifyOutputsTranslator {
         block["apiKey"] = try reader.optionalString(section, "api_key", in: "data").map(JSONValue.string)
         let additional = try reader.strings(section, "authorization_types", in: "data")
         if !additional.isEmpty { block["additionalAuthorizationTypes"] = .array(additional.map(JSONValue.string)) }
+        return .object(block)
+    }
+
+    /// `custom.events` (Amplify JS's `AmplifyOutputsCustomProperties.events`): an AppSync Events
+    /// API, `api.plugins.awsAPIPlugin.events`.
+    private static func events(_ value: JSONValue, _ reader: inout Reader) throws -> JSONValue {
+        let section = try reader.object(value, "custom.events")
+        reader.warnUnknown(section, known: eventsKeys, at: "custom.events")
+        var block: [String: JSONValue] = [
+            "endpointType": "Events",
+            "endpoint": .string(try reader.string(section, "url", in: "custom.events")),
+            "region": .string(try reader.string(section, "aws_region", in: "custom.events")),
+            "authorizationType": .string(try reader.string(section, "default_authorization_type", in: "custom.events")),
+        ]
+        block["apiKey"] = try reader.optionalString(section, "api_key", in: "custom.events").map(JSONValue.string)
         return .object(block)
     }
 

@@ -1,14 +1,16 @@
-import Amplify
 import AmplifyConcurrency
 import Foundation
 
-/// A Hub event as it crosses Redis: versioned JSON.
+/// A Hub event as it crosses between processes (the Redis and the AppSync Events bridges):
+/// versioned JSON.
 ///
 /// `{"v":1,"id":"…","origin":"…","channel":"auth","event":"Auth.signedOut","time":1764…,
 ///   "dataType":"Swift.String","data":"alice","context":null}`
 ///
 /// `id` is unique per event (listeners deduplicate by it in streams mode); `origin` is the
-/// publishing bridge's id, so a process never delivers its own event back to itself.
+/// publishing bridge's id, so a process never delivers its own event back to itself; `seq`
+/// (the AppSync Events bridge's) numbers one sender's events 1, 2, 3, … so that a receiver
+/// sees what it missed.
 package struct HubWireEvent: Codable, Equatable, Sendable {
     /// The format's version; a bridge ignores (and counts) events of versions it does not know.
     package static let version = 1
@@ -23,6 +25,24 @@ package struct HubWireEvent: Codable, Equatable, Sendable {
     package var data: JSONValue?
     package var contextType: String?
     package var context: JSONValue?
+    package var seq: Int?
+
+    package init(
+        v: Int, id: String, origin: String, channel: String, event: String, time: Double, dataType: String?, data: JSONValue?,
+        contextType: String?, context: JSONValue?, seq: Int? = nil
+    ) {
+        self.v = v
+        self.id = id
+        self.origin = origin
+        self.channel = channel
+        self.event = event
+        self.time = time
+        self.dataType = dataType
+        self.data = data
+        self.contextType = contextType
+        self.context = context
+        self.seq = seq
+    }
 }
 
 /// What a listener finds in `HubPayload.context` of an event that came from another process.
@@ -31,12 +51,20 @@ public struct RemoteHubEvent: Sendable, Equatable {
     public let id: String
     /// The publishing bridge's id.
     public let origin: String
-    /// The stream entry id (streams mode), e.g. `1764512345678-0`.
+    /// The stream entry id (the Redis bridge's streams mode), e.g. `1764512345678-0`.
     public let streamEntryId: String?
     /// When the publisher dispatched it.
     public let sentAt: Date
     /// The publisher's own context, decoded as ``HubPayloadCodec`` could (else as JSON).
     public let originalContext: (any Sendable)?
+
+    package init(id: String, origin: String, streamEntryId: String?, sentAt: Date, originalContext: (any Sendable)?) {
+        self.id = id
+        self.origin = origin
+        self.streamEntryId = streamEntryId
+        self.sentAt = sentAt
+        self.originalContext = originalContext
+    }
 
     /// Compares ids, origins and entry ids.
     public static func == (lhs: RemoteHubEvent, rhs: RemoteHubEvent) -> Bool {
@@ -44,7 +72,8 @@ public struct RemoteHubEvent: Sendable, Equatable {
     }
 }
 
-/// Turns payload data and context into JSON and back.
+/// Turns payload data and context into JSON and back, for the bridges that carry Hub events
+/// between processes.
 ///
 /// Encodes `JSONValue`, `String`, `Bool`, `Int`, `Double`, arrays and dictionaries of them, and
 /// any `Encodable` value. On the receiving side a value comes back as its own type when that
@@ -77,7 +106,7 @@ public enum HubPayloadCodec {
     }
 
     /// The JSON of `value` and its type's name, or why it cannot be encoded.
-    static func encode(_ value: (any Sendable)?) -> Result<(JSONValue, String)?, HubPayloadEncodingError> {
+    package static func encode(_ value: (any Sendable)?) -> Result<(JSONValue, String)?, HubPayloadEncodingError> {
         guard let value else { return .success(nil) }
         let type = typeName(Swift.type(of: value))
         if let json = value as? JSONValue { return .success((json, type)) }
@@ -110,8 +139,8 @@ public enum HubPayloadCodec {
     }
 }
 
-/// A payload's data or context could not be encoded for Redis; the event was delivered locally
-/// only, and the bridge counted and logged it.
+/// A payload's data or context could not be encoded for a bridge; the event was delivered
+/// locally only, and the bridge counted and logged it.
 public struct HubPayloadEncodingError: Error, Sendable, Equatable {
     /// The value's type.
     public let typeName: String
