@@ -38,19 +38,7 @@ struct GraphQLOptions: ParsableArguments {
     }
 
     /// The auth mode by its configuration name (or Amplify JS's: apiKey, iam, userPool, oidc, lambda, none).
-    func mode() throws -> AWSAuthorizationType? {
-        guard let authMode else { return nil }
-        let aliases = [
-            "apikey": "API_KEY", "iam": "AWS_IAM", "userpool": "AMAZON_COGNITO_USER_POOLS", "oidc": "OPENID_CONNECT", "lambda": "AWS_LAMBDA",
-            "none": "NONE",
-        ]
-        let name = aliases[authMode.lowercased()] ?? authMode.uppercased()
-        guard let mode = AWSAuthorizationType(rawValue: name) else {
-            throw ValidationError(
-                "--auth-mode takes API_KEY, AWS_IAM, AMAZON_COGNITO_USER_POOLS, OPENID_CONNECT, AWS_LAMBDA or NONE; got '\(authMode)'.")
-        }
-        return mode
-    }
+    func mode() throws -> AWSAuthorizationType? { try APICommands.mode(authMode) }
 
     /// The request.
     /// - Throws: ``UsageError`` when the document or the variables cannot be read.
@@ -82,6 +70,23 @@ enum APICommands {
     static func configure(_ global: GlobalOptions) throws {
         try addPlugin()
         try Amplify.configure(CLIConfiguration.load(global))
+    }
+
+    /// `--auth-mode`'s value by its configuration name (or Amplify JS's: apiKey, iam, userPool,
+    /// oidc, lambda, none).
+    /// - Throws: `ValidationError` naming the modes.
+    static func mode(_ authMode: String?) throws -> AWSAuthorizationType? {
+        guard let authMode else { return nil }
+        let aliases = [
+            "apikey": "API_KEY", "iam": "AWS_IAM", "userpool": "AMAZON_COGNITO_USER_POOLS", "oidc": "OPENID_CONNECT", "lambda": "AWS_LAMBDA",
+            "none": "NONE",
+        ]
+        let name = aliases[authMode.lowercased()] ?? authMode.uppercased()
+        guard let mode = AWSAuthorizationType(rawValue: name) else {
+            throw ValidationError(
+                "--auth-mode takes API_KEY, AWS_IAM, AMAZON_COGNITO_USER_POOLS, OPENID_CONNECT, AWS_LAMBDA or NONE; got '\(authMode)'.")
+        }
+        return mode
     }
 
     /// `text` itself, or the contents of the file it names after `@` (`-` for standard input).
