@@ -272,6 +272,13 @@ let package = Package(
             ],
             path: "Benchmarks/APIBenchmark", exclude: ["peer.py"]),
         .executableTarget(
+            name: "EventsBenchmark",
+            dependencies: [
+                "AWSAPIPlugin", "Amplify", "BenchmarkReport", "AmplifyConcurrency", "AmplifyEventLoop", "AmplifyTestKit",
+                "AppSyncEventsHubBridgePlugin", "RedisHubBridgePlugin",
+            ],
+            path: "Benchmarks/EventsBenchmark", exclude: ["peer.py"]),
+        .executableTarget(
             name: "HTTPBenchmark",
             dependencies: [
                 "AWSPluginsCore", "Amplify", "AmplifyEventLoop", "AmplifyTestKit", "BenchmarkReport",
@@ -425,7 +432,10 @@ let package = Package(
             path: "Tests/LogSecrecyPeer"),
         .testTarget(name: "LogSecrecyTests", dependencies: ["LogSecrecyPeer", "AmplifyTestKit"]),
         .executableTarget(
-            name: "HubBridgePeer", dependencies: ["Amplify", "AmplifyEventLoop", "RedisHubBridgePlugin", "AmplifyConcurrency"],
+            name: "HubBridgePeer",
+            dependencies: [
+                "Amplify", "AmplifyEventLoop", "RedisHubBridgePlugin", "AmplifyConcurrency", "AWSAPIPlugin", "AppSyncEventsHubBridgePlugin",
+            ],
             path: "Tests/HubBridgePeer"),
         .testTarget(
             name: "RedisHubBridgePluginTests",
