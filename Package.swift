@@ -412,7 +412,10 @@ let package = Package(
             ]),
         .testTarget(
             name: "AppSyncEventsHubBridgePluginTests",
-            dependencies: ["AppSyncEventsHubBridgePlugin", "AWSAPIPlugin", "AWSPluginsCore", "AmplifyTestKit", "Amplify", "AmplifyConcurrency"]),
+            dependencies: [
+                "AppSyncEventsHubBridgePlugin", "AWSAPIPlugin", "AWSPluginsCore", "AmplifyTestKit", "Amplify", "AmplifyConcurrency",
+                "AmplifyEventLoop",
+            ]),
         .testTarget(name: "AmplifyCLITests", dependencies: ["amplify", "AmplifyTestKit", "Amplify", "AmplifyCrypto"]),
         .executableTarget(
             name: "AmplifyServicePeer",

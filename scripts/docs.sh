@@ -10,7 +10,7 @@ modules=("$@")
 if [ ${#modules[@]} -eq 0 ]; then
     modules=(AmplifyConcurrency AmplifyEventLoop AmplifyCrypto AmplifySQLite Amplify AWSPluginsCore AmplifyAuthCore
         AmplifyAnalyticsCore AmplifyStorageCore AmplifyTestKit LocalAuthPlugin AWSCognitoAuthPlugin LocalStoragePlugin AWSS3StoragePlugin
-        LocalAnalyticsPlugin AWSKinesisAnalyticsPlugin RedisHubBridgePlugin AmplifyWebSocket AWSAPIPlugin AmplifyPlugins AmplifyServiceLifecycle
+        LocalAnalyticsPlugin AWSKinesisAnalyticsPlugin RedisHubBridgePlugin AppSyncEventsHubBridgePlugin AmplifyWebSocket AWSAPIPlugin AmplifyPlugins AmplifyServiceLifecycle
         AmplifyHummingbird AmplifyVapor)
 fi
 

@@ -101,7 +101,7 @@ func burstRound(_ index: Int, plugin: AWSAPIPlugin) async throws -> BurstRound {
                 }
             case .data(let value):
                 let now = wallNanoseconds()
-                guard value["sentNs"]?.intValue != nil else { continue }
+                guard value["sentNs"]?.doubleValue != nil else { continue }
                 receiver.first.withLock { $0 = $0 ?? now }
                 receiver.last.withLock { $0 = now }
                 received += 1

@@ -88,7 +88,7 @@ public final class AppSyncEventsHubBridgePlugin: HubPluginWrapper {
     /// Events waiting to be published, in sequence order, and the sender's wake-up.
     private struct Outbox {
         var sequence = 0
-        var queue: [JSONValue] = []
+        var queue: [(sequence: Int, event: JSONValue)] = []
         var wake: AsyncStream<Void>.Continuation?
     }
 
@@ -237,7 +237,7 @@ public final class AppSyncEventsHubBridgePlugin: HubPluginWrapper {
                 // Its number is used: receivers see the event as missed, which it is for them.
                 return false
             }
-            outbox.queue.append(json)
+            outbox.queue.append((outbox.sequence, json))
             if outbox.queue.count > limit {
                 overflow = outbox.queue.count - limit
                 outbox.queue.removeFirst(overflow)
@@ -284,14 +284,13 @@ public final class AppSyncEventsHubBridgePlugin: HubPluginWrapper {
         for await _ in wake {
             while !Task.isCancelled {
                 let batch = outbox.withLock { Array($0.queue.prefix(5)) }
-                guard !batch.isEmpty else { break }
+                guard let lastSent = batch.last?.sequence else { break }
                 do {
-                    let result = try await channel.publish(events: batch, options: options)
+                    let result = try await channel.publish(events: batch.map(\.event), options: options)
                     failures = 0
+                    // By sequence, not by count: events dropped for overflow meanwhile left the front.
                     outbox.withLock { outbox in
-                        // Events dropped for overflow meanwhile left the front: remove what is still there of the batch.
-                        let sent = batch.count
-                        outbox.queue.removeFirst(min(sent, outbox.queue.count))
+                        outbox.queue.removeFirst(outbox.queue.firstIndex { $0.sequence > lastSent } ?? outbox.queue.count)
                     }
                     counters.withLock {
                         $0.published += result.successful.count

@@ -51,7 +51,7 @@ extension AuthCommands {
 
     struct Token: AmplifyCommand {
         static let configuration = CommandConfiguration(
-            commandName: "token", abstract: "Print the signed-in user's access token (--id: the ID token).",
+            commandName: "token", abstract: "The signed-in user's access token (--id: ID token).",
             discussion: """
                 For trying a server from the shell: curl -H "Authorization: Bearer $(amplify auth token)" http://127.0.0.1:8080/me. \
                 The token is a credential: it is printed only when asked for, never logged.

@@ -131,3 +131,32 @@ struct BridgeDeliveryTests {
         }
     }
 }
+
+@Suite("AppSync Events Hub bridge: no server")
+struct BridgeOutageTests {
+    @Test("with AppSync unreachable, events beyond maxQueuedEvents are dropped oldest first and counted; the local Hub keeps delivering")
+    func overflowWhileUnreachable() async throws {
+        let loop = try EventLoop(name: "bridge-outage")
+        let hub = DefaultHubPlugin(loop: loop)
+        let api = AWSAPIPlugin(loop: loop, hub: hub, options: AWSAPIPlugin.Options(reconnect: RealtimeReconnectPolicy(maximumAttempts: 1)))
+        // Port 9 (discard) on loopback: nothing listens.
+        try api.configure(endpoints: [
+            APIEndpointConfiguration(
+                name: "events", endpointType: .events, endpoint: URL(string: "http://127.0.0.1:9/event") ?? URL(fileURLWithPath: "/"),
+                region: "us-east-1", authorizationType: .apiKey, apiKey: "da2-test")
+        ])
+        let bridge = AppSyncEventsHubBridgePlugin(wrapping: hub, events: api.events)
+        bridge.start(AppSyncEventsHubBridgeConfiguration(channel: "/default/hub", maxQueuedEvents: 3))
+        let local = HubEventRecorder(channel: .auth, hub: bridge)
+        for index in 1...10 { bridge.dispatch(to: .auth, payload: HubPayload(eventName: HubPayload.EventName.Auth.signedIn, data: index)) }
+        await hub.flush()
+        #expect(local.payloads.compactMap { $0.data as? Int } == Array(1...10))
+        #expect(bridge.statistics.dropped == 7)
+        #expect(bridge.statistics.published == 0)
+        #expect(!bridge.statistics.connected)
+        await bridge.reset()
+        #expect(bridge.statistics.dropped == 10)
+        await api.reset()
+        try loop.shutdown()
+    }
+}

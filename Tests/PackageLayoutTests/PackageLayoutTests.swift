@@ -19,15 +19,17 @@ struct PackageLayoutTests {
         "AmplifyServiceLifecycle": 4, "AmplifyWebSocket": 4,
         // The web-framework integrations sit beside the plugins: on the core and what plugins share.
         "AmplifyHummingbird": 5, "AmplifyVapor": 5,
-        "AmplifyPlugins": 6,
-        "ServerContexts": 7, "SessionBenchmark": 7, "ExampleServerSupport": 7,
-        "HummingbirdServer": 8, "VaporServer": 8,
+        // A plugin built on another plugin: the Events Hub bridge on the API plugin's Events client.
+        "AppSyncEventsHubBridgePlugin": 6,
+        "AmplifyPlugins": 7,
+        "ServerContexts": 8, "SessionBenchmark": 8, "ExampleServerSupport": 8,
+        "HummingbirdServer": 9, "VaporServer": 9,
         // Test support: what the test targets share (below them, above everything they test).
-        "LocalAuthTestSupport": 7, "HTTPServerTestSupport": 8,
+        "LocalAuthTestSupport": 8, "HTTPServerTestSupport": 9,
     ]
     static let pluginLayer = 5
-    static let topLayer = 7
-    static let testLayer = 9
+    static let topLayer = 8
+    static let testLayer = 10
 
     struct Target {
         let name: String

@@ -501,9 +501,10 @@ final class AppSyncEventsConnection: @unchecked Sendable {
             socket.abort(WebSocketError(.connectionFailed, reason))
         }
         socket = nil
+        // Closing because nothing used it: whatever arrived meanwhile waits for a new socket.
         let wasClosing = state == .closing
-        let connects = waiters
-        waiters.removeAll()
+        let connects = wasClosing ? [] : waiters
+        if !wasClosing { waiters.removeAll() }
         for connect in connects {
             holders.remove(connect.channel)
             connect.ready(.failure(.networkError("Could not connect to the Events API '\(endpoint.name)': \(reason).", nil, error)))
