@@ -17,7 +17,7 @@ import Amplify
 /// Only `channel` is required: the AppSync Events channel the processes share (no wildcard).
 /// `apiName` is the Events API of the API plugin (the only one when absent); `authMode` is used
 /// to connect, subscribe and publish (the API's default when absent). `channels` and `eventNames`
-/// choose the Hub events carried, as for the Redis bridge (``HubBridgeSelection``).
+/// choose the Hub events carried, as for the Redis bridge (`HubBridgeSelection`).
 /// `maxQueuedEvents` (1 to 10,000,000) bounds the events waiting to be published while AppSync
 /// is unreachable; beyond it the oldest are dropped (counted, logged, and seen by receivers as a gap).
 public struct AppSyncEventsHubBridgeConfiguration: Sendable, Equatable {

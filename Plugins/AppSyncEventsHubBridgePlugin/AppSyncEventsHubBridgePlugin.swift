@@ -45,7 +45,7 @@ public struct HubBridgeGap: Sendable, Equatable {
 }
 
 /// Carries chosen Hub events between processes and machines over an AWS AppSync Events channel,
-/// beside ``RedisHubBridgePlugin``-style bridges and configured the same way, with no server of
+/// beside the Redis bridge (`RedisHubBridgePlugin`) and configured the same way, with no server of
 /// one's own to run.
 ///
 /// It wraps the Hub plugin in use: listeners keep working unchanged and also receive remote

@@ -35,9 +35,9 @@ public struct RedisHubBridgeStatistics: Sendable, Equatable {
 /// `LoopPoll` on its socket, no thread of its own).
 ///
 /// It wraps the Hub plugin in use (the default one): listeners keep working unchanged and also
-/// receive remote events, whose `HubPayload.context` is a ``RemoteHubEvent``. A process never
+/// receive remote events, whose `HubPayload.context` is a `RemoteHubEvent`. A process never
 /// receives its own events back. Payload data and context cross as JSON (see
-/// ``HubPayloadCodec``); a payload that cannot be encoded is delivered locally, counted in
+/// `HubPayloadCodec`); a payload that cannot be encoded is delivered locally, counted in
 /// ``statistics`` and logged, never dropped silently. If Redis is down at start, restarts or
 /// becomes unreachable, the local Hub keeps working and the bridge reconnects with backoff,
 /// keeping up to `maxQueuedEvents` events to send when it is back. An error reply (`-LOADING`
