@@ -84,7 +84,8 @@ struct ConfigurationResource: Equatable {
             var modes = [api["authorizationType"]?.stringValue].compactMap { $0 }
             modes += (api["additionalAuthorizationTypes"]?.asArray ?? []).compactMap(\.stringValue)
             if !modes.isEmpty { details.append(("auth", modes.joined(separator: ", "))) }
-            resources.append(.init(kind: type == "REST" ? "REST API" : "GraphQL API", name: api["endpoint"]?.stringValue ?? "?", details: details))
+            let kind = ["REST": "REST API", "Events": "Events API"][type] ?? "GraphQL API"
+            resources.append(.init(kind: kind, name: api["endpoint"]?.stringValue ?? "?", details: details))
         }
         return resources
     }

@@ -13,7 +13,7 @@ struct ConfigurationSummary {
     let format: String
     let categories: [(CategoryType, [PluginFacts])]
     let skipped: [String]
-    /// Paths in the file no category reads (a JS file's `aws_content_delivery`, `API.Events`, ...).
+    /// Paths in the file no category reads (a JS file's `aws_content_delivery`, `Analytics.Kinesis`, ...).
     let notRead: [String]
     /// The top-level keys of a Gen 2 file's `custom` section, kept for the application.
     let customKeys: [String]?

@@ -131,6 +131,14 @@ struct ConfigShapeCommandTests {
         #expect(try await check("gen1-ios-full.json", strict: true).exitCode == 1)
     }
 
+    @Test("an Amplify JS v6 object's API.Events is checked and shown as an Events API; Analytics.Kinesis stays not handled")
+    func amplifyJSEvents() async throws {
+        let result = try await check("js-v6-unread-blocks.json")
+        #expect(result.exitCode == 0, "\(result.stderr)")
+        #expect(result.plugins.contains("api.awsAPIPlugin"))
+        #expect(result.resources.contains("Events API https://sixevents0123456789abcdefgh.appsync-api.sa-east-1.amazonaws.com/event"))
+    }
+
     @Test("identity pool only, user pool only, and a hand-edited CRLF file with nulls all configure without warnings")
     func cognitoShapes() async throws {
         for name in ["gen1-identity-pool-only.json", "gen1-user-pool-only.json", "gen1-hand-edited.json", "awsconfiguration-guest.json"] {

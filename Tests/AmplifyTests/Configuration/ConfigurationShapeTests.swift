@@ -163,16 +163,22 @@ struct ConfigurationShapeTests {
         #expect(configuration.findings.dropFirst().allSatisfy { $0.kind == .notHandled })
     }
 
-    @Test("a v6 object's blocks this package has no client for (API.Events, Analytics.Kinesis) are listed, and an empty loginWith.oauth.domain warns")
+    @Test(
+        "a v6 object's API.Events becomes the Events API 'events'; a block with no client here (Analytics.Kinesis) is listed; an empty loginWith.oauth.domain warns"
+    )
     func amplifyJSResourcesUnreadBlocks() throws {
         let configuration = try load("js-v6-unread-blocks.json")
-        #expect(configuration.api == nil && configuration.analytics == nil)
+        let events = try #require(configuration.api?.plugins["awsAPIPlugin"]?["events"])
+        #expect(events["endpointType"] == "Events")
+        #expect(events["authorizationType"] == "API_KEY")
+        #expect(events["region"] == "sa-east-1")
+        #expect(configuration.analytics == nil)
         #expect(configuration.auth?.plugins["awsCognitoAuthPlugin"]?.value(at: "Auth.Default.OAuth") == nil)
-        #expect(configuration.findings.map(\.path) == ["Auth.Cognito.loginWith.oauth.domain", "API.Events", "Analytics.Kinesis"])
-        #expect(configuration.findings.map(\.kind) == [.placeholder, .notHandled, .notHandled])
+        #expect(configuration.findings.map(\.path) == ["Auth.Cognito.loginWith.oauth.domain", "Analytics.Kinesis"])
+        #expect(configuration.findings.map(\.kind) == [.placeholder, .notHandled])
         #expect(
             configuration.findings[1].message
-                == "The `API.Events` block of \(path("js-v6-unread-blocks.json")) is not handled: this package has no client for it.")
+                == "The `Analytics.Kinesis` block of \(path("js-v6-unread-blocks.json")) is not handled: this package has no client for it.")
     }
 
     @Test("a v5 Auth object with a user pool and no web client names the key as the file has it")
