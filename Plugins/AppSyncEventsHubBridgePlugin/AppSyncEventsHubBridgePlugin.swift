@@ -144,49 +144,6 @@ public final class AppSyncEventsHubBridgePlugin: HubPluginWrapper {
         enqueue(channel: channel, payload: payload, limit: configuration.maxQueuedEvents)
     }
 
-    /// See `HubCategoryBehavior/listen(to:isIncluded:file:line:listener:)`.
-    @discardableResult
-    public func listen(
-        to channel: HubChannel, isIncluded filter: HubFilter?, file: String, line: Int, listener: @escaping @Sendable (HubPayload) -> Void
-    ) -> UnsubscribeToken {
-        wrappedPlugin.listen(to: channel, isIncluded: filter, file: file, line: line, listener: listener)
-    }
-
-    /// See `HubCategoryBehavior/listen(to:eventName:file:line:listener:)`.
-    @discardableResult
-    public func listen(
-        to channel: HubChannel, eventName: String, file: String, line: Int, listener: @escaping @Sendable (HubPayload) -> Void
-    ) -> UnsubscribeToken {
-        wrappedPlugin.listen(to: channel, eventName: eventName, file: file, line: line, listener: listener)
-    }
-
-    /// See `HubCategoryBehavior/listen(to:isIncluded:listener:)`.
-    @discardableResult
-    public func listen(to channel: HubChannel, isIncluded filter: HubFilter?, listener: @escaping HubListener) -> UnsubscribeToken {
-        wrappedPlugin.listen(to: channel, isIncluded: filter, listener: listener)
-    }
-
-    /// See `HubCategoryBehavior/listen(to:eventName:listener:)`.
-    @discardableResult
-    public func listen(to channel: HubChannel, eventName: HubPayloadEventName, listener: @escaping HubListener) -> UnsubscribeToken {
-        wrappedPlugin.listen(to: channel, eventName: eventName, listener: listener)
-    }
-
-    /// See `HubCategoryBehavior/removeListener(_:)`.
-    public func removeListener(_ token: UnsubscribeToken) {
-        wrappedPlugin.removeListener(token)
-    }
-
-    /// See `HubCategoryBehavior/events(on:isIncluded:bufferingPolicy:)`.
-    public func events(on channel: HubChannel, isIncluded filter: HubFilter?, bufferingPolicy: HubEventStream.BufferingPolicy) -> HubEventStream {
-        wrappedPlugin.events(on: channel, isIncluded: filter, bufferingPolicy: bufferingPolicy)
-    }
-
-    /// See `HubCategoryBehavior/flush()`.
-    public func flush() async {
-        await wrappedPlugin.flush()
-    }
-
     /// Stops the bridge (events still queued are counted as dropped), then resets the wrapped plugin.
     public func reset() async {
         await disconnect()
@@ -217,35 +174,30 @@ public final class AppSyncEventsHubBridgePlugin: HubPluginWrapper {
     // MARK: Sending
 
     private func enqueue(channel: HubChannel, payload: HubPayload, limit: Int) {
-        let data: (JSONValue, String)?
-        let context: (JSONValue, String)?
-        do {
-            data = try HubPayloadCodec.encode(payload.data).get()
-            context = try HubPayloadCodec.encode(payload.context).get()
-        } catch {
+        // Encoded outside the lock; only the sequence number is added under it, so numbers follow
+        // the queue's order.
+        let wire: HubWireEvent
+        switch HubWireEvent.encoding(channel: channel, payload: payload, origin: origin) {
+        case .success(let event): wire = event
+        case .failure(let error):
             reportUnencodable(payload.eventName, error.typeName, error.reason)
             return
         }
+        guard case .object(var members)? = Self.json(of: wire), Self.fits(.object(members)) else {
+            reportUnencodable(payload.eventName, "the event's JSON", "it is over AppSync's 240 KB per event")
+            return
+        }
         var overflow = 0
-        let accepted = outbox.withLock { outbox -> Bool in
+        outbox.withLock { outbox in
             outbox.sequence += 1
-            let wire = HubWireEvent(
-                v: HubWireEvent.version, id: UUID().uuidString, origin: origin, channel: channel.name, event: payload.eventName,
-                time: Date().timeIntervalSince1970, dataType: data?.1, data: data?.0, contextType: context?.1, context: context?.0,
-                seq: outbox.sequence)
-            guard let json = Self.json(of: wire), Self.fits(json) else {
-                // Its number is used: receivers see the event as missed, which it is for them.
-                return false
-            }
-            outbox.queue.append((outbox.sequence, json))
+            members["seq"] = .number(Double(outbox.sequence))
+            outbox.queue.append((outbox.sequence, .object(members)))
             if outbox.queue.count > limit {
                 overflow = outbox.queue.count - limit
                 outbox.queue.removeFirst(overflow)
             }
             outbox.wake?.yield()
-            return true
         }
-        if !accepted { reportUnencodable(payload.eventName, "the event's JSON", "it is over AppSync's 240 KB per event") }
         if overflow > 0 {
             counters.withLock { $0.dropped += overflow }
             logger.warn("The AppSync Events Hub bridge dropped \(overflow) event(s): more than maxQueuedEvents waited for AppSync.")
@@ -257,8 +209,10 @@ public final class AppSyncEventsHubBridgePlugin: HubPluginWrapper {
         return try? JSONValue(parsing: Array(data))
     }
 
+    /// Whether the event, with the sequence number it is yet to get (at most 24 bytes), is within
+    /// AppSync's 240 KB.
     private static func fits(_ json: JSONValue) -> Bool {
-        ((try? json.jsonBytes())?.count ?? Int.max) <= 240 * 1024
+        ((try? json.jsonBytes())?.count ?? Int.max) + 24 <= 240 * 1024
     }
 
     private func reportUnencodable(_ eventName: String, _ typeName: String, _ reason: String) {
@@ -405,11 +359,7 @@ public final class AppSyncEventsHubBridgePlugin: HubPluginWrapper {
             }
         }
         counters.withLock { $0.received += 1 }
-        let remote = RemoteHubEvent(
-            id: event.id, origin: event.origin, streamEntryId: nil, sentAt: Date(timeIntervalSince1970: event.time),
-            originalContext: HubPayloadCodec.decode(event.context, type: event.contextType))
-        wrappedPlugin.dispatch(
-            to: HubChannel(name: event.channel),
-            payload: HubPayload(eventName: event.event, context: remote, data: HubPayloadCodec.decode(event.data, type: event.dataType)))
+        let (channel, payload) = event.remotePayload()
+        wrappedPlugin.dispatch(to: channel, payload: payload)
     }
 }

@@ -134,51 +134,6 @@ public final class RedisHubBridgePlugin: HubPluginWrapper {
         }
     }
 
-    /// See `HubCategoryBehavior/listen(to:isIncluded:file:line:listener:)`.
-    @discardableResult
-    public func listen(
-        to channel: HubChannel, isIncluded filter: HubFilter?, file: String, line: Int,
-        listener: @escaping @Sendable (HubPayload) -> Void
-    ) -> UnsubscribeToken {
-        wrappedPlugin.listen(to: channel, isIncluded: filter, file: file, line: line, listener: listener)
-    }
-
-    /// See `HubCategoryBehavior/listen(to:eventName:file:line:listener:)`.
-    @discardableResult
-    public func listen(
-        to channel: HubChannel, eventName: String, file: String, line: Int,
-        listener: @escaping @Sendable (HubPayload) -> Void
-    ) -> UnsubscribeToken {
-        wrappedPlugin.listen(to: channel, eventName: eventName, file: file, line: line, listener: listener)
-    }
-
-    /// See `HubCategoryBehavior/listen(to:isIncluded:listener:)`.
-    @discardableResult
-    public func listen(to channel: HubChannel, isIncluded filter: HubFilter?, listener: @escaping HubListener) -> UnsubscribeToken {
-        wrappedPlugin.listen(to: channel, isIncluded: filter, listener: listener)
-    }
-
-    /// See `HubCategoryBehavior/listen(to:eventName:listener:)`.
-    @discardableResult
-    public func listen(to channel: HubChannel, eventName: HubPayloadEventName, listener: @escaping HubListener) -> UnsubscribeToken {
-        wrappedPlugin.listen(to: channel, eventName: eventName, listener: listener)
-    }
-
-    /// See `HubCategoryBehavior/removeListener(_:)`.
-    public func removeListener(_ token: UnsubscribeToken) {
-        wrappedPlugin.removeListener(token)
-    }
-
-    /// See `HubCategoryBehavior/events(on:isIncluded:bufferingPolicy:)`.
-    public func events(on channel: HubChannel, isIncluded filter: HubFilter?, bufferingPolicy: HubEventStream.BufferingPolicy) -> HubEventStream {
-        wrappedPlugin.events(on: channel, isIncluded: filter, bufferingPolicy: bufferingPolicy)
-    }
-
-    /// See `HubCategoryBehavior/flush()`.
-    public func flush() async {
-        await wrappedPlugin.flush()
-    }
-
     /// Closes the Redis connections (events still waiting for Redis are counted as dropped),
     /// then resets the wrapped plugin.
     public func reset() async {
@@ -210,20 +165,13 @@ public final class RedisHubBridgePlugin: HubPluginWrapper {
     // MARK: Wire
 
     private func encode(channel: HubChannel, payload: HubPayload) -> [UInt8]? {
-        let data: (JSONValue, String)?
-        let context: (JSONValue, String)?
-        do {
-            data = try HubPayloadCodec.encode(payload.data).get()
-            context = try HubPayloadCodec.encode(payload.context).get()
-        } catch {
+        switch HubWireEvent.encoding(channel: channel, payload: payload, origin: origin) {
+        case .failure(let error):
             reportUnencodable(payload.eventName, error)
             return nil
+        case .success(let event):
+            return (try? JSONEncoder().encode(event)).map(Array.init)
         }
-        let event = HubWireEvent(
-            v: HubWireEvent.version, id: UUID().uuidString, origin: origin, channel: channel.name, event: payload.eventName,
-            time: Date().timeIntervalSince1970, dataType: data?.1, data: data?.0, contextType: context?.1, context: context?.0)
-        guard let bytes = try? JSONEncoder().encode(event) else { return nil }
-        return Array(bytes)
     }
 
     private func reportUnencodable(_ eventName: String, _ error: HubPayloadEncodingError) {
@@ -247,12 +195,8 @@ public final class RedisHubBridgePlugin: HubPluginWrapper {
             return
         }
         counters.withLock { $0.received += 1 }
-        let remote = RemoteHubEvent(
-            id: event.id, origin: event.origin, streamEntryId: entryId, sentAt: Date(timeIntervalSince1970: event.time),
-            originalContext: HubPayloadCodec.decode(event.context, type: event.contextType))
-        wrappedPlugin.dispatch(
-            to: HubChannel(name: event.channel),
-            payload: HubPayload(eventName: event.event, context: remote, data: HubPayloadCodec.decode(event.data, type: event.dataType)))
+        let (channel, payload) = event.remotePayload(streamEntryId: entryId)
+        wrappedPlugin.dispatch(to: channel, payload: payload)
     }
 
     /// Loop thread: what the link reports.

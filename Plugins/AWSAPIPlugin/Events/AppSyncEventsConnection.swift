@@ -73,9 +73,8 @@ final class AppSyncEventsConnection: @unchecked Sendable {
     private var subscribeTimers: [String: LoopTimer] = [:]
     /// Bumped for each socket and each authorization fetch: events of an older one are ignored.
     private var generation = 0
-    /// Subscriptions holding events decoded this loop turn, and the check that flushes them at its end.
-    private var unflushed: [ObjectIdentifier: EventsSubscription] = [:]
-    private var turnEnd: LoopCheck?
+    /// Subscriptions holding events decoded this loop turn, flushed at its end.
+    private lazy var turnEnd = TurnEndFlusher(loop: loop)
 
     init(
         loop: EventLoop, endpoint: APIEndpointConfiguration, authorize: @escaping Authorize, options: AWSAPIPlugin.Options,
@@ -394,7 +393,7 @@ final class AppSyncEventsConnection: @unchecked Sendable {
             entry.subscription.state(.disconnected)
             entry.subscription.fail(
                 .operationError(
-                    "AppSync refused the subscription to \(entry.subscription.channel): \(Self.describe(Self.errors(of: json))).",
+                    "AppSync refused the subscription to \(entry.subscription.channel): \(RealtimeErrorText.describe(Self.errors(of: json))).",
                     "Check the channel's namespace and the subscribe auth mode's credentials."))
             closeIfUnused()
         case "publish_success":
@@ -406,14 +405,14 @@ final class AppSyncEventsConnection: @unchecked Sendable {
                 id,
                 .failure(
                     .operationError(
-                        "AppSync refused the publish to \(channel): \(Self.describe(Self.errors(of: json))).",
+                        "AppSync refused the publish to \(channel): \(RealtimeErrorText.describe(Self.errors(of: json))).",
                         "Check the channel's namespace, the events (at most 5, each at most 240 KB of JSON) and the publish auth mode's credentials.")
                 ))
         case "unsubscribe_success", "unsubscribe_error":
             logger.debug("\(name): \(type) for \(id ?? "no id")")
         case "broadcast_error":
             let channel = id.flatMap { entries[$0]?.subscription.channel } ?? "a channel"
-            logger.warn("\(name): AppSync could not deliver an event to \(channel): \(Self.describe(Self.errors(of: json)))")
+            logger.warn("\(name): AppSync could not deliver an event to \(channel): \(RealtimeErrorText.describe(Self.errors(of: json)))")
         case "connection_error":
             let errors = Self.errors(of: json)
             let unauthorized = errors.contains {
@@ -424,24 +423,24 @@ final class AppSyncEventsConnection: @unchecked Sendable {
                 guard authorizationRefusals <= 1 else {
                     failAll(
                         .operationError(
-                            "AppSync refused \(name): \(Self.describe(errors)).",
+                            "AppSync refused \(name): \(RealtimeErrorText.describe(errors)).",
                             "Check the connect auth mode's credentials (the API key, the signed-in user, the IAM credentials or the token)."))
                     return
                 }
             }
-            lost("AppSync refused the connection: \(Self.describe(errors))", abort: true, immediately: unauthorized)
+            lost("AppSync refused the connection: \(RealtimeErrorText.describe(errors))", abort: true, immediately: unauthorized)
         case "error":
             let errors = Self.errors(of: json)
             if let id, publishes[id] != nil {
-                finishPublish(id, .failure(.operationError("AppSync answered the publish with an error: \(Self.describe(errors)).", "")))
+                finishPublish(id, .failure(.operationError("AppSync answered the publish with an error: \(RealtimeErrorText.describe(errors)).", "")))
             } else if let id, let entry = entries.removeValue(forKey: id) {
                 order.removeAll { $0 == id }
                 subscribeTimers.removeValue(forKey: id)?.cancel()
                 entry.subscription.state(.disconnected)
-                entry.subscription.fail(.operationError("AppSync ended the subscription with an error: \(Self.describe(errors)).", ""))
+                entry.subscription.fail(.operationError("AppSync ended the subscription with an error: \(RealtimeErrorText.describe(errors)).", ""))
                 closeIfUnused()
             } else {
-                lost("AppSync reported an error: \(Self.describe(errors))", abort: true)
+                lost("AppSync reported an error: \(RealtimeErrorText.describe(errors))", abort: true)
             }
         default:
             logger.debug("\(name) ignored a \(type) message")
@@ -458,29 +457,11 @@ final class AppSyncEventsConnection: @unchecked Sendable {
 
     private func hold(_ event: JSONValue, for subscription: EventsSubscription) {
         subscription.deliver(event)
-        if turnEnd == nil {
-            turnEnd = try? LoopCheck(loop: loop) { [weak self] in self?.flushHeld() }
-        }
-        guard let turnEnd else {
-            subscription.flush()
-            return
-        }
-        unflushed[ObjectIdentifier(subscription)] = subscription
-        turnEnd.start()
-    }
-
-    private func flushHeld() {
-        turnEnd?.stop()
-        guard !unflushed.isEmpty else { return }
-        let subscriptions = unflushed.values
-        unflushed.removeAll(keepingCapacity: true)
-        for subscription in subscriptions { subscription.flush() }
+        turnEnd.add(ObjectIdentifier(subscription), subscription.flush)
     }
 
     private func closeTurnEnd() {
-        flushHeld()
-        turnEnd?.close()
-        turnEnd = nil
+        turnEnd.close()
     }
 
     private func send(_ message: JSONValue) {
@@ -608,12 +589,5 @@ final class AppSyncEventsConnection: @unchecked Sendable {
 
     private static func errors(of message: JSONValue) -> [JSONValue] {
         message["errors"]?.asArray ?? message.value(at: "payload.errors")?.asArray ?? []
-    }
-
-    private static func describe(_ errors: [JSONValue]) -> String {
-        let parts = errors.prefix(3).map { error in
-            [error["errorType"]?.stringValue, error["message"]?.stringValue].compactMap { $0 }.joined(separator: ": ")
-        }
-        return parts.isEmpty ? "no details" : parts.joined(separator: "; ")
     }
 }

@@ -73,10 +73,8 @@ final class AppSyncRealtimeConnection: @unchecked Sendable {
     private var reauthorized = Set<String>()
     /// Bumped for each socket and each authorization fetch: events of an older one are ignored.
     private var generation = 0
-    /// Subscriptions holding data events decoded this loop turn, and the check that flushes them
-    /// at its end (made when first needed, closed when the connection goes idle or shuts down).
-    private var unflushed: [ObjectIdentifier: RealtimeSubscription] = [:]
-    private var turnEnd: LoopCheck?
+    /// Subscriptions holding events decoded this loop turn, flushed at its end.
+    private lazy var turnEnd = TurnEndFlusher(loop: loop)
 
     init(
         loop: EventLoop, endpoint: APIEndpointConfiguration, mode: AWSAuthorizationType, sources: APIAuthSources,
@@ -146,29 +144,11 @@ final class AppSyncRealtimeConnection: @unchecked Sendable {
     /// with the others read in the same turn.
     private func hold(_ bytes: [UInt8], _ payload: Range<Int>?, for subscription: RealtimeSubscription) {
         subscription.deliver(bytes, payload)
-        if turnEnd == nil {
-            turnEnd = try? LoopCheck(loop: loop) { [weak self] in self?.flushHeld() }
-        }
-        guard let turnEnd else {
-            subscription.flush()
-            return
-        }
-        unflushed[ObjectIdentifier(subscription)] = subscription
-        turnEnd.start()
-    }
-
-    private func flushHeld() {
-        turnEnd?.stop()
-        guard !unflushed.isEmpty else { return }
-        let subscriptions = unflushed.values
-        unflushed.removeAll(keepingCapacity: true)
-        for subscription in subscriptions { subscription.flush() }
+        turnEnd.add(ObjectIdentifier(subscription), subscription.flush)
     }
 
     private func closeTurnEnd() {
-        flushHeld()
-        turnEnd?.close()
-        turnEnd = nil
+        turnEnd.close()
     }
 
     private func becomeIdle() {
@@ -336,11 +316,11 @@ final class AppSyncRealtimeConnection: @unchecked Sendable {
                 entry.subscription.state(.disconnected)
                 entry.subscription.fail(
                     .operationError(
-                        "The server refused the subscription: \(Self.describe(errors)).",
+                        "The server refused the subscription: \(RealtimeErrorText.describe(errors)).",
                         "Check the subscription's document, variables and authorization against the schema."))
                 closeIfUnused()
             } else {
-                lost("the server reported an error: \(Self.describe(errors))", abort: true)
+                lost("the server reported an error: \(RealtimeErrorText.describe(errors))", abort: true)
             }
         case "connection_error":
             let errors = json.value(at: "payload.errors")?.asArray ?? []
@@ -350,12 +330,12 @@ final class AppSyncRealtimeConnection: @unchecked Sendable {
                 guard authorizationRefusals <= 1 else {
                     failAll(
                         .operationError(
-                            "The server refused \(name): \(Self.describe(errors)).",
+                            "The server refused \(name): \(RealtimeErrorText.describe(errors)).",
                             "Check the \(mode.rawValue) credentials (the API key, the signed-in user, the IAM credentials or the token provider)."))
                     return
                 }
             }
-            lost("the server refused the connection: \(Self.describe(errors))", abort: true, immediately: unauthorized)
+            lost("the server refused the connection: \(RealtimeErrorText.describe(errors))", abort: true, immediately: unauthorized)
         default:
             logger.debug("\(name) ignored a \(type) message")
         }
@@ -476,12 +456,5 @@ final class AppSyncRealtimeConnection: @unchecked Sendable {
 
     private func schedule(_ delay: Duration, _ action: @escaping (AppSyncRealtimeConnection) -> Void) -> LoopTimer? {
         loop.schedule(delay, on: self, action)
-    }
-
-    private static func describe(_ errors: [JSONValue]) -> String {
-        let parts = errors.prefix(3).map { error in
-            [error["errorType"]?.stringValue, error["message"]?.stringValue].compactMap { $0 }.joined(separator: ": ")
-        }
-        return parts.isEmpty ? "no details" : parts.joined(separator: "; ")
     }
 }

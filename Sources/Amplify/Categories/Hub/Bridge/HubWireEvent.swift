@@ -147,3 +147,33 @@ public struct HubPayloadEncodingError: Error, Sendable, Equatable {
     /// Why.
     public let reason: String
 }
+
+extension HubWireEvent {
+    /// The wire event for `payload` on `channel`, sent by the bridge `origin` (numbered
+    /// `sequence` when the bridge numbers its events), or why its data or context cannot cross.
+    package static func encoding(channel: HubChannel, payload: HubPayload, origin: String, sequence: Int? = nil) -> Result<
+        HubWireEvent, HubPayloadEncodingError
+    > {
+        let data: (JSONValue, String)?
+        let context: (JSONValue, String)?
+        do {
+            data = try HubPayloadCodec.encode(payload.data).get()
+            context = try HubPayloadCodec.encode(payload.context).get()
+        } catch {
+            return .failure(error)
+        }
+        return .success(
+            HubWireEvent(
+                v: version, id: UUID().uuidString, origin: origin, channel: channel.name, event: payload.eventName,
+                time: Date().timeIntervalSince1970, dataType: data?.1, data: data?.0, contextType: context?.1, context: context?.0, seq: sequence))
+    }
+
+    /// The channel and payload a receiving bridge dispatches: data and context decoded as
+    /// ``HubPayloadCodec`` can, the context a ``RemoteHubEvent``.
+    package func remotePayload(streamEntryId: String? = nil) -> (HubChannel, HubPayload) {
+        let remote = RemoteHubEvent(
+            id: id, origin: origin, streamEntryId: streamEntryId, sentAt: Date(timeIntervalSince1970: time),
+            originalContext: HubPayloadCodec.decode(context, type: contextType))
+        return (HubChannel(name: channel), HubPayload(eventName: event, context: remote, data: HubPayloadCodec.decode(data, type: dataType)))
+    }
+}
