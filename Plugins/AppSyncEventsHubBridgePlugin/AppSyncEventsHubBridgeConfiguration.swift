@@ -45,7 +45,7 @@ public struct AppSyncEventsHubBridgeConfiguration: Sendable, Equatable {
     ///   - apiName: the Events API's name (`nil`: the only one).
     ///   - authMode: the auth mode (`nil`: the API's default).
     ///   - selection: the Hub events carried.
-    ///   - maxQueuedEvents: events kept while AppSync is unreachable.
+    ///   - maxQueuedEvents: events kept while AppSync is unreachable (brought into 1 to 10,000,000).
     ///   - retryDelay: the first delay before publishing again after a failure.
     ///   - maxRetryDelay: the longest delay between publish attempts.
     public init(
@@ -57,9 +57,9 @@ public struct AppSyncEventsHubBridgeConfiguration: Sendable, Equatable {
         self.apiName = apiName
         self.authMode = authMode
         self.selection = selection
-        self.maxQueuedEvents = maxQueuedEvents
-        self.retryDelay = retryDelay
-        self.maxRetryDelay = maxRetryDelay
+        self.maxQueuedEvents = min(max(maxQueuedEvents, Self.maxQueuedEventsRange.lowerBound), Self.maxQueuedEventsRange.upperBound)
+        self.retryDelay = max(retryDelay, .milliseconds(1))
+        self.maxRetryDelay = max(maxRetryDelay, self.retryDelay)
     }
 
     /// Reads the plugin's block.

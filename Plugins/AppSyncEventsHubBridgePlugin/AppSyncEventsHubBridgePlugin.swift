@@ -122,14 +122,12 @@ public final class AppSyncEventsHubBridgePlugin: HubPluginWrapper {
     /// Starts with `configuration` (once; later calls do nothing): connects to the channel,
     /// reconnecting with backoff for as long as the bridge runs.
     public func start(_ configuration: AppSyncEventsHubBridgeConfiguration) {
-        let isNew = self.configuration.withLock { current -> Bool in
-            guard current == nil else { return false }
-            current = configuration
-            return true
+        // One lock for both: a disconnect() never sees the configuration without its task.
+        runner.withLock { runner in
+            guard runner == nil else { return }
+            self.configuration.withLock { $0 = configuration }
+            runner = Task<Void, Never> { [weak self] in await self?.run(configuration) }
         }
-        guard isNew else { return }
-        let task = Task<Void, Never> { [weak self] in await self?.run(configuration) }
-        runner.withLock { $0 = task }
     }
 
     // MARK: Hub behaviour
@@ -150,11 +148,12 @@ public final class AppSyncEventsHubBridgePlugin: HubPluginWrapper {
         await wrappedPlugin.reset()
     }
 
-    /// Stops publishing and subscribing; the local Hub keeps working. Queued events are dropped
-    /// (counted).
+    /// Stops publishing and subscribing; the local Hub keeps working, events are no longer
+    /// queued, and those queued are dropped (counted). ``start(_:)`` may start the bridge again.
     public func disconnect() async {
         let task = runner.withLock { task in
             defer { task = nil }
+            configuration.withLock { $0 = nil }
             return task
         }
         task?.cancel()
@@ -342,19 +341,22 @@ public final class AppSyncEventsHubBridgePlugin: HubPluginWrapper {
         }
         if let sequence = event.seq {
             switch sequences.withLock({ $0.receive(sequence, from: event.origin) }) {
-            case .duplicate:
+            case nil:
+                logger.debug("The AppSync Events Hub bridge dropped an event from \(event.origin) numbered \(sequence), which no bridge sends")
+                return
+            case .duplicate?:
                 counters.withLock { $0.duplicates += 1 }
                 return
-            case .gap(let missed):
+            case .gap(let missed)?:
                 counters.withLock {
                     $0.gaps += 1
-                    $0.missed += missed
+                    $0.missed = $0.missed.addingReportingOverflow(missed).overflow ? Int.max : $0.missed + missed
                 }
                 logger.warn("The AppSync Events Hub bridge missed \(missed) event(s) from \(event.origin).")
                 wrappedPlugin.dispatch(
                     to: Self.statusChannel,
                     payload: HubPayload(eventName: Self.gapEventName, data: HubBridgeGap(origin: event.origin, missed: missed, resumedAt: sequence)))
-            case .next:
+            case .next?:
                 break
             }
         }

@@ -12,10 +12,15 @@ struct SenderSequences {
         case gap(missed: Int)
     }
 
+    /// The numbers a sender can send: from 1, within what a JSON number carries exactly.
+    static let valid: ClosedRange<Int> = 1...(1 << 53)
+
     private var last: [String: Int] = [:]
 
-    /// Reads `sequence` from `origin` and remembers it unless it is a duplicate.
-    mutating func receive(_ sequence: Int, from origin: String) -> Verdict {
+    /// Reads `sequence` from `origin` and remembers it unless it is a duplicate; `nil` for a
+    /// number no sender sends (outside ``valid``), which the caller drops.
+    mutating func receive(_ sequence: Int, from origin: String) -> Verdict? {
+        guard Self.valid.contains(sequence) else { return nil }
         guard let previous = last[origin] else {
             last[origin] = sequence
             return .next

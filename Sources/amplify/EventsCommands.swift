@@ -117,6 +117,7 @@ enum EventsCommands {
 
         func execute() async throws -> CommandResult {
             let all = try parsed()
+            guard !all.isEmpty else { throw UsageError("No events to publish: standard input held none.") }
             try APICommands.configure(global)
             let options = try events.options()
             let channel = http ? nil : try await Amplify.API.events.connect(events.channel, options: options, apiName: events.api)
@@ -126,10 +127,16 @@ enum EventsCommands {
             while start < all.count {
                 let batch = Array(all[start..<min(start + 5, all.count)])
                 let result: EventsPublishResult
-                if let channel {
-                    result = try await channel.publish(events: batch, options: options)
-                } else {
-                    result = try await Amplify.API.events.post(events.channel, events: batch, options: options, apiName: events.api)
+                do {
+                    if let channel {
+                        result = try await channel.publish(events: batch, options: options)
+                    } else {
+                        result = try await Amplify.API.events.post(events.channel, events: batch, options: options, apiName: events.api)
+                    }
+                } catch {
+                    await channel?.close()
+                    if successful > 0 { Output.error("AppSync accepted \(successful) of \(all.count) event(s) before this failure.") }
+                    throw error
                 }
                 successful += result.successful.count
                 failed += result.failed.map { ["index": .number(Double(start + $0.index)), "message": .string($0.message ?? "")] }

@@ -17,6 +17,12 @@ struct BridgeRulesTests {
         #expect(sequences.receive(1, from: "b") == .next)
         #expect(sequences.receive(13, from: "a") == .next)
         #expect(sequences.senderCount == 2)
+        // Numbers no bridge sends (a hostile publisher's): refused, never an overflow.
+        #expect(sequences.receive(0, from: "c") == nil)
+        #expect(sequences.receive(-1_000_000_000_000_000_000, from: "a") == nil)
+        #expect(sequences.receive(Int.max, from: "a") == nil)
+        #expect(sequences.receive((1 << 53) + 1, from: "a") == nil)
+        #expect(sequences.receive(1 << 53, from: "a") == .gap(missed: (1 << 53) - 14))
     }
 
     @Test("the block needs a channel without wildcard; authMode and maxQueuedEvents are checked; channels and eventNames read as the Redis bridge's")
@@ -31,6 +37,7 @@ struct BridgeRulesTests {
         #expect(full.selection.channels == [.auth, HubChannel(name: "orders")])
         #expect(full.selection.eventNames == nil)
         #expect(full.maxQueuedEvents == 5)
+        #expect(AppSyncEventsHubBridgeConfiguration(maxQueuedEvents: -5).maxQueuedEvents == 1)
         let defaults = try AppSyncEventsHubBridgeConfiguration(json: ["channel": "/default/hub"])
         #expect(defaults.selection == HubBridgeSelection())
         let bad: [(JSONValue, String)] = [

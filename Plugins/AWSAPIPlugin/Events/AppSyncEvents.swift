@@ -121,6 +121,7 @@ public final class EventsChannel: Sendable {
         let route = self.route
         let sources = clients.sources
         let subscriptions = self.subscriptions
+        let isClosed = self.isClosed
         let id = UUID().uuidString.lowercased()
         subscriptions.withLock { _ = $0.insert(id) }
         let sequence = clients.subscribe(
@@ -130,7 +131,7 @@ public final class EventsChannel: Sendable {
                     mode: try AWSAPIPlugin.mode(of: options?.authMode, endpoint: route.endpoint), endpoint: route.endpoint, sources: sources,
                     token: options?.authToken)
             },
-            onEnd: { id in subscriptions.withLock { _ = $0.remove(id) } })
+            isWanted: { !isClosed.value }, onEnd: { id in subscriptions.withLock { _ = $0.remove(id) } })
         return sequence
     }
 
@@ -140,8 +141,9 @@ public final class EventsChannel: Sendable {
     ///   - options: the publish auth mode (the API's default when `nil`).
     /// - Returns: which events AppSync accepted and which it refused.
     /// - Throws: `APIError` for a wildcard channel, an event over 240 KB, AppSync's refusal
-    ///   (`publish_error`), no answer in time, or a connection lost before AppSync answered (the
-    ///   event may or may not have been delivered; the error says so).
+    ///   (`publish_error`), no answer within the acknowledgement timeout (15 s) of the call (not
+    ///   sent because the socket is down, or sent and not answered), or a connection lost before
+    ///   AppSync answered (the event may or may not have been delivered; the error says so).
     @discardableResult
     public func publish(_ event: JSONValue, options: EventsOptions? = nil) async throws -> EventsPublishResult {
         try await publish(events: [event], options: options)
@@ -170,6 +172,16 @@ public final class EventsChannel: Sendable {
             })
         else { return }
         await clients.release(route, channelId: id, subscriptions: Array(subscriptions.value))
+    }
+
+    /// A channel dropped without ``close()`` lets go of the WebSocket; its subscriptions go on
+    /// until their iteration ends (`connect(…).subscribe()` in one expression keeps working).
+    deinit {
+        guard !isClosed.value else { return }
+        let clients = self.clients
+        let route = self.route
+        let id = self.id
+        Task { await clients.release(route, channelId: id, subscriptions: []) }
     }
 }
 

@@ -28,26 +28,38 @@ final class AppSyncEventsClients: Sendable {
     }
 
     /// Holds the route's connection open for `channelId` and returns once AppSync acknowledged it.
+    /// Cancelling the calling task stops the wait (the connection goes on for others).
     /// - Throws: `APIError` for authorization that cannot be had, a connection that fails, a reset.
     func hold(_ route: Route, channelId: String) async throws {
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, APIError>, Never>) in
-            let delivered = Locked(false)
-            let once: @Sendable (Result<Void, APIError>) -> Void = { result in
-                guard
-                    delivered.withLock({ flag in
-                        defer { flag = true }
-                        return !flag
-                    })
-                else { return }
-                continuation.resume(returning: result)
+        let registry = self.registry
+        let loop = self.loop
+        let key = route.key
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<Void, APIError>, Never>) in
+                let ready = Self.once(continuation)
+                do throws(APIError) {
+                    try onConnection(route) { connection in connection.hold(for: channelId, ready: ready) }
+                } catch {
+                    ready(.failure(error))
+                }
             }
-            do throws(APIError) {
-                try onConnection(route) { connection in connection.hold(for: channelId, ready: once) }
-            } catch {
-                once(.failure(error))
-            }
+        } onCancel: {
+            try? loop.execute { registry.connections[key]?.cancelWait(channelId) }
         }
         try result.get()
+    }
+
+    /// Resumes `continuation` with the first result it is given; later ones are ignored.
+    private static func once<T: Sendable>(_ continuation: CheckedContinuation<Result<T, APIError>, Never>) -> @Sendable (Result<T, APIError>) -> Void
+    {
+        let delivered = Locked(false)
+        return { result in
+            let first = delivered.withLock { flag in
+                defer { flag = true }
+                return !flag
+            }
+            if first { continuation.resume(returning: result) }
+        }
     }
 
     /// Lets go of the route's connection for `channelId`, stopping its subscriptions.
@@ -58,10 +70,12 @@ final class AppSyncEventsClients: Sendable {
     }
 
     /// Subscribes to `channel` on the route's connection, authorized with `subscribe`.
-    /// `onEnd` runs once the subscription has ended (unsubscribed, failed, or its channel closed).
+    /// `onEnd` runs once the subscription has ended (unsubscribed, failed, or its channel closed);
+    /// `isWanted` is asked on the loop before the subscription joins its connection (a channel
+    /// closed meanwhile ends it there).
     func subscribe(
         _ route: Route, id: String, channel: String, authorization subscribe: @escaping @Sendable () async throws -> PreparedAuthorization,
-        onEnd: @escaping @Sendable (String) -> Void
+        isWanted: @escaping @Sendable () -> Bool, onEnd: @escaping @Sendable (String) -> Void
     ) -> AmplifyAsyncThrowingSequence<EventsSubscriptionEvent> {
         let sequence = AmplifyAsyncThrowingSequence<EventsSubscriptionEvent>()
         let key = route.key
@@ -90,7 +104,7 @@ final class AppSyncEventsClients: Sendable {
                 for event in events { sequence.send(event) }
             }
             let subscription = EventsSubscription(
-                id: id, channel: channel, authorization: authorization,
+                id: id, channel: channel, authorization: authorization, authorize: subscribe,
                 state: { state in
                     flush()
                     let changed = last.withLock { previous in
@@ -117,6 +131,11 @@ final class AppSyncEventsClients: Sendable {
                         onEnd(id)
                         return
                     }
+                    guard isWanted() else {
+                        subscription.state(.disconnected)
+                        subscription.complete()
+                        return
+                    }
                     connection.add(subscription)
                 }
             } catch {
@@ -127,27 +146,26 @@ final class AppSyncEventsClients: Sendable {
         return sequence
     }
 
-    /// Publishes on the route's connection and returns AppSync's answer.
+    /// Publishes on the route's connection and returns AppSync's answer. Cancelling the calling
+    /// task fails the publish (one already sent may still be delivered).
     /// - Throws: `APIError` for a refusal, a lost connection, a timeout, a reset.
     func publish(_ route: Route, channel: String, events: [String], authorization: PreparedAuthorization) async throws -> EventsPublishResult {
         let id = UUID().uuidString.lowercased()
-        let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<EventsPublishResult, APIError>, Never>) in
-            let delivered = Locked(false)
-            let once: @Sendable (Result<EventsPublishResult, APIError>) -> Void = { result in
-                guard
-                    delivered.withLock({ flag in
-                        defer { flag = true }
-                        return !flag
-                    })
-                else { return }
-                continuation.resume(returning: result)
+        let registry = self.registry
+        let loop = self.loop
+        let key = route.key
+        let result = await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Result<EventsPublishResult, APIError>, Never>) in
+                let finish = Self.once(continuation)
+                let publish = EventsPublish(id: id, channel: channel, events: events, authorization: authorization, finish: finish)
+                do throws(APIError) {
+                    try onConnection(route) { connection in connection.publish(publish) }
+                } catch {
+                    finish(.failure(error))
+                }
             }
-            let publish = EventsPublish(id: id, channel: channel, events: events, authorization: authorization, finish: once)
-            do throws(APIError) {
-                try onConnection(route) { connection in connection.publish(publish) }
-            } catch {
-                once(.failure(error))
-            }
+        } onCancel: {
+            try? loop.execute { registry.connections[key]?.cancelPublish(id) }
         }
         return try result.get()
     }

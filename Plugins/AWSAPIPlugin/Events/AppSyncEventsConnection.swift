@@ -12,11 +12,13 @@ import Foundation
 /// `unsubscribe`.
 ///
 /// A drop, a close, a `ka` that does not come, or an acknowledgement that does not come make it
-/// reconnect with jittered exponential backoff and fresh authorization, subscribe every live
-/// subscription again (each reports `connecting`, then `connected`), and send the publishes not
-/// yet sent. A publish that was sent and not answered when the socket went fails: AppSync may or
-/// may not have delivered it, and the caller is told so rather than left to guess. The socket
-/// stays open while a channel holds it, a subscription lives, or a publish waits.
+/// reconnect with jittered exponential backoff and fresh authorization (the connection's, and
+/// each subscription's before it subscribes again), subscribe every live subscription again (each
+/// reports `connecting`, then `connected`), and send the publishes not yet sent. A publish has one
+/// deadline from its call (the acknowledgement timeout): one that was sent and not answered by
+/// then, or when the socket went, fails saying AppSync may or may not have delivered it, rather
+/// than leaving the caller to guess. The socket stays open while a channel holds it, a
+/// subscription lives, or a publish waits.
 ///
 /// Loop thread only.
 final class AppSyncEventsConnection: @unchecked Sendable {
@@ -28,12 +30,22 @@ final class AppSyncEventsConnection: @unchecked Sendable {
     }
 
     private enum Phase {
-        case pending, subscribing, subscribed
+        /// Waiting for the socket.
+        case pending
+        /// Fetching its authorization again (after a reconnect).
+        case authorizing
+        /// `subscribe` sent, waiting for `subscribe_success`.
+        case subscribing
+        case subscribed
     }
 
     private struct Entry {
         let subscription: EventsSubscription
         var phase: Phase
+        /// What its `subscribe` is authorized with: fetched when it was made, and again before
+        /// each resubscribe after a reconnect.
+        var authorization: PreparedAuthorization
+        var stale = false
     }
 
     private struct Waiting {
@@ -107,6 +119,15 @@ final class AppSyncEventsConnection: @unchecked Sendable {
         if state == .idle { prepareAndOpen() }
     }
 
+    /// A `connect` whose task was cancelled stops waiting (with an error) and lets go.
+    func cancelWait(_ channel: String) {
+        guard let index = waiters.firstIndex(where: { $0.channel == channel }) else { return }
+        let waiter = waiters.remove(at: index)
+        holders.remove(channel)
+        waiter.ready(.failure(.operationError("The connect was cancelled.", "")))
+        closeIfUnused()
+    }
+
     /// Lets go of the socket for `channel` and stops its subscriptions; the socket closes when
     /// nothing else holds it.
     func release(_ channel: String, subscriptions: [String]) {
@@ -123,7 +144,7 @@ final class AppSyncEventsConnection: @unchecked Sendable {
             subscription.fail(.operationError("The API plugin was reset.", "Configure Amplify again."))
             return
         }
-        entries[subscription.id] = Entry(subscription: subscription, phase: .pending)
+        entries[subscription.id] = Entry(subscription: subscription, phase: .pending, authorization: subscription.authorization)
         order.append(subscription.id)
         subscription.state(.connecting)
         switch state {
@@ -138,7 +159,7 @@ final class AppSyncEventsConnection: @unchecked Sendable {
         guard let entry = entries.removeValue(forKey: id) else { return }
         order.removeAll { $0 == id }
         subscribeTimers.removeValue(forKey: id)?.cancel()
-        if state == .ready, entry.phase != .pending {
+        if state == .ready, entry.phase == .subscribing || entry.phase == .subscribed {
             send(["type": "unsubscribe", "id": .string(id)])
         }
         entry.subscription.state(.disconnected)
@@ -146,20 +167,16 @@ final class AppSyncEventsConnection: @unchecked Sendable {
         if closing { closeIfUnused() }
     }
 
+    /// Subscribes `id` now (fetching its authorization again first when a reconnect made it
+    /// stale); AppSync must acknowledge within the acknowledgement timeout, fetch included.
     private func subscribe(_ id: String) {
         guard var entry = entries[id] else { return }
-        let subscription = entry.subscription
-        let headers = subscription.authorization.eventsHeaders(endpoint: endpoint, body: EventsMessageBody.subscribe(channel: subscription.channel))
-        send([
-            "type": "subscribe", "id": .string(id), "channel": .string(subscription.channel),
-            "authorization": .object(headers.mapValues(JSONValue.string)),
-        ])
-        entry.phase = .subscribing
-        entries[id] = entry
         subscribeTimers[id] = schedule(options.acknowledgementTimeout) { connection in
             guard let entry = connection.entries.removeValue(forKey: id) else { return }
             connection.order.removeAll { $0 == id }
             connection.subscribeTimers[id] = nil
+            // A late subscribe_success would start a stream nobody reads.
+            if connection.state == .ready, entry.phase == .subscribing { connection.send(["type": "unsubscribe", "id": .string(id)]) }
             entry.subscription.state(.disconnected)
             entry.subscription.fail(
                 .networkError(
@@ -167,6 +184,52 @@ final class AppSyncEventsConnection: @unchecked Sendable {
                 ))
             connection.closeIfUnused()
         }
+        guard entry.stale else {
+            sendSubscribe(id)
+            return
+        }
+        entry.phase = .authorizing
+        entries[id] = entry
+        let generation = self.generation
+        let authorize = entry.subscription.authorize
+        let loop = self.loop
+        let connection = ConnectionReference(self)
+        Task {
+            let result: Result<PreparedAuthorization, APIError>
+            do {
+                result = .success(try await authorize())
+            } catch {
+                result = .failure(error as? APIError ?? .operationError("\(error)", "", error))
+            }
+            try? loop.execute {
+                guard let connection = connection.value, connection.generation == generation, connection.state == .ready,
+                    var entry = connection.entries[id], entry.phase == .authorizing
+                else { return }
+                switch result {
+                case .success(let authorization):
+                    entry.authorization = authorization
+                    entry.stale = false
+                    connection.entries[id] = entry
+                    connection.sendSubscribe(id)
+                case .failure(let error):
+                    connection.entries[id] = nil
+                    connection.order.removeAll { $0 == id }
+                    connection.subscribeTimers.removeValue(forKey: id)?.cancel()
+                    entry.subscription.state(.disconnected)
+                    entry.subscription.fail(error)
+                    connection.closeIfUnused()
+                }
+            }
+        }
+    }
+
+    private func sendSubscribe(_ id: String) {
+        guard var entry = entries[id] else { return }
+        let channel = entry.subscription.channel
+        let headers = entry.authorization.eventsHeaders(endpoint: endpoint, body: EventsMessageBody.subscribe(channel: channel))
+        send(["type": "subscribe", "id": .string(id), "channel": .string(channel), "authorization": .object(headers.mapValues(JSONValue.string))])
+        entry.phase = .subscribing
+        entries[id] = entry
     }
 
     // MARK: Publishing
@@ -178,8 +241,22 @@ final class AppSyncEventsConnection: @unchecked Sendable {
             publish.finish(.failure(.operationError("The API plugin was reset.", "Configure Amplify again.")))
             return
         }
-        publishes[publish.id] = Waiting(publish: publish, sent: false, timer: nil)
-        publishOrder.append(publish.id)
+        let id = publish.id
+        let channel = publish.channel
+        // One deadline from the call: not sent by then (the socket is down) or not answered.
+        let timer = schedule(options.acknowledgementTimeout) { connection in
+            let sent = connection.publishes[id]?.sent == true
+            connection.finishPublish(
+                id,
+                .failure(
+                    .networkError(
+                        sent
+                            ? "AppSync did not answer the publish to \(channel) within \(connection.options.acknowledgementTimeout); its events may or may not have been delivered."
+                            : "The publish to \(channel) could not be sent within \(connection.options.acknowledgementTimeout): the connection to '\(connection.endpoint.name)' is not up."
+                    )))
+        }
+        publishes[id] = Waiting(publish: publish, sent: false, timer: timer)
+        publishOrder.append(id)
         switch state {
         case .ready: sendPublish(publish.id)
         case .idle: prepareAndOpen()
@@ -197,15 +274,12 @@ final class AppSyncEventsConnection: @unchecked Sendable {
             "authorization": .object(headers.mapValues(JSONValue.string)),
         ])
         waiting.sent = true
-        waiting.timer = schedule(options.acknowledgementTimeout) { connection in
-            connection.finishPublish(
-                id,
-                .failure(
-                    .networkError(
-                        "AppSync did not answer the publish to \(publish.channel) within \(connection.options.acknowledgementTimeout); its events may or may not have been delivered."
-                    )))
-        }
         publishes[id] = waiting
+    }
+
+    /// A publish whose task was cancelled fails now (if it was sent, AppSync may still deliver it).
+    func cancelPublish(_ id: String) {
+        finishPublish(id, .failure(.operationError("The publish was cancelled.", "")))
     }
 
     private func finishPublish(_ id: String, _ result: Result<EventsPublishResult, APIError>) {
@@ -263,7 +337,10 @@ final class AppSyncEventsConnection: @unchecked Sendable {
         socket = nil
         let reset = APIError.operationError(reason, "Connect again.")
         for connect in connects { connect.ready(.failure(reset)) }
-        for publish in waiting { publish.publish.finish(.failure(reset)) }
+        for publish in waiting {
+            publish.timer?.cancel()
+            publish.publish.finish(.failure(reset))
+        }
         for subscription in subscriptions {
             subscription.state(.disconnected)
             subscription.complete()
@@ -293,6 +370,10 @@ final class AppSyncEventsConnection: @unchecked Sendable {
                 case .success(let authorization):
                     connection.authorization = authorization
                     connection.openSocket()
+                case .failure(let error) where connection.failedAttempts > 0:
+                    // Reconnecting: a refresh that failed once (a network blip) is one more failed
+                    // attempt, not the end of every subscription.
+                    connection.lost("its authorization could not be had: \(error.errorDescription)", abort: false)
                 case .failure(let error):
                     connection.failAll(error)
                 }
@@ -510,6 +591,7 @@ final class AppSyncEventsConnection: @unchecked Sendable {
             guard var entry = entries[id] else { continue }
             if entry.phase != .pending { entry.subscription.state(.connecting) }
             entry.phase = .pending
+            entry.stale = true
             entries[id] = entry
         }
         failedAttempts += 1

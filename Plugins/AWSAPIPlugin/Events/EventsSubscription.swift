@@ -10,6 +10,9 @@ final class EventsSubscription: Sendable {
     let channel: String
     /// The `subscribe` message's authorization (the subscribe auth mode's), fetched when it was made.
     let authorization: PreparedAuthorization
+    /// Fetches that authorization again (a resubscribe after a reconnect: tokens and temporary
+    /// credentials may have expired meanwhile).
+    let authorize: @Sendable () async throws -> PreparedAuthorization
     let state: @Sendable (SubscriptionConnectionState) -> Void
     /// Gets one event, decoded; held until ``flush`` (the end of the loop turn that read it).
     let deliver: @Sendable (JSONValue) -> Void
@@ -18,13 +21,15 @@ final class EventsSubscription: Sendable {
     let complete: @Sendable () -> Void
 
     init(
-        id: String, channel: String, authorization: PreparedAuthorization, state: @escaping @Sendable (SubscriptionConnectionState) -> Void,
+        id: String, channel: String, authorization: PreparedAuthorization, authorize: @escaping @Sendable () async throws -> PreparedAuthorization,
+        state: @escaping @Sendable (SubscriptionConnectionState) -> Void,
         deliver: @escaping @Sendable (JSONValue) -> Void, flush: @escaping @Sendable () -> Void, fail: @escaping @Sendable (APIError) -> Void,
         complete: @escaping @Sendable () -> Void
     ) {
         self.id = id
         self.channel = channel
         self.authorization = authorization
+        self.authorize = authorize
         self.state = state
         self.deliver = deliver
         self.flush = flush

@@ -143,9 +143,23 @@ enum AmplifyOutputsTranslator {
             }
         }
         if let events = top["custom"]?["events"], top["custom"]?["plugins"] == nil {
-            var api = result.categories["api"]?["plugins"]?["awsAPIPlugin"]?.asObject ?? [:]
-            api[AmplifyJSTranslator.eventsAPIName] = try self.events(events, &reader)
-            result.categories["api"] = ["plugins": ["awsAPIPlugin": .object(api)]]
+            let block = try self.events(events, &reader)
+            // Into what the api section already holds: its other plugins and APIs stay.
+            var category = result.categories["api"]?.asObject ?? [:]
+            var plugins = category["plugins"]?.asObject ?? [:]
+            var apis = plugins["awsAPIPlugin"]?.asObject ?? [:]
+            if apis[AmplifyJSTranslator.eventsAPIName] == nil {
+                apis[AmplifyJSTranslator.eventsAPIName] = block
+                plugins["awsAPIPlugin"] = .object(apis)
+                category["plugins"] = .object(plugins)
+                result.categories["api"] = .object(category)
+            } else {
+                reader.findings.append(
+                    ConfigurationFinding(
+                        kind: .unknownKey, path: "custom.events",
+                        message: "`custom.events` in \(reader.name) is not read: the api section already names an API `events`.",
+                        suggestion: "Rename one of them."))
+            }
         }
         result.findings += reader.findings
         return result

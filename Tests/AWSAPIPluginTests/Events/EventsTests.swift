@@ -1,5 +1,6 @@
 import AWSPluginsCore
 import Amplify
+import AmplifyConcurrency
 import AmplifyTestKit
 import Foundation
 import Testing
@@ -223,6 +224,93 @@ struct EventsTests {
         #expect(ContinuousClock.now - started < .seconds(20))
         #expect(error?.errorDescription.contains("chat") == true)
         try await gone.close()
+    }
+}
+
+/// The fixes of the change's review, each a test that failed before it.
+@Suite("AppSync Events: races and deadlines", .serialized)
+struct EventsRaceTests {
+    @Test("after a reconnect each subscription fetches its authorization again before it subscribes")
+    func resubscribeFetchesAuthorizationAgain() async throws {
+        try await AppSyncEventsServer.with(.everyMode) { server in
+            let fetches = Locked(0)
+            let fixture = try EventsFixture(
+                server: server, factory: APIAuthProviderFactory(oidc: CountingToken(token: "oidc-token-1", count: fetches)))
+            let channel = try await fixture.events.connect("/default/refetch")
+            let subscription = EventsCollector(channel.subscribe(options: EventsOptions(authMode: .openIDConnect)))
+            #expect(await subscription.connected())
+            #expect(fetches.value == 1)
+            try server.control("drop")
+            #expect(await subscription.wait { $0.states == [.connecting, .connected, .connecting, .connected] })
+            #expect(fetches.value == 2)
+            try await fixture.events.post("/default/refetch", "after")
+            #expect(await subscription.wait { $0.values == ["after"] })
+            await channel.close()
+            try await fixture.close()
+        }
+    }
+
+    @Test("a channel closed while its subscription is still fetching authorization ends that subscription; the socket closes")
+    func closeWhileSubscribing() async throws {
+        try await AppSyncEventsServer.with(.everyMode) { server in
+            let release = Locked<CheckedContinuation<Void, Never>?>(nil)
+            let fixture = try EventsFixture(server: server, factory: APIAuthProviderFactory(oidc: GatedToken(token: "oidc-token-1", gate: release)))
+            let channel = try await fixture.events.connect("/default/race")
+            let subscription = EventsCollector(channel.subscribe(options: EventsOptions(authMode: .openIDConnect)))
+            #expect(await eventually { release.value != nil })
+            await channel.close()
+            release.withLock { $0?.resume() }
+            #expect(await subscription.wait { $0.end != nil })
+            #expect(subscription.error == nil)
+            #expect(await subscription.wait { _ in (try? server.state().connections) == 0 })
+            #expect(try server.state().subscriptions == 0)
+            try await fixture.close()
+        }
+    }
+
+    @Test("a publish while the socket is down fails within the acknowledgement timeout, saying it was not sent; a cancelled one fails at once")
+    func publishDeadlineAndCancel() async throws {
+        try await AppSyncEventsServer.with { server in
+            let fixture = try EventsFixture(
+                server: server,
+                options: AWSAPIPlugin.Options(
+                    reconnect: RealtimeReconnectPolicy(maximumAttempts: nil, baseDelay: .milliseconds(50)), acknowledgementTimeout: .seconds(1)))
+            let channel = try await fixture.events.connect("/default/down")
+            // The server gone: the connection retries without end, and nothing can be sent.
+            server.stop()
+            try await Task.sleep(for: .milliseconds(200))
+            let started = ContinuousClock.now
+            let error = await #expect(throws: APIError.self) { try await channel.publish("late") }
+            #expect(ContinuousClock.now - started < .seconds(10))
+            #expect(error?.errorDescription.contains("could not be sent") == true, "\(String(describing: error))")
+            let pending = Task { try await channel.publish("cancelled") }
+            try await Task.sleep(for: .milliseconds(50))
+            pending.cancel()
+            let cancelled = await pending.result
+            #expect((try? cancelled.get()) == nil)
+            await channel.close()
+            try await fixture.close()
+        }
+    }
+}
+
+/// A token provider that counts its calls.
+struct CountingToken: AmplifyOIDCAuthProvider {
+    let token: String
+    let count: Locked<Int>
+    func getLatestAuthToken() async throws -> String {
+        count.withLock { $0 += 1 }
+        return token
+    }
+}
+
+/// A token provider whose first call waits until the test lets it go.
+struct GatedToken: AmplifyOIDCAuthProvider {
+    let token: String
+    let gate: Locked<CheckedContinuation<Void, Never>?>
+    func getLatestAuthToken() async throws -> String {
+        await withCheckedContinuation { continuation in gate.withLock { $0 = continuation } }
+        return token
     }
 }
 
