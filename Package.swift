@@ -74,6 +74,8 @@ let package = Package(
                 "AmplifyEventLoop", "AmplifyConcurrency", .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"), .product(name: "Tracing", package: "swift-distributed-tracing"),
             ]),
+        // hiredis's asynchronous API on the loop: the one Redis driver the Hub bridge (and the fleet's session store) share.
+        .target(name: "AmplifyRedis", dependencies: ["AmplifyEventLoop", "AmplifyConcurrency", "CHiredis", "CHiredisShims"]),
         // libcurl's multi-socket API on the loop: the one driver the HTTP client and the WebSocket's stream share.
         .target(name: "AmplifyCurl", dependencies: ["AmplifyEventLoop", "CCurlShims"]),
         // OpenSSL's hashes, scrypt, random and ES256, for the plugins.
@@ -146,7 +148,7 @@ let package = Package(
             ],
             path: "Plugins/AWSAPIPlugin"),
         .target(
-            name: "RedisHubBridgePlugin", dependencies: ["Amplify", "AmplifyEventLoop", "CHiredis", "CHiredisShims", "AmplifyConcurrency"],
+            name: "RedisHubBridgePlugin", dependencies: ["Amplify", "AmplifyEventLoop", "AmplifyRedis", "AmplifyConcurrency"],
             path: "Plugins/RedisHubBridgePlugin"),
         .target(
             name: "AppSyncEventsHubBridgePlugin", dependencies: ["Amplify", "AWSAPIPlugin", "AWSPluginsCore", "AmplifyConcurrency"],
@@ -416,6 +418,7 @@ let package = Package(
                 "AppSyncEventsHubBridgePlugin", "AWSAPIPlugin", "AWSPluginsCore", "AmplifyTestKit", "Amplify", "AmplifyConcurrency",
                 "AmplifyEventLoop",
             ]),
+        .testTarget(name: "AmplifyRedisTests", dependencies: ["AmplifyRedis", "AmplifyEventLoop", "AmplifyTestKit"]),
         .testTarget(name: "AmplifyCLITests", dependencies: ["amplify", "AmplifyTestKit", "Amplify", "AmplifyCrypto"]),
         .executableTarget(
             name: "AmplifyServicePeer",

@@ -1,5 +1,6 @@
 import Amplify
 import AmplifyEventLoop
+import AmplifyRedis
 import Foundation
 
 /// The bridge's two Redis connections on the loop (one publishes, one subscribes or reads the

@@ -1,6 +1,7 @@
 import Amplify
 import AmplifyConcurrency
 import AmplifyEventLoop
+import AmplifyRedis
 import Foundation
 
 /// What the bridge has done so far.

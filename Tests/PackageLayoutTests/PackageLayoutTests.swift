@@ -14,7 +14,7 @@ struct PackageLayoutTests {
     static let layers: [String: Int] = [
         "AmplifyConcurrency": 1, "BenchmarkReport": 1,
         "AmplifyEventLoop": 2, "AmplifyCrypto": 2, "AmplifySQLite": 2,
-        "Amplify": 3, "AmplifyCurl": 3,
+        "Amplify": 3, "AmplifyCurl": 3, "AmplifyRedis": 3,
         "AWSPluginsCore": 4, "AmplifyAuthCore": 4, "AmplifyAnalyticsCore": 4, "AmplifyStorageCore": 4, "AmplifyTestKit": 4,
         "AmplifyServiceLifecycle": 4, "AmplifyWebSocket": 4,
         // The web-framework integrations sit beside the plugins: on the core and what plugins share.

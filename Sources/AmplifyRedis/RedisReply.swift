@@ -1,7 +1,7 @@
 import CHiredis
 
 /// A Redis reply, copied out of hiredis's `redisReply` (which hiredis frees after the callback).
-indirect enum RedisReply: Equatable, Sendable {
+package indirect enum RedisReply: Equatable, Sendable {
     case string(String)
     case status(String)
     case error(String)
@@ -9,7 +9,7 @@ indirect enum RedisReply: Equatable, Sendable {
     case array([RedisReply])
     case null
 
-    init(_ raw: UnsafeMutableRawPointer) {
+    package init(_ raw: UnsafeMutableRawPointer) {
         let reply = raw.assumingMemoryBound(to: redisReply.self).pointee
         switch reply.type {
         case REDIS_REPLY_STRING, REDIS_REPLY_STATUS, REDIS_REPLY_ERROR:
@@ -29,7 +29,7 @@ indirect enum RedisReply: Equatable, Sendable {
     }
 
     /// The text of a string or status reply.
-    var text: String? {
+    package var text: String? {
         switch self {
         case .string(let text), .status(let text): text
         default: nil
@@ -37,12 +37,12 @@ indirect enum RedisReply: Equatable, Sendable {
     }
 
     /// The elements of an array reply.
-    var elements: [RedisReply]? {
+    package var elements: [RedisReply]? {
         if case .array(let elements) = self { elements } else { nil }
     }
 
     /// The message of an error reply.
-    var errorMessage: String? {
+    package var errorMessage: String? {
         if case .error(let message) = self { message } else { nil }
     }
 }

@@ -9,9 +9,9 @@ import Foundation
 /// Loop thread only. hiredis frees the context itself after a failed connect or a disconnect;
 /// ``close()`` frees it otherwise. Either way hiredis's cleanup closes the poll (its handle is
 /// freed in libuv's close callback), and the loop closes a poll still open when it shuts down.
-final class RedisConnection {
+package final class RedisConnection {
     /// Called with `nil` once connected, or with the reason the connection failed or ended.
-    var onStateChange: (String?) -> Void = { _ in }
+    package var onStateChange: (String?) -> Void = { _ in }
     /// Set from connect until hiredis's cleanup (or ``close()``): after that the context may be
     /// freed and is never touched again.
     private var context: UnsafeMutablePointer<redisAsyncContext>?
@@ -19,13 +19,16 @@ final class RedisConnection {
     /// The interest hiredis last reported.
     private var wantRead = false
     private var wantWrite = false
-    private(set) var isConnected = false
+    package private(set) var isConnected = false
     private var closing = false
     private var subscription: ReplyBox?
 
+    /// A connection not yet connected.
+    package init() {}
+
     /// Starts connecting to `host`:`port` on `loop`.
     /// - Returns: `nil`, or why the connection could not even start.
-    func connect(host: String, port: Int, loop: EventLoop) -> String? {
+    package func connect(host: String, port: Int, loop: EventLoop) -> String? {
         guard (1...65_535).contains(port), let cPort = Int32(exactly: port) else { return "the port \(port) is not from 1 to 65535" }
         guard let context = redisAsyncConnect(host, cPort) else { return "hiredis could not allocate a connection" }
         if context.pointee.err != 0 {
@@ -140,7 +143,7 @@ final class RedisConnection {
     /// Sends a command; `reply` gets its reply, or `nil` if the connection ended first.
     /// - Returns: whether the command was queued.
     @discardableResult
-    func send(_ arguments: [[UInt8]], reply: ((RedisReply?) -> Void)? = nil) -> Bool {
+    package func send(_ arguments: [[UInt8]], reply: ((RedisReply?) -> Void)? = nil) -> Bool {
         guard let context else { return false }
         let box = reply.map { Unmanaged.passRetained(ReplyBox($0)).toOpaque() }
         let queued = Self.withArgv(arguments) { count, argv, lengths in
@@ -160,7 +163,7 @@ final class RedisConnection {
 
     /// Sends `SUBSCRIBE channel`; `message` gets every reply on it (the confirmation, then each
     /// message), and `nil` when the connection ends.
-    func subscribe(_ channel: String, message: @escaping (RedisReply?) -> Void) {
+    package func subscribe(_ channel: String, message: @escaping (RedisReply?) -> Void) {
         guard let context else { return }
         let box = ReplyBox(message)
         subscription = box
@@ -176,7 +179,7 @@ final class RedisConnection {
     }
 
     /// Frees the connection (pending replies get `nil`); no state change is reported.
-    func close() {
+    package func close() {
         closing = true
         if let context {
             self.context = nil
