@@ -154,6 +154,10 @@ let package = Package(
             name: "AppSyncEventsHubBridgePlugin", dependencies: ["Amplify", "AWSAPIPlugin", "AWSPluginsCore", "AmplifyConcurrency"],
             path: "Plugins/AppSyncEventsHubBridgePlugin"),
 
+        // A fleet of instances sharing held sessions on Redis (issue 34, under way: package access
+        // only, no product until the store built on it is public).
+        .target(name: "AmplifyFleet", dependencies: ["Amplify", "AmplifyAuthCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyRedis"]),
+
         // Registers every plugin this package ships (the one module that depends on them all).
         .target(
             name: "AmplifyPlugins",
@@ -418,6 +422,10 @@ let package = Package(
                 "AppSyncEventsHubBridgePlugin", "AWSAPIPlugin", "AWSPluginsCore", "AmplifyTestKit", "Amplify", "AmplifyConcurrency",
                 "AmplifyEventLoop",
             ]),
+        .testTarget(
+            name: "AmplifyFleetTests",
+            dependencies: ["AmplifyFleet", "AmplifyAuthCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyRedis", "AmplifyTestKit"]
+        ),
         .testTarget(name: "AmplifyRedisTests", dependencies: ["AmplifyRedis", "AmplifyEventLoop", "AmplifyTestKit"]),
         .testTarget(name: "AmplifyCLITests", dependencies: ["amplify", "AmplifyTestKit", "Amplify", "AmplifyCrypto"]),
         .executableTarget(

@@ -17,6 +17,7 @@ struct PackageLayoutTests {
         "Amplify": 3, "AmplifyCurl": 3, "AmplifyRedis": 3,
         "AWSPluginsCore": 4, "AmplifyAuthCore": 4, "AmplifyAnalyticsCore": 4, "AmplifyStorageCore": 4, "AmplifyTestKit": 4,
         "AmplifyServiceLifecycle": 4, "AmplifyWebSocket": 4,
+        "AmplifyFleet": 5,
         // The web-framework integrations sit beside the plugins: on the core and what plugins share.
         "AmplifyHummingbird": 5, "AmplifyVapor": 5,
         // A plugin built on another plugin: the Events Hub bridge on the API plugin's Events client.
