@@ -158,15 +158,7 @@ public final class AppSyncEventsServer: @unchecked Sendable {
     /// - Throws: ``AppSyncEventsServerError`` when the server does not answer 200.
     @discardableResult
     public func control(_ name: String, _ query: [String: String] = [:], body: JSONValue? = nil) throws -> JSONValue {
-        let queryText =
-            query.isEmpty
-            ? ""
-            : "?"
-                + query.sorted { $0.key < $1.key }.map {
-                    "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0.value)"
-                }.joined(separator: "&")
-        let answer = try plainHTTP(
-            method: "POST", target: "/control/\(name)\(queryText)", body: body.flatMap { try? JSONEncoder().encode($0) } ?? Data())
+        let answer = try plainHTTP(method: "POST", target: StandInControl.target(name, query), body: StandInControl.body(body))
         return (try? JSONDecoder().decode(JSONValue.self, from: answer)) ?? .null
     }
 
@@ -196,46 +188,8 @@ public final class AppSyncEventsServer: @unchecked Sendable {
 
     /// One HTTP/1.1 exchange with the server over a plain socket; the body of a 200 answer.
     private func plainHTTP(method: String, target: String, body: Data) throws -> Data {
-        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard socket >= 0 else { throw AppSyncEventsServerError("socket() failed: \(errno)") }
-        defer { close(socket) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
-        guard connected == 0 else { throw AppSyncEventsServerError("cannot connect to the AppSync Events stand-in on port \(port)") }
-        let request =
-            Data(
-                "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1:\(port)\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\nConnection: close\r\n\r\n"
-                    .utf8) + body
-        try request.withUnsafeBytes { raw in
-            var sent = 0
-            while sent < raw.count {
-                let count = send(socket, raw.baseAddress?.advanced(by: sent), raw.count - sent, 0)
-                guard count > 0 else { throw AppSyncEventsServerError("send failed") }
-                sent += count
-            }
-        }
-        var answer = Data()
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let count = recv(socket, &buffer, buffer.count, 0)
-            if count <= 0 { break }
-            answer.append(contentsOf: buffer[0..<count])
-        }
-        return try Self.parse(answer)
-    }
-
-    private static func parse(_ answer: Data) throws -> Data {
-        let text = String(decoding: answer, as: UTF8.self)
-        guard let headerEnd = text.range(of: "\r\n\r\n") else { throw AppSyncEventsServerError("no HTTP answer: \(text.prefix(200))") }
-        let status = text.split(separator: " ", maxSplits: 2).dropFirst().first.flatMap { Int($0) } ?? 0
-        let bodyText = String(text[headerEnd.upperBound...])
-        guard status == 200 else { throw AppSyncEventsServerError("HTTP \(status): \(bodyText.prefix(300))") }
-        return Data(bodyText.utf8)
+        try StandInControl.exchange(
+            port: port, name: "AppSync Events stand-in", method: method, target: target, body: body, error: AppSyncEventsServerError.init)
     }
 }
 
