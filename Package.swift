@@ -424,7 +424,9 @@ let package = Package(
             ]),
         .testTarget(
             name: "AmplifyFleetTests",
-            dependencies: ["AmplifyFleet", "AmplifyAuthCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyRedis", "AmplifyTestKit"]
+            dependencies: [
+                "AmplifyFleet", "AmplifyAuthCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyRedis", "AmplifyTestKit", "AmplifyConcurrency",
+            ]
         ),
         .testTarget(name: "AmplifyRedisTests", dependencies: ["AmplifyRedis", "AmplifyEventLoop", "AmplifyTestKit"]),
         .testTarget(name: "AmplifyCLITests", dependencies: ["amplify", "AmplifyTestKit", "Amplify", "AmplifyCrypto"]),
