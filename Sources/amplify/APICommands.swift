@@ -183,14 +183,8 @@ enum APICommands {
         func execute() async throws -> CommandResult {
             try APICommands.configure(global)
             let sequence = Amplify.API.subscribe(request: try graphQL.request())
-            let stop = StopSignals { sequence.cancel() }
+            let stop = StopSignals(timeout: timeout) { sequence.cancel() }
             defer { stop.restore() }
-            if let timeout {
-                Task {
-                    try? await Task.sleep(for: .seconds(timeout))
-                    sequence.cancel()
-                }
-            }
             var received = 0
             for try await event in sequence {
                 switch event {
@@ -342,7 +336,7 @@ struct EnvironmentToken: AmplifyOIDCAuthProvider, AmplifyFunctionAuthProvider {
     func getLatestAuthToken() async throws -> String { token }
 }
 
-/// While a subscription runs: SIGINT, SIGTERM and SIGHUP call `action` (once) instead of ending
+/// While a subscription runs: SIGINT, SIGTERM and SIGHUP (and, when given, a timeout) call `action` (once) instead of ending
 /// the process, so the subscription stops and the command ends cleanly.
 final class StopSignals: @unchecked Sendable {
     // @unchecked Sendable: the sources are set up in init and cancelled in `restore`, both on the
@@ -350,22 +344,30 @@ final class StopSignals: @unchecked Sendable {
     private var sources: [any DispatchSourceSignal] = []
     private let fired = Locked(false)
 
-    init(_ action: @escaping @Sendable () -> Void) {
+    /// Watches the signals, and with `timeout` (seconds) also calls `action` once that has passed.
+    init(timeout: Int? = nil, _ action: @escaping @Sendable () -> Void) {
         let fired = self.fired
+        let once: @Sendable () -> Void = {
+            guard
+                fired.withLock({ value in
+                    defer { value = true }
+                    return !value
+                })
+            else { return }
+            action()
+        }
         for signalNumber in [SIGINT, SIGTERM, SIGHUP] {
             signal(signalNumber, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: .global())
-            source.setEventHandler {
-                guard
-                    fired.withLock({ value in
-                        defer { value = true }
-                        return !value
-                    })
-                else { return }
-                action()
-            }
+            source.setEventHandler(handler: once)
             source.resume()
             sources.append(source)
+        }
+        if let timeout {
+            Task {
+                try? await Task.sleep(for: .seconds(timeout))
+                once()
+            }
         }
     }
 

@@ -52,14 +52,8 @@ enum EventsCommands {
             let options = try events.options()
             let channel = try await Amplify.API.events.connect(events.channel, options: options, apiName: events.api)
             let sequence = channel.subscribe(options: options)
-            let stop = StopSignals { sequence.cancel() }
+            let stop = StopSignals(timeout: timeout) { sequence.cancel() }
             defer { stop.restore() }
-            if let timeout {
-                Task {
-                    try? await Task.sleep(for: .seconds(timeout))
-                    sequence.cancel()
-                }
-            }
             var received = 0
             for try await event in sequence {
                 switch event {
