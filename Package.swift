@@ -14,6 +14,7 @@ let package = Package(
         .library(name: "AmplifyCurl", targets: ["AmplifyCurl"]),
         .library(name: "AWSPluginsCore", targets: ["AWSPluginsCore"]),
         .library(name: "AmplifyAuthCore", targets: ["AmplifyAuthCore"]),
+        .library(name: "AmplifyFleet", targets: ["AmplifyFleet"]),
         .library(name: "AmplifyAnalyticsCore", targets: ["AmplifyAnalyticsCore"]),
         .library(name: "AmplifyStorageCore", targets: ["AmplifyStorageCore"]),
         .library(name: "LocalAuthPlugin", targets: ["LocalAuthPlugin"]),
@@ -156,7 +157,12 @@ let package = Package(
 
         // A fleet of instances sharing held sessions on Redis (issue 34, under way: package access
         // only, no product until the store built on it is public).
-        .target(name: "AmplifyFleet", dependencies: ["Amplify", "AmplifyAuthCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyRedis"]),
+        .target(
+            name: "AmplifyFleet",
+            dependencies: [
+                "Amplify", "AmplifyAuthCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyRedis", "AmplifyConcurrency",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+            ]),
 
         // Registers every plugin this package ships (the one module that depends on them all).
         .target(
@@ -426,6 +432,7 @@ let package = Package(
             name: "AmplifyFleetTests",
             dependencies: [
                 "AmplifyFleet", "AmplifyAuthCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyRedis", "AmplifyTestKit", "AmplifyConcurrency",
+                "Amplify", "LocalAuthPlugin", "LocalAuthTestSupport",
             ]
         ),
         .testTarget(name: "AmplifyRedisTests", dependencies: ["AmplifyRedis", "AmplifyEventLoop", "AmplifyTestKit"]),

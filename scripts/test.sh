@@ -41,11 +41,25 @@ swift test --skip-build --enable-all-traits
 # Under a sanitizer every test runs several times slower, so 3 at once: with 6, two cores were
 # oversubscribed enough that calls bounded at seconds (an S3 call's 1 s low-speed limit, a Redis
 # bridge noticing a restart) overran their tests' bounds of minutes in 2 of 4 fresh-clone runs.
+# A sanitizer's reports go to files (log_path) and are summed up after the run, last, where a
+# log cut to its tail still shows which code raced or leaked.
 for sanitizer in ${AMPLIFY_SANITIZERS:-thread}; do
     [ "$sanitizer" = "none" ] && continue
     echo "== swift test --sanitize=$sanitizer"
+    reports=$(mktemp -d)
+    status=0
     SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=3 LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-suppressions.txt" \
-        swift test --enable-all-traits --sanitize="$sanitizer" --scratch-path ".build/sanitize-$sanitizer"
+        TSAN_OPTIONS="log_path=$reports/report" ASAN_OPTIONS="log_path=$reports/report" \
+        swift test --enable-all-traits --sanitize="$sanitizer" --scratch-path ".build/sanitize-$sanitizer" || status=$?
+    if compgen -G "$reports/report*" >/dev/null; then
+        echo "== $sanitizer sanitizer reports (whole files: $reports)"
+        for report in "$reports"/report*; do
+            # Each report's heading, its first frames (demangled names with file:line), and its summary.
+            grep -E '^(WARNING|ERROR|SUMMARY): |^    #[0-5] ' "$report" | swift demangle --simplified | cut -c1-240 | head -120
+        done
+        [ "$status" = "0" ] && status=1
+    fi
+    [ "$status" = "0" ] || exit "$status"
 done
 
 fuzz_seconds=${AMPLIFY_FUZZ_SECONDS:-30}

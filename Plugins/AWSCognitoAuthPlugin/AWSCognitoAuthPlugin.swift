@@ -235,6 +235,16 @@ public final class AWSCognitoAuthPlugin: AuthServerContextPlugin, AWSAuthCredent
 
     /// Bumped by every sign-out this process handled (the deny list's, see `RevokedSessions`).
     public var revocations: RevocationCounter { revokedSessions.revocations }
+
+    /// See `AuthServerContextPlugin.observeRevocations(_:)`: the sign-outs this process handled.
+    public func observeRevocations(_ observer: @escaping @Sendable (SessionRevocation) -> Void) {
+        revokedSessions.observe(observer)
+    }
+
+    /// See `AuthServerContextPlugin.applyRevocation(_:)`: refused here too, until it would expire.
+    public func applyRevocation(_ revocation: SessionRevocation) {
+        revokedSessions.apply(revocation)
+    }
 }
 
 extension AWSCognitoAuthPlugin: ConfigurationWarningsProviding {

@@ -49,6 +49,18 @@ public final class LocalAuthPlugin: AuthServerContextPlugin {
     /// restores it in the background and arms its expiry timer; otherwise the pool opens (and its
     /// files are created) on the first call.
     /// - Throws: `ConfigurationValueError` for a bad value.
+    /// See `AuthServerContextPlugin.observeRevocations(_:)`: each revocation the pool records here
+    /// (every instance reads the pool's files, so `.poolChanged` says enough).
+    public func observeRevocations(_ observer: @escaping @Sendable (SessionRevocation) -> Void) {
+        revocations.observe { observer(.poolChanged) }
+    }
+
+    /// See `AuthServerContextPlugin.applyRevocation(_:)`: tokens verified before are verified
+    /// again (against the pool, which has the revocation).
+    public func applyRevocation(_ revocation: SessionRevocation) {
+        revocations.bumpFromElsewhere()
+    }
+
     public func configure(using configuration: Any?) throws {
         let settings = try LocalAuthConfiguration(json: configuration as? JSONValue)
         let engine = LocalAuthEngine(

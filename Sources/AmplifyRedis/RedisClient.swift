@@ -9,6 +9,21 @@ package struct RedisClientError: Error, Sendable, Equatable, CustomStringConvert
     package var description: String { message }
 }
 
+/// What a Redis server that requires AUTH is sent first on every connection (Redis 6's ACL user,
+/// or only the password for `requirepass`).
+package struct RedisCredentials: Sendable, Equatable {
+    package var username: String?
+    package var password: String
+
+    package init(username: String? = nil, password: String) {
+        self.username = username
+        self.password = password
+    }
+
+    /// The AUTH command.
+    package var command: [String] { ["AUTH"] + (username.map { [$0] } ?? []) + [password] }
+}
+
 /// Request and reply over one hiredis connection on the event loop, for callers that are not on
 /// the loop: `try await client.command(["SET", key, value])`. It connects on the first command,
 /// and again on the next command after the connection is lost; commands in flight when it is
@@ -18,6 +33,7 @@ package final class RedisClient: Sendable {
     private let host: String
     private let port: Int
     private let loop: EventLoop
+    private let credentials: RedisCredentials?
     private let state: LoopBound<State>
 
     /// Loop-thread state.
@@ -32,11 +48,13 @@ package final class RedisClient: Sendable {
         var closed = false
     }
 
-    /// A client of the Redis server at `host`:`port`, driven by `loop`.
-    package init(host: String, port: Int, loop: EventLoop) {
+    /// A client of the Redis server at `host`:`port`, driven by `loop`, sending `credentials`
+    /// (if any) before any command on each connection.
+    package init(host: String, port: Int, loop: EventLoop, credentials: RedisCredentials? = nil) {
         self.host = host
         self.port = port
         self.loop = loop
+        self.credentials = credentials
         state = LoopBound(State(), loop: loop)
     }
 
@@ -117,17 +135,36 @@ package final class RedisClient: Sendable {
                 state.connection = nil
                 state.connected = false
                 Self.failAll(state, RedisClientError(message: "Redis at \(self.host):\(self.port): \(problem)."))
+            } else if let credentials = self.credentials {
+                // AUTH first, and nothing else until Redis accepted it.
+                let queued = connection.send(credentials.command.map { Array($0.utf8) }) { [weak self, weak state, weak connection] answer in
+                    guard let self, let state, let connection, state.connection === connection else { return }
+                    if answer == .status("OK") {
+                        self.ready(connection, state)
+                    } else {
+                        let reason = answer?.errorMessage ?? "no answer"
+                        state.connection = nil
+                        connection.close()
+                        Self.failAll(state, RedisClientError(message: "Redis at \(self.host):\(self.port) refused AUTH: \(reason)."))
+                    }
+                }
+                if !queued { Self.failAll(state, RedisClientError(message: "AUTH could not be queued to Redis at \(self.host):\(self.port).")) }
             } else {
-                state.connected = true
-                let waiting = state.waiting
-                state.waiting.removeAll()
-                for command in waiting { self.send(command.arguments, on: connection, state, command.reply) }
+                self.ready(connection, state)
             }
         }
         if let problem = connection.connect(host: host, port: port, loop: loop) {
             state.connection = nil
             Self.failAll(state, RedisClientError(message: "Redis at \(host):\(port): \(problem)."))
         }
+    }
+
+    /// The connection is usable: what waited is sent.
+    private func ready(_ connection: RedisConnection, _ state: State) {
+        state.connected = true
+        let waiting = state.waiting
+        state.waiting.removeAll()
+        for command in waiting { send(command.arguments, on: connection, state, command.reply) }
     }
 
     private static func failAll(_ state: State, _ error: RedisClientError) {

@@ -50,4 +50,31 @@ struct RevokedSessionsTests {
         #expect(!revoked.isRevoked(claims: ["sub": "u", "iat": 1_000_000, "exp": 1_003_600]))
         #expect(!revoked.isRevoked(claims: ["sub": "v", "iat": 999_999, "exp": 1_003_000]))
     }
+
+    @Test(
+        "a revocation made here is observed, as the fleet shares it; one applied from elsewhere is refused here and bumps the counter, and is not observed (no echo)"
+    )
+    func sharedWithAFleet() {
+        let clock = Clock()
+        let revoked = RevokedSessions(now: { clock.now })
+        let seen = Locked<[SessionRevocation]>([])
+        revoked.observe { revocation in seen.withLock { $0.append(revocation) } }
+        revoked.revokeSession(claims: ["sub": "u", "origin_jti": "o1", "exp": 1_000_600])
+        revoked.revokeUser(sub: "w")
+        #expect(seen.value == [.session(id: "o:o1", until: 1_000_660), .user(sub: "w", before: 1_000_000)])
+
+        let elsewhere = RevokedSessions(now: { clock.now })
+        let echoed = Locked(0)
+        elsewhere.observe { _ in echoed.withLock { $0 += 1 } }
+        let before = elsewhere.revocations.current
+        for revocation in seen.value { elsewhere.apply(revocation) }
+        #expect(elsewhere.isRevoked(claims: ["sub": "u", "origin_jti": "o1", "iat": 999_000, "exp": 1_000_600]))
+        #expect(elsewhere.isRevoked(claims: ["sub": "w", "origin_jti": "o9", "iat": 999_999, "exp": 1_000_600]))
+        #expect(!elsewhere.isRevoked(claims: ["sub": "w", "origin_jti": "o9", "iat": 1_000_001, "exp": 1_000_600]))
+        #expect(elsewhere.revocations.current == before + 2)
+        #expect(echoed.value == 0)
+        // One whose time has passed changes nothing.
+        elsewhere.apply(.session(id: "o:old", until: 999_000))
+        #expect(elsewhere.count == 2)
+    }
 }

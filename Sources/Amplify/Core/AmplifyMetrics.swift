@@ -75,4 +75,11 @@ public enum AmplifyMetrics {
     public static let authRefreshFailures = "amplify_auth_refresh_failures_total"
     /// Counter, dimension `plugin`: sessions that expired (`Auth.sessionExpired`).
     public static let authSessionExpiries = "amplify_auth_session_expiries_total"
+    /// Counter, dimensions `tenant`, `kind`: what a fleet's shared session store did and met —
+    /// `refreshed` (this instance refreshed a session under its lease), `adopted` (it took another
+    /// instance's refresh), `waited` (another instance held the lease), `fenced` (its write was
+    /// refused: its lease had expired and been taken), `restored` (a record Redis lost was saved
+    /// again), `unreachable` (Redis could not be asked), `revoked` (a revocation from another
+    /// instance applied).
+    public static let authFleetEvents = "amplify_auth_fleet_events_total"
 }

@@ -8,6 +8,7 @@ import Synchronization
 /// Read and bumped from any thread (an atomic).
 public final class RevocationCounter: Sendable {
     private let value = Atomic<UInt64>(0)
+    private let observers = Mutex<[@Sendable () -> Void]>([])
 
     /// A counter at zero.
     public init() {}
@@ -19,5 +20,17 @@ public final class RevocationCounter: Sendable {
     /// deny list written), so a verification that started before it cannot be cached as after it.
     public func bump() {
         value.add(1, ordering: .releasing)
+        for observer in observers.withLock({ $0 }) { observer() }
+    }
+
+    /// Records a revocation made elsewhere (another instance of a fleet) without telling the
+    /// observers.
+    public func bumpFromElsewhere() {
+        value.add(1, ordering: .releasing)
+    }
+
+    /// Calls `observer` after each ``bump()`` (on the thread that bumped).
+    public func observe(_ observer: @escaping @Sendable () -> Void) {
+        observers.withLock { $0.append(observer) }
     }
 }

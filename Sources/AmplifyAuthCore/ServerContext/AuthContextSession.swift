@@ -18,9 +18,11 @@ public actor AuthContextSession: AuthSessionHolding {
     private let exchange: AuthSessionKeeper.Refresh
     private let events: AuthEventReporter
     private weak var owner: AuthSessionStore?
+    /// The fleet a held session is shared with: its refreshes go through it.
+    private let sharing: (any HeldSessionSharing)?
     private var session: StoredSession?
     private var expired = false
-    private var refreshing: Task<StoredSession, any Error>?
+    private var refreshing: Task<SharedRefreshOutcome, any Error>?
     /// What is readable without awaiting the actor: every request's response asks it, and a hop
     /// per request would cost more than the rest of a cached request's authentication.
     private struct Visible {
@@ -55,9 +57,18 @@ public actor AuthContextSession: AuthSessionHolding {
         tenant: AuthTenant, scope: AuthUserEvent.Scope, initial: StoredSession?, owner: AuthSessionStore? = nil,
         events: AuthEventReporter, refresh: @escaping AuthSessionKeeper.Refresh
     ) {
+        self.init(tenant: tenant, scope: scope, initial: initial, owner: owner, sharing: nil, events: events, refresh: refresh)
+    }
+
+    /// A held session whose refreshes go through `sharing` (a fleet's store).
+    package init(
+        tenant: AuthTenant, scope: AuthUserEvent.Scope, initial: StoredSession?, owner: AuthSessionStore?, sharing: (any HeldSessionSharing)?,
+        events: AuthEventReporter, refresh: @escaping AuthSessionKeeper.Refresh
+    ) {
         self.tenant = tenant
         self.scope = scope
         self.owner = owner
+        self.sharing = sharing
         self.events = events
         self.exchange = AuthSessionKeeper.requiringSameUser(refresh)
         session = initial
@@ -105,10 +116,11 @@ public actor AuthContextSession: AuthSessionHolding {
     }
 
     /// See ``AuthSessionHolding``. A refused refresh token ends the session: `Auth.tokenRefreshFailed`,
-    /// then `Auth.sessionExpired` for this user.
+    /// then `Auth.sessionExpired` for this user. A session shared with a fleet is refreshed by one
+    /// instance: here, or (its tokens adopted without an event) by another.
     @discardableResult
     public func refresh() async throws -> StoredSession {
-        if let refreshing { return try await refreshing.value }
+        if let refreshing { return try renewedSession(try await refreshing.value) }
         guard let current = session else { throw notSignedIn() }
         guard !current.refreshToken.isEmpty else {
             throw AuthError.sessionExpired(
@@ -116,12 +128,16 @@ public actor AuthContextSession: AuthSessionHolding {
                 "Send the refresh token with the request (Amplify JS's cookies carry it), or sign in again.")
         }
         let exchange = exchange
-        let task = Task { try await exchange(current) }
+        let sharing = sharing
+        let task = Task { () async throws -> SharedRefreshOutcome in
+            guard let sharing else { return .refreshed(try await exchange(current)) }
+            return try await sharing.refresh(current, exchange: exchange)
+        }
         refreshing = task
         defer { refreshing = nil }
-        let renewed: StoredSession
+        let outcome: SharedRefreshOutcome
         do {
-            renewed = try await task.value
+            outcome = try await task.value
         } catch {
             let failure = error as? AuthError ?? AuthError.unknown("The refresh failed: \(error)", error)
             events.lifecycle(HubPayload.EventName.Auth.tokenRefreshFailed, event(for: current, error: failure))
@@ -130,12 +146,44 @@ public actor AuthContextSession: AuthSessionHolding {
         }
         // A sign-out while the exchange was under way wins.
         guard let now = session, now.refreshToken == current.refreshToken else { throw notSignedIn() }
+        switch outcome {
+        case .refreshed(let renewed), .adopted(let renewed):
+            session = renewed
+            changed = true
+            known.withLock { $0.user = SignedInUser(username: renewed.username, userId: renewed.userId) }
+            if case .refreshed = outcome { events.lifecycle(HubPayload.EventName.Auth.tokenRefreshed, event(for: renewed)) }
+            await owner?.renewed(self, renewed)
+            return renewed
+        case .ended:
+            await end()
+            throw notSignedIn()
+        }
+    }
+
+    /// What a caller that joined a refresh under way gets from its outcome.
+    private func renewedSession(_ outcome: SharedRefreshOutcome) throws -> StoredSession {
+        switch outcome {
+        case .refreshed(let renewed), .adopted(let renewed): return renewed
+        case .ended: throw notSignedIn()
+        }
+    }
+
+    /// Takes tokens another instance of the fleet refreshed, without an event (that instance
+    /// dispatched it); `false` when the session is not `username`'s any more.
+    func adopt(shared renewed: StoredSession) -> Bool {
+        guard let current = session, current.username == renewed.username else { return false }
+        guard current != renewed else { return true }
         session = renewed
         changed = true
-        known.withLock { $0.user = SignedInUser(username: renewed.username, userId: renewed.userId) }
-        events.lifecycle(HubPayload.EventName.Auth.tokenRefreshed, event(for: renewed))
-        await owner?.renewed(self, renewed)
-        return renewed
+        return true
+    }
+
+    /// Ends the session because it ended on another instance: no event here, and the store
+    /// (which calls this) has already forgotten it.
+    func endedElsewhere() {
+        guard session != nil else { return }
+        session = nil
+        ended = true
     }
 
     /// See ``AuthSessionHolding``: ends the session (sign-out or deletion); a held session's store

@@ -30,6 +30,16 @@ public protocol AuthServerContextPlugin: AuthEngineBackedPlugin {
     /// password resets, deleted users): a ``VerifiedTokenCache`` entry verified before the latest
     /// one is verified again. Read on every request from any thread; must be cheap (an atomic load).
     var revocations: RevocationCounter { get }
+
+    /// Calls `observer` with each revocation this plugin makes (a sign-out, a global sign-out, a
+    /// deleted user), so that a fleet shares it. The default observes none (a plugin whose
+    /// revocations live in a store every instance reads).
+    func observeRevocations(_ observer: @escaping @Sendable (SessionRevocation) -> Void)
+
+    /// Applies a revocation another instance of a fleet made: its tokens are refused here too,
+    /// and every ``VerifiedTokenCache`` entry verified before is verified again. The default
+    /// bumps ``revocations`` only.
+    func applyRevocation(_ revocation: SessionRevocation)
 }
 
 /// A request's session after its tokens were checked (``AuthServerContextPlugin/verifiedRequest(_:)``).
@@ -55,6 +65,16 @@ public struct VerifiedRequest: Sendable {
             expiresAt = min(expiresAt, idExpiry)
         }
         self.init(session: session, accessClaims: (try? JSONWebToken(parsing: session.accessToken))?.claims ?? [:], expiresAt: expiresAt)
+    }
+}
+
+extension AuthServerContextPlugin {
+    /// See ``AuthServerContextPlugin/observeRevocations(_:)``: none.
+    public func observeRevocations(_ observer: @escaping @Sendable (SessionRevocation) -> Void) {}
+
+    /// See ``AuthServerContextPlugin/applyRevocation(_:)``: the cache's entries are verified again.
+    public func applyRevocation(_ revocation: SessionRevocation) {
+        revocations.bumpFromElsewhere()
     }
 }
 

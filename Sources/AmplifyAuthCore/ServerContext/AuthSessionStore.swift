@@ -65,6 +65,8 @@ public actor AuthSessionStore {
     private let settings: Settings
     private let storePath: String?
     private let eventLoop: @Sendable () throws -> EventLoop
+    /// The fleet the sessions are shared with (AmplifyFleet), instead of the credential store.
+    private let sharing: (any HeldSessionSharing)?
     private var credentials: CredentialStore?
     private var held: [String: AuthContextSession] = [:]
     private var generation: [String: UInt32] = [:]
@@ -87,17 +89,34 @@ public actor AuthSessionStore {
         plugin: any AuthServerContextPlugin, credentialStorePath: String?, settings: Settings = Settings(),
         eventLoop: (@Sendable () throws -> EventLoop)? = nil
     ) throws {
+        try self.init(plugin: plugin, credentialStorePath: credentialStorePath, sharing: nil, settings: settings, eventLoop: eventLoop)
+    }
+
+    /// A store whose sessions are shared through `sharing` (a fleet's Redis) instead of a file.
+    /// - Throws: `AuthError.configuration(_:_:_:)` before the plugin is configured.
+    package init(
+        plugin: any AuthServerContextPlugin, credentialStorePath: String?, sharing: (any HeldSessionSharing)?, settings: Settings,
+        eventLoop: (@Sendable () throws -> EventLoop)?
+    ) throws {
         self.plugin = plugin
         tenant = try plugin.contextTenant()
         self.settings = settings
         storePath = credentialStorePath
+        self.sharing = sharing
         self.eventLoop = eventLoop ?? { try Amplify.eventLoop() }
     }
 
     /// Opens the credential store and restores the sessions saved there (arming their refreshes;
-    /// those whose refresh token has expired are forgotten).
-    /// - Throws: `SQLiteError` when the store cannot be opened or read.
+    /// those whose refresh token has expired are forgotten). A fleet's store loads the sessions
+    /// the fleet holds and starts following the other instances.
+    /// - Throws: `SQLiteError` when the store cannot be opened or read, the fleet's error when its
+    ///   Redis cannot be read.
     public func open() async throws {
+        if let sharing, !sharingStarted {
+            sharingStarted = true
+            let shared = try await sharing.start { [weak self] change in await self?.sharedChange(change) }
+            for saved in shared where held[saved.username] == nil { hold(saved) }
+        }
         guard credentials == nil, let storePath else { return }
         let store = try await CredentialStore(path: storePath)
         credentials = store
@@ -114,12 +133,46 @@ public actor AuthSessionStore {
         }
     }
 
+    private var sharingStarted = false
+
+    /// Holds `saved` (a session the fleet holds) and arms its refresh.
+    private func hold(_ saved: StoredSession) {
+        guard let refresh = try? plugin.sessionRefresh() else { return }
+        let session = AuthContextSession(
+            tenant: tenant, scope: .held, initial: saved, owner: self, sharing: sharing, events: plugin.authEvents, refresh: refresh)
+        held[saved.username] = session
+        arm(saved)
+    }
+
+    /// What another instance of the fleet changed.
+    private func sharedChange(_ change: HeldSessionChange) async {
+        guard !closed else { return }
+        switch change {
+        case .began(let saved):
+            if let session = held[saved.username] {
+                if await session.adopt(shared: saved) { arm(saved) }
+            } else {
+                hold(saved)
+            }
+        case .ended(let username):
+            guard let session = held.removeValue(forKey: username) else { return }
+            generation[username, default: 0] &+= 1
+            await session.endedElsewhere()
+        case .reconnected:
+            guard let sharing else { return }
+            var copies: [StoredSession] = []
+            for session in held.values { if let current = await session.current { copies.append(current) } }
+            for missed in await sharing.resync(copies) where missed != .reconnected { await sharedChange(missed) }
+        }
+    }
+
     /// A context with nobody signed in: a sign-in inside it (`Amplify.Auth.signIn` in its `run`)
     /// creates that user's held session.
     /// - Throws: `AuthError.configuration(_:_:_:)` before the plugin is configured.
     public func newContext() throws -> AuthServerContext {
         let session = AuthContextSession(
-            tenant: tenant, scope: .held, initial: nil, owner: self, events: plugin.authEvents, refresh: try plugin.sessionRefresh())
+            tenant: tenant, scope: .held, initial: nil, owner: self, sharing: sharing, events: plugin.authEvents,
+            refresh: try plugin.sessionRefresh())
         return AuthServerContext(plugin: plugin, session: session)
     }
 
@@ -142,8 +195,8 @@ public actor AuthSessionStore {
         self.observer = observer
     }
 
-    /// Stops the timer, waits for refreshes under way, and closes the credential store; the
-    /// sessions stay saved for the next ``open()``.
+    /// Stops the timer, waits for refreshes under way, and closes the credential store (or leaves
+    /// the fleet); the sessions stay saved for the next ``open()``.
     public func shutdown() async {
         closed = true
         timer?.cancel()
@@ -151,6 +204,7 @@ public actor AuthSessionStore {
         for task in running.values { await task.value }
         running.removeAll()
         held.removeAll()
+        await sharing?.stop()
         await credentials?.close()
         credentials = nil
     }
@@ -159,18 +213,20 @@ public actor AuthSessionStore {
 
     /// A held session began (a sign-in in one of the store's contexts): saved, then refreshed on time.
     /// - Throws: `AuthError.invalidState(_:_:_:)` when the store already holds one for the user,
-    ///   `SQLiteError` when it cannot be saved.
+    ///   `SQLiteError` (or the fleet's error) when it cannot be saved.
     func began(_ session: AuthContextSession, _ new: StoredSession) async throws {
         if let existing = held[new.username], existing !== session {
             throw AuthError.invalidState(
                 "The store already holds a session for '\(new.username)'.", "Use AuthSessionStore.context(for:), or sign that session out first.")
         }
+        try await sharing?.began(new)
         try await credentials?.saveHeld(new, tenant: tenant.id)
         held[new.username] = session
         arm(new)
     }
 
-    /// A held session's tokens were renewed: saved, and the next refresh armed.
+    /// A held session's tokens were renewed: saved (a fleet's refresh saved them already), and
+    /// the next refresh armed.
     func renewed(_ session: AuthContextSession, _ renewed: StoredSession) async {
         guard held[renewed.username] === session else { return }
         try? await credentials?.saveHeld(renewed, tenant: tenant.id)
@@ -182,6 +238,7 @@ public actor AuthSessionStore {
         guard held[ending.username] === session else { return }
         held[ending.username] = nil
         generation[ending.username, default: 0] &+= 1
+        await sharing?.ended(ending)
         try? await credentials?.clearHeld(username: ending.username, tenant: tenant.id)
     }
 

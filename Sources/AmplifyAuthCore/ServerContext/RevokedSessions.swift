@@ -31,6 +31,7 @@ public final class RevokedSessions: Sendable {
     }
 
     private let state = Locked(State())
+    private let observers = Locked<[@Sendable (SessionRevocation) -> Void]>([])
     private let now: @Sendable () -> Date
     /// Bumped by every revocation (``VerifiedTokenCache`` entries from before it are verified again).
     public let revocations = RevocationCounter()
@@ -49,21 +50,56 @@ public final class RevokedSessions: Sendable {
         guard let id = Self.sessionId(claims), let expiry = claims["exp"]?.doubleValue else { return }
         let current = now().timeIntervalSince1970
         guard expiry > current else { return }
-        state.withLock { state in
-            state.sessions[id] = max(state.sessions[id] ?? 0, expiry + 60)
-            prune(&state, current)
-        }
+        record(.session(id: id, until: expiry + 60))
         revocations.bump()
+        notify(.session(id: id, until: expiry + 60))
     }
 
     /// Refuses every token of `sub` issued until now.
     public func revokeUser(sub: String) {
         let current = now().timeIntervalSince1970
-        state.withLock { state in
-            state.users[sub] = (before: current, until: current + Self.userRevocationLifetime)
-            prune(&state, current)
-        }
+        record(.user(sub: sub, before: current))
         revocations.bump()
+        notify(.user(sub: sub, before: current))
+    }
+
+    /// Records a revocation made elsewhere (another instance of a fleet), without telling the
+    /// observers; one whose time has passed changes nothing.
+    public func apply(_ revocation: SessionRevocation) {
+        record(revocation)
+        revocations.bumpFromElsewhere()
+    }
+
+    /// Writes `revocation` into the list.
+    private func record(_ revocation: SessionRevocation) {
+        let current = now().timeIntervalSince1970
+        switch revocation {
+        case .poolChanged:
+            break
+        case .session(let id, let until):
+            guard until > current else { return }
+            state.withLock { state in
+                state.sessions[id] = max(state.sessions[id] ?? 0, until)
+                prune(&state, current)
+            }
+        case .user(let sub, let before):
+            guard before + Self.userRevocationLifetime > current else { return }
+            state.withLock { state in
+                let earlier = state.users[sub]?.before ?? -Double.infinity
+                state.users[sub] = (before: max(before, earlier), until: max(before, earlier) + Self.userRevocationLifetime)
+                prune(&state, current)
+            }
+        }
+    }
+
+    /// Calls `observer` with every revocation made here (not those ``apply(_:)`` records), on the
+    /// thread that made it, after it took effect.
+    public func observe(_ observer: @escaping @Sendable (SessionRevocation) -> Void) {
+        observers.withLock { $0.append(observer) }
+    }
+
+    private func notify(_ revocation: SessionRevocation) {
+        for observer in observers.withLock({ $0 }) { observer(revocation) }
     }
 
     /// Whether a token with `claims` belongs to a revoked session or user.
@@ -91,4 +127,16 @@ public final class RevokedSessions: Sendable {
         state.sessions = state.sessions.filter { $0.value > current }
         state.users = state.users.filter { $0.value.until > current }
     }
+}
+
+/// One entry of a ``RevokedSessions`` list, as instances of a fleet share it.
+public enum SessionRevocation: Sendable, Equatable {
+    /// A session (its tokens' `origin_jti`, else `jti`, with its prefix) refused until `until`
+    /// (seconds since 1970).
+    case session(id: String, until: Double)
+    /// Every token of `sub` issued before `before` (seconds since 1970).
+    case user(sub: String, before: Double)
+    /// The pool itself recorded a revocation that every instance reads from it (the local pool's
+    /// shared files): tokens verified before are verified again.
+    case poolChanged
 }
