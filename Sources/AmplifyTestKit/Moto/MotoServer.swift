@@ -13,7 +13,8 @@ import Foundation
 /// Calls block the calling thread until the harness answers; use it from tests, not from a loop.
 public final class MotoServer: @unchecked Sendable {
     // @unchecked Sendable: the process and its pipes are used only under `lock`.
-    private let lock = Locked(())
+    /// The commands sent (a count, not an empty value: see `Locked`).
+    private let lock = Locked(0)
     private let process: Process
     private let commands: FileHandle
     private let answers: LineReader
@@ -128,8 +129,9 @@ public final class MotoServer: @unchecked Sendable {
 
     @discardableResult
     private func send(_ command: JSONValue) throws -> JSONValue {
-        try lock.withLock { _ throws(MotoServerError) -> JSONValue in
+        try lock.withLock { sent throws(MotoServerError) -> JSONValue in
             guard !stopped else { throw MotoServerError("the server was stopped") }
+            sent += 1
             guard let line = try? JSONEncoder().encode(command) else { throw MotoServerError("cannot encode \(command)") }
             do {
                 try commands.write(contentsOf: line + Data("\n".utf8))
