@@ -190,7 +190,7 @@ let package = Package(
             dependencies: [
                 "AmplifyPlugins", "LocalAuthPlugin", "AWSCognitoAuthPlugin", "AWSAPIPlugin", "AWSPluginsCore", "AmplifyAuthCore",
                 "AmplifyAnalyticsCore", "Amplify",
-                "AmplifyConcurrency",
+                "AmplifyConcurrency", "AmplifyFleet", "AmplifyRedis", "AmplifyCrypto",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
             ]),
 
@@ -436,7 +436,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "AmplifyRedisTests", dependencies: ["AmplifyRedis", "AmplifyEventLoop", "AmplifyTestKit"]),
-        .testTarget(name: "AmplifyCLITests", dependencies: ["amplify", "AmplifyTestKit", "Amplify", "AmplifyCrypto"]),
+        .testTarget(name: "AmplifyCLITests", dependencies: ["amplify", "AmplifyTestKit", "Amplify", "AmplifyCrypto", "AmplifyConcurrency"]),
         .executableTarget(
             name: "AmplifyServicePeer",
             dependencies: [

@@ -9,7 +9,7 @@ cd "$(dirname "$0")/.."
 modules=("$@")
 if [ ${#modules[@]} -eq 0 ]; then
     modules=(AmplifyConcurrency AmplifyEventLoop AmplifyCrypto AmplifySQLite Amplify AWSPluginsCore AmplifyAuthCore
-        AmplifyAnalyticsCore AmplifyStorageCore AmplifyTestKit LocalAuthPlugin AWSCognitoAuthPlugin LocalStoragePlugin AWSS3StoragePlugin
+        AmplifyAnalyticsCore AmplifyStorageCore AmplifyFleet AmplifyTestKit LocalAuthPlugin AWSCognitoAuthPlugin LocalStoragePlugin AWSS3StoragePlugin
         LocalAnalyticsPlugin AWSKinesisAnalyticsPlugin RedisHubBridgePlugin AppSyncEventsHubBridgePlugin AmplifyWebSocket AWSAPIPlugin AmplifyPlugins AmplifyServiceLifecycle
         AmplifyHummingbird AmplifyVapor)
 fi

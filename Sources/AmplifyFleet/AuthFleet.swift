@@ -7,7 +7,7 @@ import CoreMetrics
 import Foundation
 
 /// The instances of one server behind a load balancer, sharing their held sessions in Redis:
-/// make one per process and open each ``AuthSessionStore`` with it
+/// make one per process and open each `AuthSessionStore` with it
 /// (`AuthSessionStore(plugin:fleet:)`). Then every instance holds every user's session, exactly
 /// one refreshes each (a lease per session, fenced), a session ended on one instance ends on all
 /// (its tokens refused and every verified-token cache entry of it verified again), and the Auth
@@ -144,11 +144,18 @@ extension AuthFleet.Configuration {
 
 extension AuthSessionStore {
     /// A store of `plugin`'s sessions shared with the other instances of `fleet` instead of a
-    /// credential store file; ``open()`` loads the fleet's sessions and follows the others.
+    /// credential store file; `open()` loads the fleet's sessions and follows the others.
     /// - Throws: `AuthError.configuration(_:_:_:)` before the plugin is configured.
     public init(plugin: any AuthServerContextPlugin, fleet: AuthFleet, settings: Settings = Settings()) throws {
+        try self.init(plugin: plugin, fleet: fleet, settings: settings, clock: { Date() })
+    }
+
+    /// ``init(plugin:fleet:settings:)`` timing refreshes by `clock` (a skewed one, in tests and
+    /// the demo).
+    package init(plugin: any AuthServerContextPlugin, fleet: AuthFleet, settings: Settings, clock: @escaping @Sendable () -> Date) throws {
         let loop = fleet.loop
-        try self.init(plugin: plugin, credentialStorePath: nil, sharing: try fleet.sharing(for: plugin), settings: settings, eventLoop: { loop })
+        try self.init(
+            plugin: plugin, credentialStorePath: nil, sharing: try fleet.sharing(for: plugin), settings: settings, eventLoop: { loop }, clock: clock)
     }
 }
 

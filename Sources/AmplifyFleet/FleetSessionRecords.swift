@@ -15,7 +15,7 @@ import Foundation
 /// from a session that ended. A refresh is two round trips, each one script:
 /// ``claim(_:knownVersion:leaseDuration:)`` (read the record and, unless another instance wrote a
 /// newer version or holds the lease, take the lease with a fencing token from one counter) and
-/// ``write(_:under:)`` (the new tokens, written only while the lease is still the writer's — a
+/// ``write(_:under:after:)`` (the new tokens, written only while the lease is still the writer's — a
 /// stale instance whose lease expired and was taken is refused — and the lease given back).
 ///
 /// Keys, under `prefix` (default `amplify:fleet`): `<prefix>:session:<tenant>:<user>`,
@@ -37,7 +37,7 @@ package final class FleetSessionRecords: Sendable {
 
     /// What ``claim(_:knownVersion:leaseDuration:)`` found.
     package enum Claim: Sendable, Equatable {
-        /// The lease is this instance's: refresh `record`'s tokens and ``write(_:under:)`` them.
+        /// The lease is this instance's: refresh `record`'s tokens and ``write(_:under:after:)`` them.
         case acquired(Lease, Record)
         /// Another instance wrote a newer version: take it.
         case newer(Record)
@@ -103,19 +103,30 @@ package final class FleetSessionRecords: Sendable {
         return version
     }
 
-    /// Saves `session` at `version` only if Redis has no record for it (it lost its data): what
-    /// another instance wrote meanwhile, or a tombstone, is kept.
+    private static let restoreScript = """
+        local record = redis.call('GET', KEYS[1])
+        if record == 'ended' then return 0 end
+        if record then
+            local version = tonumber(string.match(record, '^(%d+)%.'))
+            if version and version >= tonumber(ARGV[1]) then return 0 end
+        end
+        redis.call('SET', KEYS[1], ARGV[1] .. '.' .. ARGV[2])
+        return 1
+        """
+
+    /// Saves `session` at `version` unless Redis holds that version or a newer one, or a
+    /// tombstone (after Redis lost its data, instances save their copies again and the newest
+    /// wins, whatever order they come in).
     /// - Returns: whether it was saved.
     /// - Throws: `RedisClientError`, `CryptoError`, or ``FleetRecordError`` for an error reply.
     @discardableResult
     package func restore(_ session: StoredSession, version: Int) async throws -> Bool {
-        let value = Array("\(max(1, version)).".utf8) + (try seal(session))
-        let reply = try await client.command([Array("SET".utf8), Array(sessionKey(session.username).utf8), value, Array("NX".utf8)])
-        switch reply {
-        case .status("OK"): return true
-        case .null: return false
-        default: throw FleetRecordError(reply, "SET \(sessionKey(session.username)) NX")
-        }
+        let reply = try await client.command([
+            Array("EVAL".utf8), Array(Self.restoreScript.utf8), Array("1".utf8), Array(sessionKey(session.username).utf8),
+            Array(String(max(1, version)).utf8), try seal(session),
+        ])
+        guard case .integer(let done) = reply else { throw FleetRecordError(reply, "restoring \(sessionKey(session.username))") }
+        return done == 1
     }
 
     /// The session saved for `username` and its version, or `nil` (none, or it ended).
@@ -211,8 +222,8 @@ package final class FleetSessionRecords: Sendable {
         redis.call('DEL', KEYS[1])
         local record = redis.call('GET', KEYS[2])
         if record == 'ended' then return -1 end
-        local version = 0
-        if record then version = tonumber(string.match(record, '^(%d+)%.')) or 0 end
+        local version = tonumber(ARGV[3])
+        if record then version = math.max(version, tonumber(string.match(record, '^(%d+)%.')) or 0) end
         redis.call('SET', KEYS[2], (version + 1) .. '.' .. ARGV[2])
         return version + 1
         """
@@ -269,7 +280,7 @@ package final class FleetSessionRecords: Sendable {
         return done == 1
     }
 
-    /// What ``write(_:under:)`` did.
+    /// What ``write(_:under:after:)`` did.
     package enum Write: Sendable, Equatable {
         /// Written as this version; the lease was given back.
         case written(version: Int)
@@ -281,12 +292,13 @@ package final class FleetSessionRecords: Sendable {
     }
 
     /// Writes `session` (refreshed tokens) only while `lease` is still the lease on it, and gives
-    /// the lease back, in one round trip.
+    /// the lease back, in one round trip. The new version is one above the record's and
+    /// `after` (the version the tokens were refreshed from), whichever is higher.
     /// - Throws: `RedisClientError`, `CryptoError`, or ``FleetRecordError`` for an error reply.
-    package func write(_ session: StoredSession, under lease: Lease) async throws -> Write {
+    package func write(_ session: StoredSession, under lease: Lease, after: Int = 0) async throws -> Write {
         let reply = try await client.command([
             Array("EVAL".utf8), Array(Self.writeScript.utf8), Array("2".utf8), Array(leaseKey(lease.username).utf8),
-            Array(sessionKey(session.username).utf8), Array(lease.value.utf8), try seal(session),
+            Array(sessionKey(session.username).utf8), Array(lease.value.utf8), try seal(session), Array(String(max(0, after)).utf8),
         ])
         guard case .integer(let done) = reply else { throw FleetRecordError(reply, "writing \(session.username)'s refreshed session") }
         return done > 0 ? .written(version: done) : done == 0 ? .fenced : .ended

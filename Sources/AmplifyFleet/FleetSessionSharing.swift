@@ -139,7 +139,10 @@ final class FleetSessionSharing: HeldSessionSharing {
                 }
                 try await Task.sleep(for: .milliseconds(50))
             case .acquired(let lease, let record):
-                if let outcome = try await refresh(record, under: lease, known: known, exchange: exchange) { return outcome }
+                // A record older than this instance's copy was saved again from a stale copy
+                // (Redis lost its data): this instance's tokens are the newer ones.
+                let base = record.version >= known ? record : FleetSessionRecords.Record(session: current, version: known)
+                if let outcome = try await refresh(base, under: lease, known: known, exchange: exchange) { return outcome }
             }
         }
     }
@@ -224,7 +227,7 @@ final class FleetSessionSharing: HeldSessionSharing {
             renewal.cancel()
             // A refused refresh token is final only if the fleet's record still holds it: an
             // instance that stalled past its lease finds the tokens the next holder wrote.
-            if let latest = try? await records.load(username), latest.version > known {
+            if let latest = try? await records.load(username), latest.version > max(known, record.version) {
                 try? await records.release(lease)
                 state.withLock { $0.versions[username] = latest.version }
                 count("adopted")
@@ -235,7 +238,7 @@ final class FleetSessionSharing: HeldSessionSharing {
         }
         let written: FleetSessionRecords.Write
         do {
-            written = try await records.write(renewed, under: lease)
+            written = try await records.write(renewed, under: lease, after: record.version)
         } catch {
             count("unreachable")
             throw unreachable(username, "the refreshed tokens could not be written (\(error))")

@@ -21,14 +21,38 @@ struct DemoCommand: AmplifyCommand {
             timer refreshes them; one user's refresh token is revoked elsewhere (a global sign-out \
             from a browser's request), so that session alone fails to refresh and expires; one signs \
             out; the others stay signed in.
+
+            With --instances N (2 to 5) and --users M, a fleet: redis-server started on 127.0.0.1, N \
+            instances as separate processes sharing the pool's files and that Redis (AmplifyFleet), the \
+            users signed in across them; one instance is killed mid-run and the others refresh every \
+            session; a sign-out on one ends the session on all; each event is dispatched once and \
+            relayed to the others as remote.
             """)
     static var needsConfiguration: Bool { false }
 
     @OptionGroup var global: GlobalOptions
     @Flag(help: "Leave the demo's folder behind.") var keep = false
     @Option(help: "Show N users (3 to 26) held in one server process instead.") var users: Int?
+    @Option(help: "Run the users' sessions on a fleet of N server processes (2 to 5) sharing Redis.") var instances: Int?
+    @Option(help: .hidden) var fleetMember: String?
+    @Option(help: .hidden) var redisPort: Int = 6379
+    @Option(help: .hidden) var memberName: String = "instance"
+    @Option(help: .hidden) var clockOffset: Double = 0
+    @Option(help: .hidden) var leaseSeconds: Double = 30
 
     func execute() async throws -> CommandResult {
+        if let fleetMember {
+            try await DemoFleetMember.run(
+                .init(configPath: fleetMember, redisPort: redisPort, name: memberName, clockOffset: clockOffset, leaseSeconds: leaseSeconds))
+            return CommandResult(text: "", json: .null)
+        }
+        if let instances {
+            guard (2...5).contains(instances) else { throw ValidationError("--instances takes 2 to 5 instances.") }
+            let count = users ?? 6
+            guard (3...26).contains(count) else { throw ValidationError("--users takes 3 to 26 users.") }
+            try await DemoFleet.run(instances: instances, users: count, keep: keep)
+            return CommandResult(text: "", json: .null)
+        }
         if let users {
             guard (3...26).contains(users) else { throw ValidationError("--users takes 3 to 26 users.") }
             try await DemoUsers.run(count: users, keep: keep)

@@ -322,4 +322,42 @@ struct FleetSessionStoreTests {
         try fixture.loop.shutdown()
         try? FileManager.default.removeItem(atPath: fixture.folder)
     }
+
+    @Test(
+        "after Redis lost its data, a stale copy saved again first does not end the session: the instance that knows a newer version refreshes from its own tokens; a newer copy saved later replaces the stale one"
+    )
+    func staleCopyRestoredFirst() async throws {
+        let redis = try await RedisServer.launch()
+        defer { redis.stop() }
+        let fixture = try LocalPoolFixture(["accessTokenLifetimeSeconds": 600])
+        let key = try Digest.randomBytes(32)
+        let instances = try (0..<2).map { try Instance("instance-\($0)", fixture, redisPort: redis.port, key: key) }
+        for instance in instances { try await instance.store.open() }
+        try await Self.signUp(instances[0].plugin, fixture, ["alice"])
+        try await instances[0].signIn("alice")
+        #expect(try await Self.eventually { await instances[1].store.count == 1 })
+        let stale = try #require(await instances[1].store.context(for: "alice")?.session.current)
+        // Instance 0 refreshes (version 2; the refresh token rotates); instance 1 has not looked yet.
+        let context = try #require(await instances[0].store.context(for: "alice"))
+        let newer = try await context.session.refresh()
+        #expect(newer.refreshToken != stale.refreshToken)
+        // Redis loses everything, and instance 1's stale copy (version 1) is saved again first.
+        _ = try redis.command(["FLUSHALL"])
+        let tenant = try instances[0].plugin.contextTenant().id
+        let records = try FleetSessionRecords(client: instances[1].fleet.client, key: key, tenant: tenant, instance: "restorer")
+        #expect(try await records.restore(stale, version: 1))
+        let refreshed = try await context.session.refresh()
+        #expect(refreshed.refreshToken != newer.refreshToken)
+        #expect(await instances[0].seen(HubPayload.EventName.Auth.sessionExpired).isEmpty)
+        #expect(try await records.load("alice")?.session == refreshed)
+        // The newest copy wins whatever the order: a stale one saved after it changes nothing.
+        #expect(try await records.restore(stale, version: 1) == false)
+        _ = try redis.command(["FLUSHALL"])
+        #expect(try await records.restore(stale, version: 1))
+        #expect(try await records.restore(refreshed, version: 3))
+        #expect(try await records.load("alice")?.session == refreshed)
+        for instance in instances { await instance.close() }
+        try fixture.loop.shutdown()
+        try? FileManager.default.removeItem(atPath: fixture.folder)
+    }
 }

@@ -65,6 +65,8 @@ public actor AuthSessionStore {
     private let settings: Settings
     private let storePath: String?
     private let eventLoop: @Sendable () throws -> EventLoop
+    /// The clock refreshes are timed by (an instance's own, skew and all).
+    private let now: @Sendable () -> Date
     /// The fleet the sessions are shared with (AmplifyFleet), instead of the credential store.
     private let sharing: (any HeldSessionSharing)?
     private var credentials: CredentialStore?
@@ -89,15 +91,18 @@ public actor AuthSessionStore {
         plugin: any AuthServerContextPlugin, credentialStorePath: String?, settings: Settings = Settings(),
         eventLoop: (@Sendable () throws -> EventLoop)? = nil
     ) throws {
-        try self.init(plugin: plugin, credentialStorePath: credentialStorePath, sharing: nil, settings: settings, eventLoop: eventLoop)
+        try self.init(
+            plugin: plugin, credentialStorePath: credentialStorePath, sharing: nil, settings: settings, eventLoop: eventLoop, clock: { Date() })
     }
 
-    /// A store whose sessions are shared through `sharing` (a fleet's Redis) instead of a file.
+    /// A store whose sessions are shared through `sharing` (a fleet's Redis) instead of a file,
+    /// timing its refreshes by `clock`.
     /// - Throws: `AuthError.configuration(_:_:_:)` before the plugin is configured.
     package init(
         plugin: any AuthServerContextPlugin, credentialStorePath: String?, sharing: (any HeldSessionSharing)?, settings: Settings,
-        eventLoop: (@Sendable () throws -> EventLoop)?
+        eventLoop: (@Sendable () throws -> EventLoop)?, clock: @escaping @Sendable () -> Date
     ) throws {
+        now = clock
         self.plugin = plugin
         tenant = try plugin.contextTenant()
         self.settings = settings
@@ -247,7 +252,7 @@ public actor AuthSessionStore {
     /// Arms `session`'s next refresh: `refreshLead` (at most `maximumLeadFraction` of the remaining life) before
     /// expiry, minus a random jitter (at most a quarter of it).
     private func arm(_ session: StoredSession) {
-        let remaining = max(0, session.accessTokenExpiresAt.timeIntervalSinceNow)
+        let remaining = max(0, session.accessTokenExpiresAt.timeIntervalSince(now()))
         let lead = min(settings.refreshLead, remaining * settings.maximumLeadFraction)
         let jitter = min(settings.jitter, remaining / 4)
         let due = session.accessTokenExpiresAt.addingTimeInterval(-lead - (jitter > 0 ? Double.random(in: 0...jitter) : 0))
@@ -266,7 +271,7 @@ public actor AuthSessionStore {
         if let timerDeadline, timerDeadline <= first.due, timer != nil { return }
         timer?.cancel()
         timerDeadline = first.due
-        timer = try? eventLoop().scheduleTimer(after: .saturatingSeconds(first.due.timeIntervalSinceNow)) { [weak self] in
+        timer = try? eventLoop().scheduleTimer(after: .saturatingSeconds(first.due.timeIntervalSince(now()))) { [weak self] in
             Task { await self?.timerFired() }
         }
     }
@@ -275,8 +280,8 @@ public actor AuthSessionStore {
         guard !closed else { return }
         timer = nil
         timerDeadline = nil
-        let now = Date()
-        while let first = schedule.peek, first.due <= now {
+        let current = now()
+        while let first = schedule.peek, first.due <= current {
             schedule.pop()
             guard generation[first.username] == first.generation, held[first.username] != nil else { continue }
             queue.append(first.username)
@@ -331,7 +336,7 @@ public actor AuthSessionStore {
         running[id] = nil
         inFlight -= 1
         if retry, held[username] === session {
-            push(username, due: Date().addingTimeInterval(settings.retryDelay), expiresAt: Date().addingTimeInterval(settings.retryDelay))
+            push(username, due: now().addingTimeInterval(settings.retryDelay), expiresAt: now().addingTimeInterval(settings.retryDelay))
         }
         startQueued()
     }
