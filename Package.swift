@@ -272,6 +272,13 @@ let package = Package(
             ],
             path: "Benchmarks/CognitoBenchmark", exclude: ["peers.py"]),
         .executableTarget(
+            name: "FleetBenchmark",
+            dependencies: [
+                "AmplifyFleet", "LocalAuthPlugin", "AmplifyAuthCore", "Amplify", "AmplifyConcurrency", "AmplifyCrypto", "AmplifyEventLoop",
+                "AmplifyTestKit", "BenchmarkReport",
+            ],
+            path: "Benchmarks/FleetBenchmark"),
+        .executableTarget(
             name: "SessionBenchmark",
             dependencies: [
                 "LocalAuthPlugin", "AWSCognitoAuthPlugin", "AmplifyAuthCore", "Amplify", "AmplifyConcurrency", "AmplifyEventLoop", "AmplifyTestKit",

@@ -118,6 +118,10 @@ public final class AuthFleet: Sendable {
         self.metrics = metrics
     }
 
+    /// Commands sent on the stores' shared connection so far (one Redis round trip each; the
+    /// notice connections' publishes are not among them).
+    package var roundTrips: Int { client.commandsSent }
+
     /// Closes the connection the fleet's stores share (after the stores' `shutdown()`).
     public func close() async {
         await client.close()

@@ -1,6 +1,7 @@
 import AmplifyConcurrency
 import AmplifyEventLoop
 import Foundation
+import Synchronization
 
 /// Why a Redis command did not get a reply.
 package struct RedisClientError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -35,6 +36,10 @@ package final class RedisClient: Sendable {
     private let loop: EventLoop
     private let credentials: RedisCredentials?
     private let state: LoopBound<State>
+    private let sent = Atomic<Int>(0)
+
+    /// The commands sent so far (each is one round trip: Redis answers each; AUTH not counted).
+    package var commandsSent: Int { sent.load(ordering: .relaxed) }
 
     /// Loop-thread state.
     private final class State {
@@ -67,6 +72,7 @@ package final class RedisClient: Sendable {
 
     /// ``command(_:)-([String])`` with arguments as bytes.
     package func command(_ arguments: [[UInt8]]) async throws(RedisClientError) -> RedisReply {
+        sent.add(1, ordering: .relaxed)
         let result = await withCheckedContinuation { (continuation: CheckedContinuation<Result<RedisReply, RedisClientError>, Never>) in
             let state = self.state
             do {

@@ -360,4 +360,26 @@ struct FleetSessionStoreTests {
         try fixture.loop.shutdown()
         try? FileManager.default.removeItem(atPath: fixture.folder)
     }
+
+    @Test("a refresh by an instance alone in its fleet is two Redis round trips: the claim and the fenced write")
+    func roundTripsPerRefresh() async throws {
+        let redis = try await RedisServer.launch()
+        defer { redis.stop() }
+        let fixture = try LocalPoolFixture(["accessTokenLifetimeSeconds": 600])
+        let instance = try Instance("alone", fixture, redisPort: redis.port, key: try Digest.randomBytes(32))
+        try await instance.store.open()
+        try await Self.signUp(instance.plugin, fixture, ["alice"])
+        try await instance.signIn("alice")
+        let context = try #require(await instance.store.context(for: "alice"))
+        _ = try redis.command(["CONFIG", "RESETSTAT"])
+        let before = instance.fleet.client.commandsSent
+        for _ in 0..<5 { _ = try await context.session.refresh() }
+        #expect(instance.fleet.client.commandsSent - before == 10)
+        // Redis saw two scripts a refresh (its statistics count the commands inside them too).
+        let stats = try redis.command(["INFO", "commandstats"])
+        #expect(stats.contains("cmdstat_eval:calls=10,"), "\(stats)")
+        await instance.close()
+        try fixture.loop.shutdown()
+        try? FileManager.default.removeItem(atPath: fixture.folder)
+    }
 }
