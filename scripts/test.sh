@@ -49,7 +49,7 @@ for sanitizer in ${AMPLIFY_SANITIZERS:-thread}; do
     reports=$(mktemp -d)
     status=0
     SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=3 LSAN_OPTIONS="suppressions=$PWD/scripts/lsan-suppressions.txt" \
-        TSAN_OPTIONS="log_path=$reports/report" ASAN_OPTIONS="log_path=$reports/report" \
+        TSAN_OPTIONS="log_path=$reports/report suppressions=$PWD/scripts/tsan-suppressions.txt" ASAN_OPTIONS="log_path=$reports/report" \
         swift test --enable-all-traits --sanitize="$sanitizer" --scratch-path ".build/sanitize-$sanitizer" || status=$?
     if compgen -G "$reports/report*" >/dev/null; then
         echo "== $sanitizer sanitizer reports (whole files: $reports)"

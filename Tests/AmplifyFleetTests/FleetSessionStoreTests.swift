@@ -70,6 +70,33 @@ struct FleetSessionStoreTests {
         return await condition()
     }
 
+    /// A redis-server, a local pool with `lifetime` s access tokens, and the fleet's key: what
+    /// every test here starts with; ``instances(_:lease:)`` makes and opens instances on them.
+    struct Fleet {
+        let redis: RedisServer
+        let fixture: LocalPoolFixture
+        let key: [UInt8]
+
+        init(lifetime: Int) async throws {
+            redis = try await RedisServer.launch()
+            fixture = try LocalPoolFixture(["accessTokenLifetimeSeconds": .number(Double(lifetime))])
+            key = try Digest.randomBytes(32)
+        }
+
+        func instances(_ names: [String], lease: Duration = .seconds(2)) async throws -> [Instance] {
+            let made = try names.map { try Instance($0, fixture, redisPort: redis.port, key: key, lease: lease) }
+            for instance in made { try await instance.store.open() }
+            return made
+        }
+
+        /// Closes `instances`, the pool's loop and folder (the test's `defer` stops Redis).
+        func close(_ instances: [Instance]) async throws {
+            for instance in instances { await instance.close() }
+            try fixture.loop.shutdown()
+            try? FileManager.default.removeItem(atPath: fixture.folder)
+        }
+    }
+
     static func signUp(_ plugin: LocalAuthPlugin, _ fixture: LocalPoolFixture, _ names: [String]) async throws {
         for name in names {
             _ = try await plugin.signUp(
@@ -83,14 +110,11 @@ struct FleetSessionStoreTests {
         "three instances hold every session wherever it began; each refresh is one instance's (rotated refresh tokens never refused), and the others take its tokens without an event"
     )
     func oneRefresherPerSession() async throws {
-        let redis = try await RedisServer.launch()
-        defer { redis.stop() }
-        let fixture = try LocalPoolFixture(["accessTokenLifetimeSeconds": 2])
-        let key = try Digest.randomBytes(32)
-        let instances = try (0..<3).map { try Instance("instance-\($0)", fixture, redisPort: redis.port, key: key) }
-        for instance in instances { try await instance.store.open() }
+        let fleet = try await Fleet(lifetime: 2)
+        defer { fleet.redis.stop() }
+        let instances = try await fleet.instances(["instance-0", "instance-1", "instance-2"])
         let users = (0..<6).map { "user\($0)" }
-        try await Self.signUp(instances[0].plugin, fixture, users)
+        try await Self.signUp(instances[0].plugin, fleet.fixture, users)
         for (index, user) in users.enumerated() { try await instances[index % 3].signIn(user) }
         for instance in instances {
             #expect(try await Self.eventually { await Set(instance.store.usernames) == Set(users) })
@@ -126,22 +150,17 @@ struct FleetSessionStoreTests {
                         == Set(users.enumerated().filter { $0.offset % 3 != index }.map(\.element))
                 })
         }
-        for instance in instances { await instance.close() }
-        try fixture.loop.shutdown()
-        try? FileManager.default.removeItem(atPath: fixture.folder)
+        try await fleet.close(instances)
     }
 
     @Test(
         "a sign-out on one instance ends the session on every instance within the bound: signedOut dispatched once there and relayed as remote, the record a tombstone; a restarted instance does not hold it"
     )
     func signOutEverywhere() async throws {
-        let redis = try await RedisServer.launch()
-        defer { redis.stop() }
-        let fixture = try LocalPoolFixture(["accessTokenLifetimeSeconds": 60])
-        let key = try Digest.randomBytes(32)
-        let instances = try (0..<3).map { try Instance("instance-\($0)", fixture, redisPort: redis.port, key: key) }
-        for instance in instances { try await instance.store.open() }
-        try await Self.signUp(instances[0].plugin, fixture, ["alice", "bob"])
+        let fleet = try await Fleet(lifetime: 60)
+        defer { fleet.redis.stop() }
+        let instances = try await fleet.instances(["instance-0", "instance-1", "instance-2"])
+        try await Self.signUp(instances[0].plugin, fleet.fixture, ["alice", "bob"])
         try await instances[0].signIn("alice")
         try await instances[1].signIn("bob")
         for instance in instances { #expect(try await Self.eventually { await instance.store.count == 2 }) }
@@ -157,32 +176,26 @@ struct FleetSessionStoreTests {
             #expect(try await Self.eventually { await instance.remote(HubPayload.EventName.Auth.signedOut) == ["alice"] })
             #expect(await instance.local(HubPayload.EventName.Auth.signedOut).isEmpty)
         }
-        #expect(try redis.command(["GET", "amplify:fleet:session:\(try instances[0].plugin.contextTenant().id):alice"]) == "ended")
-        let late = try Instance("instance-late", fixture, redisPort: redis.port, key: key)
-        try await late.store.open()
+        #expect(try fleet.redis.command(["GET", "amplify:fleet:session:\(try instances[0].plugin.contextTenant().id):alice"]) == "ended")
+        let late = try await fleet.instances(["instance-late"])[0]
         #expect(await late.store.usernames == ["bob"])
         await late.close()
-        for instance in instances { await instance.close() }
-        try fixture.loop.shutdown()
-        try? FileManager.default.removeItem(atPath: fixture.folder)
+        try await fleet.close(instances)
     }
 
     @Test(
         "an instance that died holding a session's lease (mid-refresh) loses it after the lease's time, and another instance refreshes the session before it expires"
     )
     func takeoverAfterDeath() async throws {
-        let redis = try await RedisServer.launch()
-        defer { redis.stop() }
-        let fixture = try LocalPoolFixture(["accessTokenLifetimeSeconds": 4])
-        let key = try Digest.randomBytes(32)
-        let survivor = try Instance("survivor", fixture, redisPort: redis.port, key: key, lease: .seconds(1))
-        try await survivor.store.open()
-        try await Self.signUp(survivor.plugin, fixture, ["alice"])
+        let fleet = try await Fleet(lifetime: 4)
+        defer { fleet.redis.stop() }
+        let survivor = try await fleet.instances(["survivor"], lease: .seconds(1))[0]
+        try await Self.signUp(survivor.plugin, fleet.fixture, ["alice"])
         try await survivor.signIn("alice")
         let signedIn = try #require(await survivor.store.context(for: "alice")?.session.current)
         // The dead instance took the lease and never wrote or released it.
         let dead = try FleetSessionRecords(
-            client: survivor.fleet.client, key: key, tenant: try survivor.plugin.contextTenant().id, instance: "dead-instance")
+            client: survivor.fleet.client, key: fleet.key, tenant: try survivor.plugin.contextTenant().id, instance: "dead-instance")
         guard case .acquired = try await dead.claim("alice", knownVersion: 1, leaseDuration: .seconds(1)) else {
             Issue.record("the dead instance could not take the lease")
             return
@@ -192,24 +205,18 @@ struct FleetSessionStoreTests {
         #expect(renewed.refreshToken != signedIn.refreshToken)
         #expect(Date() < signedIn.accessTokenExpiresAt, "the refresh came after the old access token expired")
         #expect(await survivor.seen(HubPayload.EventName.Auth.sessionExpired).isEmpty)
-        await survivor.close()
-        try fixture.loop.shutdown()
-        try? FileManager.default.removeItem(atPath: fixture.folder)
+        try await fleet.close([survivor])
     }
 
     @Test(
         "an instance stalled past its lease mid-refresh: another takes over and rotates the refresh token; the stale one's refused token and refused write end nothing, it takes the new tokens"
     )
     func stalledInstanceIsFenced() async throws {
-        let redis = try await RedisServer.launch()
-        defer { redis.stop() }
-        let fixture = try LocalPoolFixture(["accessTokenLifetimeSeconds": 600])
-        let key = try Digest.randomBytes(32)
-        let stalled = try Instance("stalled", fixture, redisPort: redis.port, key: key, lease: .seconds(1))
-        let live = try Instance("live", fixture, redisPort: redis.port, key: key, lease: .seconds(1))
-        try await stalled.store.open()
-        try await live.store.open()
-        try await Self.signUp(stalled.plugin, fixture, ["alice"])
+        let fleet = try await Fleet(lifetime: 600)
+        defer { fleet.redis.stop() }
+        let instances = try await fleet.instances(["stalled", "live"], lease: .seconds(1))
+        let (stalled, live) = (instances[0], instances[1])
+        try await Self.signUp(stalled.plugin, fleet.fixture, ["alice"])
         try await stalled.signIn("alice")
         #expect(try await Self.eventually { await live.store.count == 1 })
         let original = try #require(await stalled.store.context(for: "alice")?.session.current)
@@ -238,32 +245,26 @@ struct FleetSessionStoreTests {
             #expect(await instance.store.count == 1)
         }
         await sharing.stop()
-        await stalled.close()
-        await live.close()
-        try fixture.loop.shutdown()
-        try? FileManager.default.removeItem(atPath: fixture.folder)
+        try await fleet.close(instances)
     }
 
     @Test(
         "redis-server SIGKILLed and restarted without its data: no session is lost — the instances save their copies again, and refreshes go on without signing anybody out"
     )
     func redisLosesItsData() async throws {
-        let redis = try await RedisServer.launch()
-        defer { redis.stop() }
-        let fixture = try LocalPoolFixture(["accessTokenLifetimeSeconds": 2])
-        let key = try Digest.randomBytes(32)
-        let instances = try (0..<2).map { try Instance("instance-\($0)", fixture, redisPort: redis.port, key: key) }
-        for instance in instances { try await instance.store.open() }
-        try await Self.signUp(instances[0].plugin, fixture, ["alice", "bob"])
+        let fleet = try await Fleet(lifetime: 2)
+        defer { fleet.redis.stop() }
+        let instances = try await fleet.instances(["instance-0", "instance-1"])
+        try await Self.signUp(instances[0].plugin, fleet.fixture, ["alice", "bob"])
         try await instances[0].signIn("alice")
         try await instances[1].signIn("bob")
         for instance in instances { #expect(try await Self.eventually { await instance.store.count == 2 }) }
-        try await redis.restart()
+        try await fleet.redis.restart()
         let tenant = try instances[0].plugin.contextTenant().id
         #expect(
             try await Self.eventually(20) {
-                (try? redis.command(["EXISTS", "amplify:fleet:session:\(tenant):alice"])) == ":1"
-                    && (try? redis.command(["EXISTS", "amplify:fleet:session:\(tenant):bob"])) == ":1"
+                (try? fleet.redis.command(["EXISTS", "amplify:fleet:session:\(tenant):alice"])) == ":1"
+                    && (try? fleet.redis.command(["EXISTS", "amplify:fleet:session:\(tenant):bob"])) == ":1"
             })
         let refreshedBefore =
             await instances[0].local(HubPayload.EventName.Auth.tokenRefreshed).count
@@ -278,22 +279,17 @@ struct FleetSessionStoreTests {
             #expect(await instance.seen(HubPayload.EventName.Auth.sessionExpired).isEmpty)
             #expect(Set(await instance.store.usernames) == ["alice", "bob"])
         }
-        for instance in instances { await instance.close() }
-        try fixture.loop.shutdown()
-        try? FileManager.default.removeItem(atPath: fixture.folder)
+        try await fleet.close(instances)
     }
 
     @Test(
         "a request's token verified and cached on one instance is refused there soon after a global sign-out on another (the revocation notice), in under 250 ms"
     )
     func revocationEmptiesOtherCaches() async throws {
-        let redis = try await RedisServer.launch()
-        defer { redis.stop() }
-        let fixture = try LocalPoolFixture(["accessTokenLifetimeSeconds": 600])
-        let key = try Digest.randomBytes(32)
-        let instances = try (0..<2).map { try Instance("instance-\($0)", fixture, redisPort: redis.port, key: key) }
-        for instance in instances { try await instance.store.open() }
-        try await Self.signUp(instances[0].plugin, fixture, ["alice"])
+        let fleet = try await Fleet(lifetime: 600)
+        defer { fleet.redis.stop() }
+        let instances = try await fleet.instances(["instance-0", "instance-1"])
+        try await Self.signUp(instances[0].plugin, fleet.fixture, ["alice"])
         // A browser's session (a request context, not a held one), verified and cached on instance 1.
         let browser = try instances[0].plugin.emptyServerContext()
         _ = try await browser.run { try await Amplify.Auth.signIn(username: "alice", password: "Passw0rd!") }
@@ -318,22 +314,17 @@ struct FleetSessionStoreTests {
         }
         let refused = try #require(refusedAfter, "instance 1 still accepted the token 5 s after the sign-out")
         #expect(refused < .milliseconds(250))
-        for instance in instances { await instance.close() }
-        try fixture.loop.shutdown()
-        try? FileManager.default.removeItem(atPath: fixture.folder)
+        try await fleet.close(instances)
     }
 
     @Test(
         "after Redis lost its data, a stale copy saved again first does not end the session: the instance that knows a newer version refreshes from its own tokens; a newer copy saved later replaces the stale one"
     )
     func staleCopyRestoredFirst() async throws {
-        let redis = try await RedisServer.launch()
-        defer { redis.stop() }
-        let fixture = try LocalPoolFixture(["accessTokenLifetimeSeconds": 600])
-        let key = try Digest.randomBytes(32)
-        let instances = try (0..<2).map { try Instance("instance-\($0)", fixture, redisPort: redis.port, key: key) }
-        for instance in instances { try await instance.store.open() }
-        try await Self.signUp(instances[0].plugin, fixture, ["alice"])
+        let fleet = try await Fleet(lifetime: 600)
+        defer { fleet.redis.stop() }
+        let instances = try await fleet.instances(["instance-0", "instance-1"])
+        try await Self.signUp(instances[0].plugin, fleet.fixture, ["alice"])
         try await instances[0].signIn("alice")
         #expect(try await Self.eventually { await instances[1].store.count == 1 })
         let stale = try #require(await instances[1].store.context(for: "alice")?.session.current)
@@ -342,9 +333,9 @@ struct FleetSessionStoreTests {
         let newer = try await context.session.refresh()
         #expect(newer.refreshToken != stale.refreshToken)
         // Redis loses everything, and instance 1's stale copy (version 1) is saved again first.
-        _ = try redis.command(["FLUSHALL"])
+        _ = try fleet.redis.command(["FLUSHALL"])
         let tenant = try instances[0].plugin.contextTenant().id
-        let records = try FleetSessionRecords(client: instances[1].fleet.client, key: key, tenant: tenant, instance: "restorer")
+        let records = try FleetSessionRecords(client: instances[1].fleet.client, key: fleet.key, tenant: tenant, instance: "restorer")
         #expect(try await records.restore(stale, version: 1))
         let refreshed = try await context.session.refresh()
         #expect(refreshed.refreshToken != newer.refreshToken)
@@ -352,34 +343,28 @@ struct FleetSessionStoreTests {
         #expect(try await records.load("alice")?.session == refreshed)
         // The newest copy wins whatever the order: a stale one saved after it changes nothing.
         #expect(try await records.restore(stale, version: 1) == false)
-        _ = try redis.command(["FLUSHALL"])
+        _ = try fleet.redis.command(["FLUSHALL"])
         #expect(try await records.restore(stale, version: 1))
         #expect(try await records.restore(refreshed, version: 3))
         #expect(try await records.load("alice")?.session == refreshed)
-        for instance in instances { await instance.close() }
-        try fixture.loop.shutdown()
-        try? FileManager.default.removeItem(atPath: fixture.folder)
+        try await fleet.close(instances)
     }
 
     @Test("a refresh by an instance alone in its fleet is two Redis round trips: the claim and the fenced write")
     func roundTripsPerRefresh() async throws {
-        let redis = try await RedisServer.launch()
-        defer { redis.stop() }
-        let fixture = try LocalPoolFixture(["accessTokenLifetimeSeconds": 600])
-        let instance = try Instance("alone", fixture, redisPort: redis.port, key: try Digest.randomBytes(32))
-        try await instance.store.open()
-        try await Self.signUp(instance.plugin, fixture, ["alice"])
+        let fleet = try await Fleet(lifetime: 600)
+        defer { fleet.redis.stop() }
+        let instance = try await fleet.instances(["alone"])[0]
+        try await Self.signUp(instance.plugin, fleet.fixture, ["alice"])
         try await instance.signIn("alice")
         let context = try #require(await instance.store.context(for: "alice"))
-        _ = try redis.command(["CONFIG", "RESETSTAT"])
+        _ = try fleet.redis.command(["CONFIG", "RESETSTAT"])
         let before = instance.fleet.client.commandsSent
         for _ in 0..<5 { _ = try await context.session.refresh() }
         #expect(instance.fleet.client.commandsSent - before == 10)
         // Redis saw two scripts a refresh (its statistics count the commands inside them too).
-        let stats = try redis.command(["INFO", "commandstats"])
+        let stats = try fleet.redis.command(["INFO", "commandstats"])
         #expect(stats.contains("cmdstat_eval:calls=10,"), "\(stats)")
-        await instance.close()
-        try fixture.loop.shutdown()
-        try? FileManager.default.removeItem(atPath: fixture.folder)
+        try await fleet.close([instance])
     }
 }
