@@ -353,10 +353,17 @@ let package = Package(
         .testTarget(
             name: "AmplifyTests",
             dependencies: [
-                "Amplify", "AmplifyTestKit", "AmplifyConcurrency", "AmplifyEventLoop", .product(name: "Logging", package: "swift-log"),
+                "Amplify", "AmplifyTestKit", "AmplifyConcurrency", "AmplifyEventLoop", "GeneratedModelsGen1", "GeneratedModelsGen2",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"), .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]),
         .testTarget(name: "AmplifyPluginsTests", dependencies: ["AmplifyPlugins"]),
+        // Models as the Amplify CLI generates them, compiled unchanged: Gen 2's with lazy loading in
+        // the Swift 6 language mode, Gen 1's without it in the Swift 5 mode an older app target uses.
+        .target(name: "GeneratedModelsGen2", dependencies: ["Amplify"], path: "Tests/GeneratedModelsGen2"),
+        .target(
+            name: "GeneratedModelsGen1", dependencies: ["Amplify"], path: "Tests/GeneratedModelsGen1",
+            swiftSettings: [.swiftLanguageMode(.v5)]),
         .testTarget(
             name: "AWSCognitoAuthPluginTests",
             dependencies: [

@@ -26,7 +26,7 @@ struct PackageLayoutTests {
         "ServerContexts": 8, "SessionBenchmark": 8, "FleetBenchmark": 8, "ExampleServerSupport": 8,
         "HummingbirdServer": 9, "VaporServer": 9,
         // Test support: what the test targets share (below them, above everything they test).
-        "LocalAuthTestSupport": 8, "HTTPServerTestSupport": 9,
+        "LocalAuthTestSupport": 8, "HTTPServerTestSupport": 9, "GeneratedModelsGen1": 4, "GeneratedModelsGen2": 4,
     ]
     static let pluginLayer = 5
     static let topLayer = 8
