@@ -343,6 +343,7 @@ let package = Package(
             name: "AWSPluginsCoreTests",
             dependencies: [
                 "AWSPluginsCore", "AmplifyCrypto", "AmplifyEventLoop", "AmplifyTestKit", "HTTPBenchmark", "Amplify", "AmplifyConcurrency",
+                "GeneratedModelsGen1", "GeneratedModelsGen2",
                 .product(name: "CoreMetrics", package: "swift-metrics"), .product(name: "MetricsTestKit", package: "swift-metrics"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
                 .product(name: "InMemoryTracing", package: "swift-distributed-tracing"),

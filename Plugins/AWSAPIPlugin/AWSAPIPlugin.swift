@@ -216,7 +216,9 @@ public final class AWSAPIPlugin: APICategoryPlugin {
                 endpoint: endpoint, method: "POST", url: endpoint.endpoint, target: endpoint.target,
                 headers: Self.graphQLHeaders, body: body, mode: mode)
             guard (200..<300).contains(response.status) else { throw Self.statusError(response, url: endpoint.endpoint) }
-            return try GraphQLResponseDecoder.decode(response.body, as: R.self, decodePath: request.decodePath)
+            let decoded = try GraphQLResponseDecoder.decode(response.body, as: R.self, decodePath: request.decodePath)
+            attachPaging(decoded, of: request)
+            return decoded
         }
     }
 

@@ -77,15 +77,28 @@ public final class List<ModelType: Model>: Collection, Codable, ExpressibleByArr
                 return
             }
         }
-        if let items = try? decoder.container(keyedBy: ConnectionKeys.self), items.contains(.items) {
-            self.init(elements: try items.decodeIfPresent([Element].self, forKey: .items) ?? [])
+        if let connection = try? decoder.container(keyedBy: ConnectionKeys.self), connection.contains(.items) {
+            let elements = try connection.decodeIfPresent([Element].self, forKey: .items) ?? []
+            let nextToken = try connection.decodeIfPresent(String.self, forKey: .nextToken)
+            self.init(listProvider: ConnectionPageProvider(elements: elements, nextToken: nextToken).eraseToAnyModelListProvider())
             return
         }
         let container = try decoder.singleValueContainer()
         self.init(elements: container.decodeNil() ? [] : try container.decode([Element].self))
     }
 
-    private enum ConnectionKeys: String, CodingKey { case items }
+    private enum ConnectionKeys: String, CodingKey { case items, nextToken }
+
+    /// The token of the next page, when the list came from a service that has one.
+    public var nextToken: String? {
+        (listProvider.base as? ConnectionPageProvider<ModelType>)?.nextToken
+    }
+
+    /// Lets ``getNextPage()`` fetch the page after a connection's `nextToken` (the API plugin
+    /// gives each list it decodes the request to repeat).
+    package func attachPaging(_ pager: any ModelListPager) {
+        (listProvider.base as? ConnectionPageProvider<ModelType>)?.pager.withLock { $0 = pager }
+    }
 
     /// Writes the list through its provider.
     /// - Throws: what encoding throws.
@@ -93,3 +106,11 @@ public final class List<ModelType: Model>: Collection, Codable, ExpressibleByArr
         try listProvider.encode(to: encoder)
     }
 }
+
+/// A list whose next page a plugin can be told how to fetch.
+package protocol PageableModelList {
+    /// Lets the list fetch the page after its `nextToken` with `pager`.
+    func attachPaging(_ pager: any ModelListPager)
+}
+
+extension List: PageableModelList {}

@@ -33,6 +33,8 @@ public protocol ModelListProvider: Sendable {
 
 /// Any ``ModelListProvider`` of `Element`.
 public struct AnyModelListProvider<Element: Model>: ModelListProvider {
+    /// The provider erased.
+    let base: any Sendable
     private let state: @Sendable () -> ModelListProviderState<Element>
     private let loader: @Sendable () async throws -> [Element]
     private let hasNext: @Sendable () -> Bool
@@ -41,6 +43,7 @@ public struct AnyModelListProvider<Element: Model>: ModelListProvider {
 
     /// `provider`, its type erased.
     public init<Provider: ModelListProvider>(provider: Provider) where Provider.Element == Element {
+        base = provider
         state = { provider.getState() }
         loader = { try await provider.load() }
         hasNext = { provider.hasNextPage() }
@@ -104,4 +107,48 @@ public enum ModelListDecoderRegistry {
             if !list.contains(where: { $0 == listDecoder }) { list.append(listDecoder) }
         }
     }
+}
+
+/// Fetches the page of a list after a `nextToken`: the API plugin's, for lists it decoded.
+package protocol ModelListPager: Sendable {
+    /// The page of `M` after `nextToken`.
+    /// - Throws: the API's error.
+    func nextPage<M: Model>(of type: M.Type, after nextToken: String) async throws -> List<M>
+}
+
+/// The provider of a page of an AppSync connection (`{items, nextToken}`): loaded; the next page
+/// comes from the pager the API plugin attached, when the service said there is one.
+final class ConnectionPageProvider<Element: Model>: ModelListProvider {
+    let elements: [Element]
+    let nextToken: String?
+    let pager = Locked<(any ModelListPager)?>(nil)
+
+    init(elements: [Element], nextToken: String?) {
+        self.elements = elements
+        self.nextToken = nextToken
+    }
+
+    func getState() -> ModelListProviderState<Element> { .loaded(elements) }
+    func load() async throws -> [Element] { elements }
+    func hasNextPage() -> Bool { nextToken != nil }
+
+    func getNextPage() async throws -> List<Element> {
+        guard let nextToken else {
+            throw CoreError.clientValidation("The list has no next page.", "Check hasNextPage() before getNextPage().")
+        }
+        guard let pager = pager.value else {
+            throw CoreError.listOperation(
+                "The list was not decoded from an Amplify.API response, so there is no request to fetch its next page with.",
+                "Query the next page with GraphQLRequest.list(_:where:limit:nextToken:) and this list's nextToken.")
+        }
+        return try await pager.nextPage(of: Element.self, after: nextToken)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(elements, forKey: .items)
+        try container.encode(nextToken, forKey: .nextToken)
+    }
+
+    private enum Keys: String, CodingKey { case items, nextToken }
 }
