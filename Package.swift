@@ -115,6 +115,7 @@ let package = Package(
             ],
             exclude: [
                 "Moto/moto_harness.py", "HTTP/http_test_server.py", "AppSync/appsync_server.py", "AppSync/test_appsync_server.py",
+                "AppSync/model_schema.py", "AppSync/test_model_server.py",
                 "AppSync/schema.graphql", "AppSync/README.md", "WebSocket/ws_test_server.py", "HostedUI/hosted_ui_server.py",
                 "HostedUI/test_hosted_ui_server.py", "HostedUI/README.md", "AppSyncEvents/appsync_events_server.py",
                 "AppSyncEvents/test_appsync_events_server.py", "AppSyncEvents/README.md",
@@ -290,6 +291,10 @@ let package = Package(
                 "AWSAPIPlugin", "AWSPluginsCore", "Amplify", "BenchmarkReport", "AmplifyConcurrency", "AmplifyEventLoop", "AmplifyTestKit",
             ],
             path: "Benchmarks/APIBenchmark", exclude: ["peer.py"]),
+        .executableTarget(
+            name: "ModelBenchmark",
+            dependencies: ["AWSAPIPlugin", "AWSPluginsCore", "Amplify", "BenchmarkReport", "GeneratedModelsGen2"],
+            path: "Benchmarks/ModelBenchmark"),
         .executableTarget(
             name: "EventsBenchmark",
             dependencies: [

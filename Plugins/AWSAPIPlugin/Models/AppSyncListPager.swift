@@ -71,24 +71,9 @@ struct AppSyncModelProvider<Element: Model>: ModelProvider {
 /// ``AppSyncModelProvider`` loads; a whole model is left to `LazyReference` itself.
 enum AppSyncModelProviderDecoder: ModelProviderDecoder {
     static func decode<ModelType: Model>(modelType: ModelType.Type, decoder: any Decoder) -> AnyModelProvider<ModelType>? {
-        guard let object = try? decoder.singleValueContainer().decode([String: JSONValue].self), (try? ModelType(from: decoder)) == nil
-        else { return nil }
-        var identifiers: [LazyReferenceIdentifier] = []
-        for field in ModelType.schema.primaryKey.fields {
-            switch object[field.name] {
-            case .string(let value): identifiers.append(LazyReferenceIdentifier(name: field.name, value: value))
-            case .number(let value): identifiers.append(LazyReferenceIdentifier(name: field.name, value: JSONValue.number(value).compactText))
-            default: return nil
-            }
-        }
-        guard !identifiers.isEmpty else { return nil }
+        guard let identifiers = LazyReference<ModelType>.keyOnlyIdentifiers(in: decoder) else { return nil }
         return AppSyncModelProvider<ModelType>(identifiers: identifiers).eraseToAnyModelProvider()
     }
-}
-
-extension JSONValue {
-    /// The value as compact JSON text.
-    var compactText: String { (try? jsonBytes()).map { String(decoding: $0, as: UTF8.self) } ?? "" }
 }
 
 extension AWSAPIPlugin {

@@ -128,6 +128,12 @@ private struct SpanValueDecoder: Decoder {
         if T.self == Date.self || T.self == Data.self || T.self == URL.self || T.self == Decimal.self {
             throw undecided("\(T.self)")
         }
+        // An optional without Optional's own init (a single-value container, `decodeNil`, then
+        // the wrapped type through the container's generic path): what generated models ask
+        // for with `decode(Int?.self, forKey:)`.
+        if let optional = T.self as? any SpanOptional.Type, let value = try optional.decodeOptional(from: self) as? T {
+            return value
+        }
         return try T(from: self)
     }
 
@@ -391,4 +397,22 @@ private struct SpanUnkeyedContainer: UnkeyedDecodingContainer {
     mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer { try next { try $0.unkeyedContainer() } }
 
     mutating func superDecoder() throws -> any Decoder { try next { $0 } }
+}
+
+/// An optional the span decoder reads directly: `nil` for `null`, else the wrapped value.
+private protocol SpanOptional {
+    static func decodeOptional(from decoder: SpanValueDecoder) throws -> Self
+}
+
+extension Optional: SpanOptional where Wrapped: Decodable {
+    fileprivate static func decodeOptional(from decoder: SpanValueDecoder) throws -> Self {
+        if decoder.isNull { return nil }
+        switch Wrapped.self {
+        case is String.Type: return try decoder.decodeString() as? Wrapped
+        case is Int.Type: return try decoder.decodeInteger(Int.self) as? Wrapped
+        case is Bool.Type: return try decoder.decodeBool() as? Wrapped
+        case is Double.Type: return try decoder.decode(Double.self) as? Wrapped
+        default: return try decoder.decodeValue(Wrapped.self)
+        }
+    }
 }

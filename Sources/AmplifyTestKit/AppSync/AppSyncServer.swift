@@ -13,7 +13,10 @@ import Foundation
 /// ``start(_:)`` makes sure the test-tools venv exists, starts the server on a free port, waits
 /// for its `READY <port>` line and returns; ``stop()`` (or `deinit`) ends it by its PID, and
 /// ``with(_:_:)`` stops it also when the test throws. ``control(_:_:body:)`` drives its control
-/// endpoints (drop every WebSocket, stall, stop `ka`, fail the next requests, reset).
+/// endpoints (drop every WebSocket, stall, stop `ka`, fail the next requests, reset), ``seed(_:)``
+/// loads records. With ``Options/models`` it serves the API the Amplify GraphQL transformer
+/// generates for a Gen 2 `model_introspection` (`getPost`, `listPosts`, `createPost`,
+/// `onCreatePost`, ...) from in-memory tables instead of its fixed `Todo` schema.
 ///
 /// Calls block the calling thread briefly; use them from tests, not from a loop.
 public final class AppSyncServer: @unchecked Sendable {
@@ -42,6 +45,13 @@ public final class AppSyncServer: @unchecked Sendable {
         public var connectionTimeoutMs: Int?
         /// Subscriptions allowed per connection (100).
         public var maxSubscriptions: Int?
+        /// A Gen 2 `model_introspection` JSON file (or a whole `amplify_outputs.json`): the server
+        /// then serves the API generated for its models instead of its `Todo` schema. A relative
+        /// path is taken from the package's root (`Tests/Fixtures/ModelIntrospection/blog.json`).
+        public var models: String?
+        /// With ``models``: conflict detection, as DataStore's APIs have it (`_version`,
+        /// `_deleted`, `_lastChangedAt`, `syncPosts`, `ConflictUnhandled` for a stale `_version`).
+        public var conflictDetection: Bool
 
         /// Options; by default only the API key `da2-test` is accepted.
         /// - Parameters:
@@ -55,11 +65,13 @@ public final class AppSyncServer: @unchecked Sendable {
         ///   - keepAliveInterval: seconds between `ka` messages.
         ///   - connectionTimeoutMs: the `connectionTimeoutMs` of `connection_ack`.
         ///   - maxSubscriptions: subscriptions allowed per connection.
+        ///   - models: a `model_introspection` file whose models to serve.
+        ///   - conflictDetection: with `models`, conflict detection.
         public init(
             apiKeys: [String] = ["da2-test"], iamKeys: [(accessKeyId: String, secretAccessKey: String, sessionToken: String?)] = [],
             userPool: (jwksURL: String, issuer: String, clientIds: [String])? = nil, oidcTokens: [String] = [], lambdaTokens: [String] = [],
             defaultAuth: String? = nil, tls: Bool = false, keepAliveInterval: Double? = nil, connectionTimeoutMs: Int? = nil,
-            maxSubscriptions: Int? = nil
+            maxSubscriptions: Int? = nil, models: String? = nil, conflictDetection: Bool = false
         ) {
             self.apiKeys = apiKeys
             self.iamKeys = iamKeys
@@ -71,6 +83,8 @@ public final class AppSyncServer: @unchecked Sendable {
             self.keepAliveInterval = keepAliveInterval
             self.connectionTimeoutMs = connectionTimeoutMs
             self.maxSubscriptions = maxSubscriptions
+            self.models = models
+            self.conflictDetection = conflictDetection
         }
 
         var arguments: [String] {
@@ -90,6 +104,11 @@ public final class AppSyncServer: @unchecked Sendable {
             if let keepAliveInterval { arguments += ["--ka-interval", String(keepAliveInterval)] }
             if let connectionTimeoutMs { arguments += ["--connection-timeout-ms", String(connectionTimeoutMs)] }
             if let maxSubscriptions { arguments += ["--max-subscriptions", String(maxSubscriptions)] }
+            if let models {
+                let path = models.hasPrefix("/") ? models : MotoServer.packageRoot.appendingPathComponent(models).path
+                arguments += ["--models", path]
+            }
+            if conflictDetection { arguments += ["--conflict-detection"] }
             return arguments
         }
     }
@@ -174,19 +193,33 @@ public final class AppSyncServer: @unchecked Sendable {
 
     /// POSTs to the control endpoint `/control/<name>` with `query` (and `body`) and returns the answer.
     /// - Parameters:
-    ///   - name: `reset`, `drop`, `close`, `stall`, `stop-ka`, `start-ka`, `fail`, `iam-credentials`.
+    ///   - name: `reset`, `drop`, `close`, `stall`, `stop-ka`, `start-ka`, `fail`, `iam-credentials`, `seed`.
     ///   - query: its parameters (`["seconds": "2"]`).
-    ///   - body: a JSON body (`iam-credentials`).
+    ///   - body: a JSON body (`iam-credentials`, `seed`).
     /// - Throws: ``AppSyncServerError`` when the server does not answer 200.
     @discardableResult
     public func control(_ name: String, _ query: [String: String] = [:], body: JSONValue? = nil) throws -> JSONValue {
         try plainHTTP(method: "POST", target: StandInControl.target(name, query), body: StandInControl.body(body))
     }
 
-    /// `GET /control/state`: `connections`, `subscriptions`, `todos`, `graphqlRequests`, `kaStopped`.
+    /// `GET /control/state`: `connections`, `subscriptions`, `todos`, `graphqlRequests`, `kaStopped`,
+    /// and with ``Options/models`` `models` (the number of records of each model).
     /// - Throws: ``AppSyncServerError`` when the server does not answer.
     public func state() throws -> JSONValue {
         try plainHTTP(method: "GET", target: "/control/state", body: Data())
+    }
+
+    /// Loads records straight into the server's tables (`POST /control/seed`), without mutations
+    /// or subscription events: each is stored as given, replacing a stored record of the same
+    /// key; an `id` key is made when absent, `createdAt`/`updatedAt` (and, with conflict
+    /// detection, `_version` 1 and `_lastChangedAt`) filled in. Without ``Options/models`` only
+    /// `"Todo"` records can be seeded. Runs on a thread of its own.
+    /// - Parameter records: records by model name: `["Post": [["title": "A", "status": "DRAFT"]]]`.
+    /// - Throws: ``AppSyncServerError`` when the server refuses them (an unknown model, a record
+    ///   without its key fields: nothing is stored) or does not answer.
+    public func seed(_ records: [String: [JSONValue]]) async throws {
+        let body = JSONValue.object(records.mapValues { JSONValue.array($0) })
+        _ = try await offThePool { try self.control("seed", body: body) }
     }
 
     /// Ends the server by its PID (SIGTERM, then SIGKILL if it is still there after 5 s) and waits

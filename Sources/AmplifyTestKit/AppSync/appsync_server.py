@@ -1,11 +1,17 @@
 """The tests' AppSync stand-in: one asyncio server on 127.0.0.1 that answers GraphQL over HTTP
 (POST /graphql) and AppSync's real-time WebSocket protocol (subprotocol graphql-ws, on /graphql and
 /graphql/realtime) as AppSync does on the wire. Queries, mutations and subscriptions run for real
-with graphql-core 3 against schema.graphql (beside this file, or --schema); every request and
-connection is authorized for real. It prints "READY <port>" once listening and serves until SIGTERM
-(or, with --exit-with-stdin, until standard input closes).
+with graphql-core 3 against schema.graphql (beside this file, or --schema) or, with --models, against
+the API the Amplify GraphQL transformer generates for a Gen 2 model_introspection (model_schema.py);
+every request and connection is authorized for real. It prints "READY <port>" once listening and
+serves until SIGTERM (or, with --exit-with-stdin, until standard input closes).
 
   appsync_server.py --port P [--host 127.0.0.1] [--schema F] [--region us-east-1]
+      [--models INTROSPECTION.json [--conflict-detection]]  model mode: getX/listXs/index queries,
+                                                             create/update/delete, onCreateX... over
+                                                             in-memory tables (see model_schema.py);
+                                                             conflict detection adds _version,
+                                                             _deleted, _lastChangedAt and syncXs
       [--api-key KEY ...]                                    API_KEY: x-api-key compared
       [--jwks-url URL --user-pool-issuer ISS --user-pool-client-id ID ...]
                                                              AMAZON_COGNITO_USER_POOLS: RS256 JWTs
@@ -33,7 +39,11 @@ HTTP:
                            whose @aws_subscribe lists it, with the fields the mutation selected (others are null).
   GET  /health             200 {"status":"ok"}
 Control (never stalled, never authorized):
-  POST /control/reset                 clears the data, the stall, the fail queue and restarts keep-alives
+  POST /control/reset                 clears the data (todos, model tables), the stall, the fail queue and
+                                      restarts keep-alives
+  POST /control/seed                  body {"Post": [records...], ...}: stores the records as given (replacing
+                                      any of the same key; ids, timestamps and _version filled in when
+                                      absent); without --models only "Todo". Answers {"ok", "seeded": counts}
   POST /control/drop                  closes every WebSocket abruptly (TCP closed, no close frame)
   POST /control/close?code=N&reason=R sends every WebSocket a close frame (default 1000)
   POST /control/stall?seconds=N[&count=K][&scope=http|ws|all]
@@ -50,6 +60,7 @@ Control (never stalled, never authorized):
                                       description the wall-clock ns the burst began; all are framed, then
                                       written at once, so the rate is the reader's (benchmarks)
   GET  /control/state                 {"connections", "subscriptions", "todos", "graphqlRequests", "kaStopped"}
+                                      and, with --models, "models": {model name: record count}
 
 Real-time (AWS's "real-time WebSocket client" guide): connection auth from a "header-<base64url JSON>"
 subprotocol, the "?header=<base64 JSON>&payload=e30=" query, or plain headers on the upgrade request (IAM:
@@ -223,7 +234,11 @@ def install_scalars(schema):
 
 def load_schema(path):
     with open(path, encoding="utf-8") as file:
-        sdl = file.read()
+        return schema_from_sdl(file.read())
+
+
+def schema_from_sdl(sdl):
+    """The schema of `sdl`, with AppSync's scalars and directives declared where it leaves them out."""
     prelude = [f"scalar {name}" for name in PRELUDE_SCALARS if not re.search(rf"\bscalar\s+{name}\b", sdl)]
     prelude += [text for name, text in PRELUDE_DIRECTIVES.items()
                 if not re.search(rf"\bdirective\s+@{name}\b", sdl)]
@@ -274,7 +289,28 @@ def format_error(error):
     if original is not None and not isinstance(original, GraphQLError):
         return {"path": error.path, "data": None, "errorType": "InternalFailure", "errorInfo": None,
                 "locations": locations_of(error), "message": str(original)}
-    return {"path": error.path, "locations": locations_of(error), "message": error.message}
+    return {"path": error.path, "locations": locations_of(error), "message": variable_message(error.message)}
+
+
+def variable_message(message):
+    """graphql-core's variable coercion messages for unknown and missing input fields, reworded as
+    AppSync's (graphql-java's); others as they are."""
+    unknown = re.match(r"Variable '\$(\w+)' has invalid value(?: at [^:]+)?: Expected value of type '(\w+)' not to "
+                       r"include unknown field '(\w+)'", message)
+    if unknown:
+        return (f"Variable '{unknown[1]}' has an invalid value: The variables input contains a field name "
+                f"'{unknown[3]}' that is not defined for input object type '{unknown[2]}' ")
+    missing = re.match(r"Variable '\$(\w+)' has invalid value(?: at [^:]+)?: Expected value of type '(\w+)' to "
+                       r"include required field '(\w+)'", message)
+    if missing:
+        parent = SCHEMA.type_map.get(missing[2])
+        field = getattr(parent, "fields", {}).get(missing[3])
+        return f"Variable '{missing[1]}' has coerced Null value for NonNull type '{field.type if field else missing[3]}'"
+    null = re.match(r"Variable '\$(\w+)' has invalid value(?: at [^:]+)?: Expected value of non-null type '([^']+)' "
+                    r"not to be None", message)
+    if null:
+        return f"Variable '{null[1]}' has coerced Null value for NonNull type '{null[2]}'"
+    return message
 
 
 # graphql-core's validation messages, reworded as AppSync's (graphql-java's).
@@ -778,10 +814,10 @@ class Subscription:
             if value is None:
                 continue
             if name == "filter":
-                if not matches(payload, value):
+                if not (MODELS.matches if MODELS else matches)(payload, value):
                     return False
-            elif payload.get(name) != value:
-                return False
+            elif payload.get(name) != value and not (isinstance(payload.get(name), list) and value in payload[name]):
+                return False  # an argument matches its field (or one of a list's values, as multi-owner fields)
         return True
 
 
@@ -805,8 +841,8 @@ def subscribe_resolver(field_name):
     return start
 
 
-def install_resolvers(schema):
-    for (type_name, field_name), resolver in RESOLVERS.items():
+def install_resolvers(schema, resolvers=RESOLVERS):
+    for (type_name, field_name), resolver in resolvers.items():
         parent = schema.type_map.get(type_name)
         if parent is not None and field_name in getattr(parent, "fields", {}):
             parent.fields[field_name].resolve = resolver
@@ -1123,12 +1159,17 @@ def json_answer(value, status=200):
 async def control(method, path, query, body):
     name = path[len("/control/"):]
     if method == "GET" and name == "state":
-        return json_answer({"connections": len(CONNECTIONS), "subscriptions": len(SUBSCRIPTIONS), "todos": len(TODOS),
-                            "graphqlRequests": STATE["graphqlRequests"], "kaStopped": STATE["kaStopped"]})
+        state = {"connections": len(CONNECTIONS), "subscriptions": len(SUBSCRIPTIONS), "todos": len(TODOS),
+                 "graphqlRequests": STATE["graphqlRequests"], "kaStopped": STATE["kaStopped"]}
+        if MODELS:
+            state["models"] = MODELS.api.counts()
+        return json_answer(state)
     if method != "POST":
         return error_answer(405, "MethodNotAllowed", "control endpoints take POST")
     if name == "reset":
         TODOS.clear()
+        if MODELS:
+            MODELS.api.reset()
         FAILS.clear()
         STALL.seconds, STALL.remaining, STALL.scope = 0.0, None, "all"
         STATE["kaStopped"] = False
@@ -1173,9 +1214,31 @@ async def control(method, path, query, body):
     elif name == "iam-credentials":
         spec = json.loads(body or b"{}")
         IAM_KEYS[spec["accessKeyId"]] = (spec["secretAccessKey"], spec.get("sessionToken"))
+    elif name == "seed":
+        try:
+            return json_answer({"ok": True, "seeded": seed(json.loads(body or b"{}"))})
+        except ValueError as error:
+            return error_answer(400, "BadRequestException", str(error))
     else:
         return error_answer(404, "NotFoundException", f"no control endpoint {name}")
     return json_answer({"ok": True})
+
+
+def seed(spec):
+    """/control/seed: records straight into the model tables (or, without --models, "Todo" into the todos)."""
+    if MODELS:
+        return MODELS.api.seed(spec)
+    if not isinstance(spec, dict) or set(spec) - {"Todo"} or not isinstance(spec.get("Todo", []), list):
+        raise ValueError('without --models only {"Todo": [records...]} can be seeded')
+    if not all(isinstance(raw, dict) for raw in spec.get("Todo", [])):
+        raise ValueError("each record must be a JSON object")
+    for raw in spec.get("Todo", []):
+        item = dict(raw)
+        item["id"] = item.get("id") or str(uuid.uuid4())
+        item.setdefault("createdAt", now_iso())
+        item.setdefault("updatedAt", item["createdAt"])
+        TODOS[item["id"]] = item
+    return {"Todo": len(spec.get("Todo", []))}
 
 
 async def route(method, target, headers, body):
@@ -1277,6 +1340,9 @@ def parse_args():
     parser.add_argument("--port", type=int, required=True, help="0 picks a free port (printed in READY)")
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--schema", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "schema.graphql"))
+    parser.add_argument("--models", help="a Gen 2 model_introspection JSON file: serve the API generated for it")
+    parser.add_argument("--conflict-detection", action="store_true",
+                        help="with --models: _version, _deleted, _lastChangedAt and syncXs, as with DataStore's conflict detection")
     parser.add_argument("--region", default="us-east-1")
     parser.add_argument("--api-key", action="append", default=[])
     parser.add_argument("--jwks-url")
@@ -1312,13 +1378,35 @@ def parse_args():
         parser.error("give each --iam-access-key its --iam-secret-key")
     if bool(args.tls_cert) != bool(args.tls_key):
         parser.error("--tls-cert and --tls-key go together")
+    if args.conflict_detection and not args.models:
+        parser.error("--conflict-detection needs --models")
     return args
 
 
+class Models:
+    """Model mode: the API of model_schema.py and the filter its subscriptions apply."""
+
+    def __init__(self, path, conflict_detection):
+        sys.dont_write_bytecode = True  # no __pycache__ in the Swift target's folder (SwiftPM warns of unhandled files)
+        import model_schema
+        with open(path, encoding="utf-8") as file:
+            introspection = json.load(file)
+        if isinstance(introspection.get("data"), dict):  # a whole amplify_outputs.json
+            introspection = introspection["data"].get("model_introspection") or {}
+        self.api = model_schema.ModelAPI(introspection, conflict_detection, error=AppSyncError)
+        self.matches = model_schema.matches
+
+
 async def main():
-    global SCHEMA, SUBSCRIBED_MUTATIONS
-    SCHEMA = load_schema(CONFIG.schema)
-    SUBSCRIBED_MUTATIONS = install_resolvers(SCHEMA)
+    global SCHEMA, SUBSCRIBED_MUTATIONS, MODELS
+    if CONFIG.models:
+        MODELS = Models(CONFIG.models, CONFIG.conflict_detection)
+        SCHEMA = schema_from_sdl(MODELS.api.sdl())
+        MODELS.api.install(SCHEMA)
+        SUBSCRIBED_MUTATIONS = install_resolvers(SCHEMA, resolvers={})
+    else:
+        SCHEMA = load_schema(CONFIG.schema)
+        SUBSCRIBED_MUTATIONS = install_resolvers(SCHEMA)
     modes = configured_modes()
     if not modes:
         sys.exit("configure at least one authorization mode (--api-key, --jwks-url, --iam-access-key, --oidc-token, --lambda-token)")
@@ -1357,5 +1445,6 @@ ALLOWED = {}
 MIDDLEWARE = MiddlewareManager(auth_middleware)
 SCHEMA = None
 SUBSCRIBED_MUTATIONS = {}
+MODELS = None
 if __name__ == "__main__":
     asyncio.run(main())

@@ -374,6 +374,18 @@ class AppSyncServerTest(unittest.TestCase):
         _, answer, _ = self.api_key("mutation { deleteTodo(input: {id: \"missing\"}) { id } }")
         self.assertEqual(answer["errors"][0]["errorType"], "DynamoDB:ConditionalCheckFailedException")
 
+    def test_seed_todos(self):
+        seeded = self.control("seed", body=json.dumps({"Todo": [{"id": "s1", "name": "one"}, {"name": "two", "priority": 2}]}).encode())
+        self.assertEqual(seeded, {"ok": True, "seeded": {"Todo": 2}})
+        _, answer, _ = self.api_key("{ listTodos { items { name priority createdAt } } }")
+        self.assertEqual([(item["name"], item["priority"]) for item in answer["data"]["listTodos"]["items"]], [("one", None), ("two", 2)])
+        self.assertTrue(answer["data"]["listTodos"]["items"][0]["createdAt"])
+        with self.assertRaises(urllib.error.HTTPError) as refused:
+            self.control("seed", body=json.dumps({"Post": []}).encode())
+        self.assertEqual(refused.exception.code, 400)
+        with urllib.request.urlopen(f"http://127.0.0.1:{self.port}/control/state") as answer:
+            self.assertEqual(json.loads(answer.read())["todos"], 2)
+
     # --- real time ---
 
     def test_subscription_receives_mutations_in_order(self):

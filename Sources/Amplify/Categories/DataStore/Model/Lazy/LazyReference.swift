@@ -112,22 +112,48 @@ public final class LazyReference<ModelType: Model>: Codable, _LazyReferenceValue
             self.init(identifiers: nil)
             return
         }
-        if let model = try? ModelType(from: decoder) {
-            self.init(model)
+        // The key alone (`post { id __typename }`): no attempt at the whole model, whose failure
+        // would cost an error per reference.
+        if let identifiers = Self.keyOnlyIdentifiers(in: decoder) {
+            self.init(identifiers: identifiers)
             return
         }
-        let object = try decoder.singleValueContainer().decode([String: JSONValue].self)
+        do {
+            self.init(try ModelType(from: decoder))
+        } catch {
+            guard let container = try? decoder.container(keyedBy: AnyCodingKey.self), let identifiers = Self.keyIdentifiers(in: container) else {
+                throw error
+            }
+            self.init(identifiers: identifiers)
+        }
+    }
+
+    /// The key of the model `decoder` holds when the object has nothing but its key fields (and
+    /// `__typename`); `nil` otherwise.
+    package static func keyOnlyIdentifiers(in decoder: any Decoder) -> [LazyReferenceIdentifier]? {
+        guard let container = try? decoder.container(keyedBy: AnyCodingKey.self) else { return nil }
+        let keyFields = ModelType.schema.primaryKey.fields
+        let present = container.allKeys
+        guard !keyFields.isEmpty, present.count <= keyFields.count + 1,
+            present.allSatisfy({ key in key.stringValue == "__typename" || keyFields.contains { $0.name == key.stringValue } })
+        else { return nil }
+        return keyIdentifiers(in: container)
+    }
+
+    /// The values of the model's key fields in an object, as text.
+    private static func keyIdentifiers(in container: KeyedDecodingContainer<AnyCodingKey>) -> [LazyReferenceIdentifier]? {
         var identifiers: [LazyReferenceIdentifier] = []
         for field in ModelType.schema.primaryKey.fields {
-            guard case .string(let value) = object[field.name] else {
-                throw DecodingError.dataCorrupted(
-                    DecodingError.Context(
-                        codingPath: decoder.codingPath,
-                        debugDescription: "A reference to \(ModelType.modelName) has no text value for its key field \(field.name)."))
+            let key = AnyCodingKey(field.name)
+            if let text = try? container.decode(String.self, forKey: key) {
+                identifiers.append(LazyReferenceIdentifier(name: field.name, value: text))
+            } else if let number = try? container.decode(Int.self, forKey: key) {
+                identifiers.append(LazyReferenceIdentifier(name: field.name, value: String(number)))
+            } else {
+                return nil
             }
-            identifiers.append(LazyReferenceIdentifier(name: field.name, value: value))
         }
-        self.init(identifiers: identifiers)
+        return identifiers.isEmpty ? nil : identifiers
     }
 
     /// Writes the model, or the key when it is not loaded.
@@ -243,4 +269,14 @@ public enum ModelProviderRegistry {
         /// AppSync.
         public static let appSync = "AppSync"
     }
+}
+
+/// A coding key of any name.
+package struct AnyCodingKey: CodingKey {
+    package let stringValue: String
+    package var intValue: Int? { nil }
+
+    package init(_ name: String) { stringValue = name }
+    package init?(stringValue: String) { self.stringValue = stringValue }
+    package init?(intValue: Int) { nil }
 }
