@@ -441,6 +441,7 @@ let package = Package(
             name: "AWSAPIPluginTests",
             dependencies: [
                 "AWSAPIPlugin", "AWSCognitoAuthPlugin", "AWSPluginsCore", "AmplifyEventLoop", "AmplifyTestKit", "Amplify", "AmplifyConcurrency",
+                "GeneratedModelsGen2",
             ]),
         .testTarget(
             name: "AppSyncEventsHubBridgePluginTests",

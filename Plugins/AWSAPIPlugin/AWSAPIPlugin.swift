@@ -216,7 +216,10 @@ public final class AWSAPIPlugin: APICategoryPlugin {
                 endpoint: endpoint, method: "POST", url: endpoint.endpoint, target: endpoint.target,
                 headers: Self.graphQLHeaders, body: body, mode: mode)
             guard (200..<300).contains(response.status) else { throw Self.statusError(response, url: endpoint.endpoint) }
-            let decoded = try GraphQLResponseDecoder.decode(response.body, as: R.self, decodePath: request.decodePath)
+            let context = AppSyncDecodingContext(plugin: self, apiName: request.apiName, authMode: request.authMode)
+            let decoded = try AppSyncDecodingContext.$current.withValue(context) {
+                try GraphQLResponseDecoder.decode(response.body, as: R.self, decodePath: request.decodePath)
+            }
             attachPaging(decoded, of: request)
             return decoded
         }

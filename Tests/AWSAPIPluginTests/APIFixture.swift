@@ -47,14 +47,21 @@ final class APIFixture: Sendable {
         credentials: AWSCredentials = APIFixture.iamKey, credentialsProvider: (any AWSCredentialsProvider)? = nil,
         userPoolToken: (@Sendable (Bool) async throws -> String)? = nil,
         factory: APIAuthProviderFactory = APIAuthProviderFactory(), options: AWSAPIPlugin.Options = AWSAPIPlugin.Options(),
-        more: [APIEndpointConfiguration] = []
+        more: [APIEndpointConfiguration] = [], modelRegistration: (any AmplifyModelRegistration)? = nil
     ) throws {
         loop = try EventLoop(name: "api-test")
         hub = DefaultHubPlugin(loop: loop)
         events = HubEventRecorder(channel: .api, hub: hub)
-        plugin = AWSAPIPlugin(
-            apiAuthProviderFactory: factory, loop: loop, hub: hub, credentials: credentialsProvider ?? StaticCredentialsProvider(credentials),
-            userPoolToken: userPoolToken ?? { _ in throw APIError.operationError("no user pool in this test", "") }, options: options)
+        let credentials = credentialsProvider ?? StaticCredentialsProvider(credentials)
+        let userPoolToken = userPoolToken ?? { _ in throw APIError.operationError("no user pool in this test", "") }
+        if let modelRegistration {
+            plugin = AWSAPIPlugin(
+                modelRegistration: modelRegistration, apiAuthProviderFactory: factory, loop: loop, hub: hub, credentials: credentials,
+                userPoolToken: userPoolToken, options: options)
+        } else {
+            plugin = AWSAPIPlugin(
+                apiAuthProviderFactory: factory, loop: loop, hub: hub, credentials: credentials, userPoolToken: userPoolToken, options: options)
+        }
         try plugin.configure(
             endpoints: [
                 APIEndpointConfiguration(
@@ -67,14 +74,15 @@ final class APIFixture: Sendable {
         server: AppSyncServer, mode: AWSAuthorizationType = .apiKey, apiKey: String? = APIFixture.apiKey,
         credentials: AWSCredentials = APIFixture.iamKey, credentialsProvider: (any AWSCredentialsProvider)? = nil,
         userPoolToken: (@Sendable (Bool) async throws -> String)? = nil,
-        factory: APIAuthProviderFactory = APIAuthProviderFactory(), options: AWSAPIPlugin.Options? = nil
+        factory: APIAuthProviderFactory = APIAuthProviderFactory(), options: AWSAPIPlugin.Options? = nil,
+        modelRegistration: (any AmplifyModelRegistration)? = nil
     ) throws {
         var options = options ?? AWSAPIPlugin.Options()
         if server.tls { options.trustedCertificatesFile = server.certificateFile }
         try self.init(
             endpoint: server.graphQLEndpoint, mode: mode, apiKey: apiKey, credentials: credentials, credentialsProvider: credentialsProvider,
             userPoolToken: userPoolToken,
-            factory: factory, options: options)
+            factory: factory, options: options, modelRegistration: modelRegistration)
     }
 
     /// Creates a todo with `name` through the API and returns it.

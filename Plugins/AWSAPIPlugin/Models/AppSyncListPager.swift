@@ -42,9 +42,21 @@ struct AppSyncListPager: ModelListPager {
     }
 }
 
-/// Loads a lazily referenced model by its key through `Amplify.API` (`getX` with the key).
+/// The plugin, API and auth mode a response is being decoded for: set around the decoding, so that
+/// references decoded as their key load through the same API as the data came from.
+struct AppSyncDecodingContext: Sendable {
+    @TaskLocal static var current: AppSyncDecodingContext?
+
+    let plugin: AWSAPIPlugin
+    let apiName: String?
+    let authMode: (any AuthorizationMode)?
+}
+
+/// Loads a lazily referenced model by its key (`getX` with the key) through the API its
+/// reference came from.
 struct AppSyncModelProvider<Element: Model>: ModelProvider {
     let identifiers: [LazyReferenceIdentifier]
+    let context: AppSyncDecodingContext
 
     func load() async throws -> Element? {
         var builder = ModelBasedGraphQLDocumentBuilder(modelSchema: Element.schema, operationType: .query)
@@ -52,8 +64,9 @@ struct AppSyncModelProvider<Element: Model>: ModelProvider {
         builder.add(decorator: ModelIdDecorator(identifiers: identifiers))
         let document = builder.build()
         let request = GraphQLRequest<Element?>(
-            document: document.stringValue, variables: document.variables, responseType: Element?.self, decodePath: document.name)
-        switch try await Amplify.API.query(request: request) {
+            apiName: context.apiName, document: document.stringValue, variables: document.variables, responseType: Element?.self,
+            decodePath: document.name, authMode: context.authMode)
+        switch try await context.plugin.query(request: request) {
         case .success(let model): return model
         case .failure(let error): throw error
         }
@@ -67,12 +80,15 @@ struct AppSyncModelProvider<Element: Model>: ModelProvider {
     }
 }
 
-/// Decodes a reference AppSync returned as its key alone (`post { id __typename }`) into one
-/// ``AppSyncModelProvider`` loads; a whole model is left to `LazyReference` itself.
+/// Decodes a reference AppSync returned as its key alone (`post { id __typename }`), while the
+/// plugin decodes a response, into one ``AppSyncModelProvider`` loads; anything else is left to
+/// `LazyReference` itself.
 enum AppSyncModelProviderDecoder: ModelProviderDecoder {
     static func decode<ModelType: Model>(modelType: ModelType.Type, decoder: any Decoder) -> AnyModelProvider<ModelType>? {
-        guard let identifiers = LazyReference<ModelType>.keyOnlyIdentifiers(in: decoder) else { return nil }
-        return AppSyncModelProvider<ModelType>(identifiers: identifiers).eraseToAnyModelProvider()
+        guard let context = AppSyncDecodingContext.current, let identifiers = LazyReference<ModelType>.keyOnlyIdentifiers(in: decoder) else {
+            return nil
+        }
+        return AppSyncModelProvider<ModelType>(identifiers: identifiers, context: context).eraseToAnyModelProvider()
     }
 }
 
