@@ -186,10 +186,13 @@ let package = Package(
             dependencies: ["Amplify", "AmplifyAuthCore", .product(name: "Vapor", package: "vapor", condition: .when(traits: ["AmplifyVapor"]))]),
         // AmplifyService: Amplify under swift-service-lifecycle's graceful shutdown.
         .target(name: "AmplifyServiceLifecycle", dependencies: ["Amplify", .product(name: "ServiceLifecycle", package: "swift-service-lifecycle")]),
+        // Swift models from a model introspection, as the Amplify CLI writes them: the tool's
+        // `codegen models` and its build-tool plugin.
+        .target(name: "AmplifyCodegen", dependencies: ["AmplifyCrypto"]),
         .executableTarget(
             name: "amplify",
             dependencies: [
-                "AmplifyPlugins", "LocalAuthPlugin", "AWSCognitoAuthPlugin", "AWSAPIPlugin", "AWSPluginsCore", "AmplifyAuthCore",
+                "AmplifyCodegen", "AmplifyPlugins", "LocalAuthPlugin", "AWSCognitoAuthPlugin", "AWSAPIPlugin", "AWSPluginsCore", "AmplifyAuthCore",
                 "AmplifyAnalyticsCore", "Amplify",
                 "AmplifyConcurrency", "AmplifyFleet", "AmplifyRedis", "AmplifyCrypto",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
@@ -293,7 +296,7 @@ let package = Package(
             path: "Benchmarks/APIBenchmark", exclude: ["peer.py"]),
         .executableTarget(
             name: "ModelBenchmark",
-            dependencies: ["AWSAPIPlugin", "AWSPluginsCore", "Amplify", "BenchmarkReport", "GeneratedModelsGen2"],
+            dependencies: ["AWSAPIPlugin", "AWSPluginsCore", "Amplify", "AmplifyCodegen", "BenchmarkReport", "GeneratedModelsGen2"],
             path: "Benchmarks/ModelBenchmark"),
         .executableTarget(
             name: "EventsBenchmark",
@@ -364,6 +367,7 @@ let package = Package(
                 .product(name: "CoreMetrics", package: "swift-metrics"), .product(name: "MetricsTestKit", package: "swift-metrics"),
             ]),
         .testTarget(name: "AmplifyPluginsTests", dependencies: ["AmplifyPlugins"]),
+        .testTarget(name: "AmplifyCodegenTests", dependencies: ["AmplifyCodegen"]),
         // Models as the Amplify CLI generates them, compiled unchanged: Gen 2's with lazy loading in
         // the Swift 6 language mode, Gen 1's without it in the Swift 5 mode an older app target uses.
         .target(name: "GeneratedModelsGen2", dependencies: ["Amplify"], path: "Tests/GeneratedModelsGen2"),

@@ -1,6 +1,7 @@
 import AWSAPIPlugin
 import AWSPluginsCore
 import Amplify
+import AmplifyCodegen
 import BenchmarkReport
 import Foundation
 import GeneratedModelsGen2
@@ -11,7 +12,8 @@ import GeneratedModelsGen2
 //     layer, against JSONDecoder decoding the same page into plain Codable structs (dates and the
 //     enum as strings) — goal ≤ 1.25×;
 //   - building a `.list` document with a 20-clause predicate (reported);
-//   - evaluating that predicate against a model in process (reported).
+//   - evaluating that predicate against a model in process (reported);
+//   - generating the Swift files of a 50-model introspection (goal < 1 s).
 // Run with
 //   swift run -c release ModelBenchmark            (45 alternating rounds of the decodes)
 //   swift run -c release ModelBenchmark --quick    (9)
@@ -134,6 +136,52 @@ let evaluating =
         for _ in 0..<evaluations where predicate.evaluate(target: sample) { checksum &+= 1 }
     } / Double(evaluations)
 
+/// A model introspection of `count` models, each with scalars of every kind, an enum, a
+/// `belongsTo` the previous model and a `hasMany` of the next.
+func introspection(models count: Int) -> [UInt8] {
+    func field(_ name: String, _ type: String, required: Bool = false, extra: String = "") -> String {
+        #""\#(name)": {"name": "\#(name)", "isArray": false, "type": \#(type), "isRequired": \#(required), "attributes": []\#(extra)}"#
+    }
+    var models: [String] = []
+    for index in 0..<count {
+        var fields = [
+            field("id", #""ID""#, required: true), field("title", #""String""#, required: true), field("count", #""Int""#),
+            field("ratio", #""Float""#), field("done", #""Boolean""#), field("day", #""AWSDate""#), field("at", #""AWSDateTime""#),
+            field("state", #"{"enum": "State"}"#),
+        ]
+        if index > 0 {
+            fields.append(field("parentId", #""ID""#))
+            fields.append(
+                field(
+                    "parent", #"{"model": "M\#(index - 1)"}"#,
+                    extra: #", "association": {"connectionType": "BELONGS_TO", "targetNames": ["parentId"]}"#))
+        }
+        if index < count - 1 {
+            fields.append(
+                field(
+                    "children", #"{"model": "M\#(index + 1)"}"#,
+                    extra: #", "isArrayNullable": true, "association": {"connectionType": "HAS_MANY", "associatedWith": ["parentId"]}"#))
+        }
+        fields.append(field("createdAt", #""AWSDateTime""#, extra: #", "isReadOnly": true"#))
+        models.append(
+            #""M\#(index)": {"name": "M\#(index)", "pluralName": "M\#(index)s", "fields": {\#(fields.joined(separator: ", "))}, "#
+                + #""attributes": [{"type": "model", "properties": {}}, {"type": "key", "properties": {"fields": ["id"]}}, "#
+                + #"{"type": "auth", "properties": {"rules": [{"allow": "public", "provider": "apiKey", "operations": ["read"]}]}}], "#
+                + #""primaryKeyInfo": {"isCustomPrimaryKey": false, "primaryKeyFieldName": "id", "sortKeyFieldNames": []}}"#)
+    }
+    let text =
+        #"{"version": 1, "models": {\#(models.joined(separator: ", "))}, "#
+        + #""enums": {"State": {"name": "State", "values": ["OPEN", "CLOSED"]}}, "nonModels": {}}"#
+    return Array(text.utf8)
+}
+let fiftyModels = introspection(models: 50)
+var fileCount = 0
+let codegen = try best {
+    let files = try ModelCodegen.files(from: fiftyModels)
+    fileCount = files.count
+    checksum &+= files.reduce(0) { $0 + $1.text.utf8.count }
+}
+
 func line(_ name: String, _ value: String, _ baseline: String, _ ratio: String) {
     print(
         "\(name.padding(toLength: 52, withPad: " ", startingAt: 0)) \(value.padding(toLength: 12, withPad: " ", startingAt: 0)) baseline \(baseline.padding(toLength: 26, withPad: " ", startingAt: 0)) \(ratio)"
@@ -146,9 +194,12 @@ line(
     String(format: "median ratio %5.2f", medianRatio))
 line("build a .list document, 20-clause predicate", String(format: "%.1f µs", building * 1e6), "-", "")
 line("evaluate the 20-clause predicate on a Post", String(format: "%.2f µs", evaluating * 1e6), "-", "")
+line("generate a 50-model introspection's \(fileCount) files", String(format: "%.1f ms", codegen * 1000), "goal < 1 s", "")
 report.figure("decode 1,000 models", models * 1000, unit: "ms", limit: plain * 1000, limitName: "JSONDecoder plain structs", higherIsBetter: false)
 report.figure("list document, 20 clauses", building * 1e6, unit: "µs", higherIsBetter: false)
 report.figure("predicate evaluation, 20 clauses", evaluating * 1e6, unit: "µs", higherIsBetter: false)
+report.figure("codegen of 50 models", codegen * 1000, unit: "ms", limit: 1000, limitName: "goal", higherIsBetter: false)
 print("")
 report.goal("decoding 1,000 models ≤ 1.25× JSONDecoder on plain structs (median of the rounds' ratios)", medianRatio <= 1.25)
+report.goal("codegen of a 50-model introspection < 1 s", codegen < 1)
 report.finish()

@@ -5,7 +5,7 @@ import Foundation
 // Contains the set of classes that conforms to the `Model` protocol. 
 
 final public class AmplifyModels: AmplifyModelRegistration {
-  public let version: String = "6a1c2d0e9b7f4e3a8c5d2b1f0e9a8d7c"
+  public let version: String = "069302101cee0492bcded772306b926e"
   
   public func registerModels(registry: ModelRegistry.Type) {
     ModelRegistry.register(modelType: Blog.self)

@@ -8,7 +8,7 @@ public struct Blog: Model {
   public var posts: List<Post>?
   public var createdAt: Temporal.DateTime?
   public var updatedAt: Temporal.DateTime?
-
+  
   public init(id: String = UUID().uuidString,
       name: String,
       posts: List<Post>? = []) {

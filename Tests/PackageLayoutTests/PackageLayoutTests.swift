@@ -13,7 +13,7 @@ struct PackageLayoutTests {
     /// Layer of each non-C, non-test target; C targets are layer 0, tests are above everything.
     static let layers: [String: Int] = [
         "AmplifyConcurrency": 1, "BenchmarkReport": 1,
-        "AmplifyEventLoop": 2, "AmplifyCrypto": 2, "AmplifySQLite": 2,
+        "AmplifyEventLoop": 2, "AmplifyCrypto": 2, "AmplifySQLite": 2, "AmplifyCodegen": 3,
         "Amplify": 3, "AmplifyCurl": 3, "AmplifyRedis": 3,
         "AWSPluginsCore": 4, "AmplifyAuthCore": 4, "AmplifyAnalyticsCore": 4, "AmplifyStorageCore": 4, "AmplifyTestKit": 4,
         "AmplifyServiceLifecycle": 4, "AmplifyWebSocket": 4,
