@@ -1,45 +1,45 @@
 /// A Gen 2 `model_introspection` (`{version, models, enums, nonModels}`), its fields in the order
 /// the file lists them.
-struct ModelIntrospection {
-    struct Field {
-        enum Kind: Equatable {
+package struct ModelIntrospection {
+    package struct Field {
+        package enum Kind: Equatable {
             case scalar(String)
             case enumeration(String)
             case nonModel(String)
             case model(String)
         }
 
-        let name: String
-        let kind: Kind
-        let isArray: Bool
-        let isRequired: Bool
-        let isArrayNullable: Bool
-        let isReadOnly: Bool
+        package let name: String
+        package let kind: Kind
+        package let isArray: Bool
+        package let isRequired: Bool
+        package let isArrayNullable: Bool
+        package let isReadOnly: Bool
         /// `BELONGS_TO`, `HAS_ONE`, `HAS_MANY`, or `nil`.
-        let connection: String?
-        let targetNames: [String]
-        let associatedWith: [String]
+        package let connection: String?
+        package let targetNames: [String]
+        package let associatedWith: [String]
     }
 
-    struct Model {
-        let name: String
-        let pluralName: String
-        let fields: [Field]
+    package struct Model {
+        package let name: String
+        package let pluralName: String
+        package let fields: [Field]
         /// Each `key` attribute: its name (`nil` for the primary key) and fields.
-        let keys: [(name: String?, fields: [String])]
-        let authRules: [OrderedJSON]
-        let primaryKey: [String]
-        let isCustomPrimaryKey: Bool
+        package let keys: [(name: String?, fields: [String])]
+        package let authRules: [OrderedJSON]
+        package let primaryKey: [String]
+        package let isCustomPrimaryKey: Bool
     }
 
-    let models: [Model]
-    let enums: [(name: String, values: [String])]
-    let nonModels: [(name: String, fields: [Field])]
+    package let models: [Model]
+    package let enums: [(name: String, values: [String])]
+    package let nonModels: [(name: String, fields: [Field])]
 
     /// The introspection in `json`: an `amplify_outputs.json` (its `data.model_introspection`)
     /// or the introspection itself.
     /// - Throws: ``CodegenError`` saying what is missing or malformed, and where.
-    init(json: OrderedJSON) throws {
+    package init(json: OrderedJSON) throws {
         let root = json["data"]?["model_introspection"] ?? json
         guard let models = root["models"]?.members else {
             throw CodegenError(

@@ -2,7 +2,7 @@ import Foundation
 
 /// JSON whose objects keep their members' order: codegen writes fields in the order the
 /// introspection lists them.
-indirect enum OrderedJSON: Equatable {
+package indirect enum OrderedJSON: Equatable {
     case object([(String, OrderedJSON)])
     case array([OrderedJSON])
     case string(String)
@@ -10,7 +10,7 @@ indirect enum OrderedJSON: Equatable {
     case bool(Bool)
     case null
 
-    static func == (lhs: OrderedJSON, rhs: OrderedJSON) -> Bool {
+    package static func == (lhs: OrderedJSON, rhs: OrderedJSON) -> Bool {
         switch (lhs, rhs) {
         case (.object(let one), .object(let other)): one.elementsEqual(other) { $0.0 == $1.0 && $0.1 == $1.1 }
         case (.array(let one), .array(let other)): one == other
@@ -23,19 +23,19 @@ indirect enum OrderedJSON: Equatable {
     }
 
     /// The member `key` of an object.
-    subscript(key: String) -> OrderedJSON? {
+    package subscript(key: String) -> OrderedJSON? {
         guard case .object(let members) = self else { return nil }
         return members.first { $0.0 == key }?.1
     }
 
-    var string: String? { if case .string(let value) = self { value } else { nil } }
-    var bool: Bool? { if case .bool(let value) = self { value } else { nil } }
-    var array: [OrderedJSON]? { if case .array(let value) = self { value } else { nil } }
-    var members: [(String, OrderedJSON)]? { if case .object(let value) = self { value } else { nil } }
+    package var string: String? { if case .string(let value) = self { value } else { nil } }
+    package var bool: Bool? { if case .bool(let value) = self { value } else { nil } }
+    package var array: [OrderedJSON]? { if case .array(let value) = self { value } else { nil } }
+    package var members: [(String, OrderedJSON)]? { if case .object(let value) = self { value } else { nil } }
 
     /// The JSON text `bytes` holds.
     /// - Throws: ``CodegenError`` naming the offset where the text stops being JSON.
-    static func parse(_ bytes: [UInt8]) throws -> OrderedJSON {
+    package static func parse(_ bytes: [UInt8]) throws -> OrderedJSON {
         var parser = Parser(bytes: bytes)
         let value = try parser.value(depth: 0)
         parser.skipSpace()

@@ -135,7 +135,7 @@ struct AmplifyTool: AsyncParsableCommand {
     /// The commands and groups under `amplify`, in the order help lists them.
     static let groups: [any ParsableCommand.Type] = [
         ConfigGroup.self, DemoCommand.self, HubGroup.self, AuthGroup.self, AnalyticsGroup.self, StorageGroup.self, APIGroup.self,
-        EventsGroup.self, CodegenGroup.self,
+        EventsGroup.self, DataGroup.self, CodegenGroup.self,
     ]
 
     @OptionGroup var global: GlobalOptions
