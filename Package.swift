@@ -32,6 +32,7 @@ let package = Package(
         .library(name: "AmplifyHummingbird", targets: ["AmplifyHummingbird"]),
         .library(name: "AmplifyVapor", targets: ["AmplifyVapor"]),
         .executable(name: "amplify", targets: ["amplify"]),
+        .plugin(name: "AmplifyModelGen", targets: ["AmplifyModelGen"]),
     ],
     traits: [
         .trait(name: "AmplifyHummingbird", description: "Hummingbird 2 middleware: each request authenticated and run as its user."),
@@ -198,7 +199,14 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"), .product(name: "Logging", package: "swift-log"),
             ]),
 
+        // A build-tool plugin: a target's models regenerated from its amplify_outputs.json by
+        // `amplify codegen models` on each build.
+        .plugin(name: "AmplifyModelGen", capability: .buildTool(), dependencies: ["amplify"], path: "BuildPlugins/AmplifyModelGen"),
+
         // MARK: Examples.
+        .executableTarget(
+            name: "GeneratedModels", dependencies: ["Amplify"], path: "Examples/GeneratedModels", exclude: ["amplify_outputs.json"],
+            plugins: ["AmplifyModelGen"]),
         .executableTarget(
             name: "CustomPlugin", dependencies: ["Amplify", "AmplifyConcurrency"], path: "Examples/CustomPlugin",
             exclude: ["amplifyconfiguration.json"]),
@@ -493,7 +501,7 @@ let package = Package(
             name: "ExamplesTests",
             dependencies: [
                 "CustomPlugin", "SessionManager", "ServerContexts", "HubBridgeExample", "TokenGate", "CognitoQuickstart", "Amplify", "AmplifyTestKit",
-                "HummingbirdServer", "VaporServer", "HTTPServerTestSupport",
+                "HummingbirdServer", "VaporServer", "HTTPServerTestSupport", "GeneratedModels",
             ],
             exclude: ["Browser/browser_sign_in.py"]),
     ]

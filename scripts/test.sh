@@ -13,7 +13,7 @@ scripts/install-test-tools.sh
 
 # Every Swift file but the generated models under Tests/GeneratedModels*: they stay exactly as the
 # Amplify CLI writes them, since compiling them unchanged is what they test.
-swift_sources=$(ls -d Sources Plugins Examples Benchmarks Fuzz Package.swift Tests/* | grep -v '^Tests/GeneratedModels')
+swift_sources=$(ls -d Sources Plugins BuildPlugins Examples Benchmarks Fuzz Package.swift Tests/* | grep -v '^Tests/GeneratedModels')
 echo "== swift format lint --strict (.swift-format; fix with: swift format format -i -r" $swift_sources")"
 # shellcheck disable=SC2086 # the list splits on purpose
 swift format lint --strict -r $swift_sources

@@ -23,7 +23,8 @@ struct PackageLayoutTests {
         // A plugin built on another plugin: the Events Hub bridge on the API plugin's Events client.
         "AppSyncEventsHubBridgePlugin": 6,
         "AmplifyPlugins": 7,
-        "ServerContexts": 8, "SessionBenchmark": 8, "FleetBenchmark": 8, "ModelBenchmark": 8, "ExampleServerSupport": 8,
+        "ServerContexts": 8, "SessionBenchmark": 8, "FleetBenchmark": 8, "ModelBenchmark": 8, "GeneratedModels": 8, "AmplifyModelGen": 9,
+        "ExampleServerSupport": 8,
         "HummingbirdServer": 9, "VaporServer": 9,
         // Test support: what the test targets share (below them, above everything they test).
         "LocalAuthTestSupport": 8, "HTTPServerTestSupport": 9, "GeneratedModelsGen1": 4, "GeneratedModelsGen2": 4,
