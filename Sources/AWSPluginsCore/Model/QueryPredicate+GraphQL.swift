@@ -7,7 +7,7 @@ public typealias GraphQLFilter = [String: any Sendable]
 
 extension QueryPredicate {
     /// The predicate as a filter on `modelSchema`'s fields (a `belongsTo` field compares its
-    /// key field, `postID`). ``QueryPredicateConstant/all`` is the empty filter.
+    /// key field, `postID`). `QueryPredicateConstant.all` is the empty filter.
     public func graphQLFilter(for modelSchema: ModelSchema?) -> GraphQLFilter {
         switch self {
         case let operation as QueryPredicateOperation:
@@ -89,7 +89,7 @@ public enum GraphQLFilterConverter {
     }
 
     /// The filter in JSON text.
-    /// - Throws: ``DataStoreError/decodingError(_:_:)`` when the text is not a JSON object.
+    /// - Throws: `DataStoreError.decodingError` when the text is not a JSON object.
     public static func fromJSON(_ value: String) throws -> GraphQLFilter {
         guard let object = try? JSONDecoder().decode(JSONValue.self, from: Data(value.utf8)), case .object(let members) = object else {
             throw DataStoreError.decodingError("A filter is not a JSON object: \(value.prefix(80))", "Pass the text toJSON wrote.")

@@ -28,7 +28,7 @@ public final class SelectionSetField {
     }
 }
 
-/// The fields a document selects, as a tree: a model's fields in ``ModelSchema/sortedFields``
+/// The fields a document selects, as a tree: a model's fields in `ModelSchema.sortedFields`
 /// order, embedded types and associations nested, `__typename` last at every level.
 public final class SelectionSet {
     /// This node.
