@@ -57,6 +57,17 @@ struct GraphQLOptions: ParsableArguments {
     }
 }
 
+/// `--count` and `--timeout` of the commands that print a stream until told to stop.
+struct StreamLimits: ParsableArguments {
+    @Option(help: ArgumentHelp("Stop after this many events.", valueName: "number")) var count: Int?
+    @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds")) var timeout: Int?
+
+    func validate() throws {
+        if let count, count <= 0 { throw ValidationError("--count needs a positive whole number; got '\(count)'.") }
+        if let timeout, timeout <= 0 { throw ValidationError("--timeout needs a positive whole number; got '\(timeout)'.") }
+    }
+}
+
 /// The `amplify api` commands.
 enum APICommands {
     /// Before configuring: the API plugin with tokens for `OPENID_CONNECT` and `AWS_LAMBDA` from
@@ -172,18 +183,12 @@ enum APICommands {
         static var needsConfiguration: Bool { false }
         @OptionGroup var global: GlobalOptions
         @OptionGroup var graphQL: GraphQLOptions
-        @Option(help: ArgumentHelp("Stop after this many events.", valueName: "number")) var count: Int?
-        @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds")) var timeout: Int?
-
-        func validate() throws {
-            if let count, count <= 0 { throw ValidationError("--count needs a positive whole number; got '\(count)'.") }
-            if let timeout, timeout <= 0 { throw ValidationError("--timeout needs a positive whole number; got '\(timeout)'.") }
-        }
+        @OptionGroup var limits: StreamLimits
 
         func execute() async throws -> CommandResult {
             try APICommands.configure(global)
             let sequence = Amplify.API.subscribe(request: try graphQL.request())
-            let stop = StopSignals(timeout: timeout) { sequence.cancel() }
+            let stop = StopSignals(timeout: limits.timeout) { sequence.cancel() }
             defer { stop.restore() }
             var received = 0
             for try await event in sequence {
@@ -200,7 +205,7 @@ enum APICommands {
                         }
                     Output.line(line.compactText)
                     received += 1
-                    if let count, received >= count { sequence.cancel() }
+                    if let count = limits.count, received >= count { sequence.cancel() }
                 }
             }
             return CommandResult(text: "", json: .null)

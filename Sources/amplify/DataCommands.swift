@@ -176,13 +176,10 @@ enum DataCommands {
         @OptionGroup var global: GlobalOptions
         @OptionGroup var model: Model
         @Option(help: ArgumentHelp("create, update or delete (default create).", valueName: "event")) var on = "create"
-        @Option(help: ArgumentHelp("Stop after this many events.", valueName: "number")) var count: Int?
-        @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds")) var timeout: Int?
+        @OptionGroup var limits: StreamLimits
 
         func validate() throws {
             guard ["create", "update", "delete"].contains(on) else { throw ValidationError("--on takes create, update or delete; got '\(on)'.") }
-            if let count, count <= 0 { throw ValidationError("--count needs a positive whole number; got '\(count)'.") }
-            if let timeout, timeout <= 0 { throw ValidationError("--timeout needs a positive whole number; got '\(timeout)'.") }
         }
 
         func execute() async throws -> CommandResult {
@@ -190,7 +187,7 @@ enum DataCommands {
             let type: GraphQLSubscriptionType = on == "create" ? .onCreate : on == "update" ? .onUpdate : .onDelete
             builder.add(decorator: DirectiveNameDecorator(type: type))
             let sequence = Amplify.API.subscribe(request: try model.request(builder.build()))
-            let stop = StopSignals(timeout: timeout) { sequence.cancel() }
+            let stop = StopSignals(timeout: limits.timeout) { sequence.cancel() }
             defer { stop.restore() }
             var received = 0
             for try await event in sequence {
@@ -204,7 +201,7 @@ enum DataCommands {
                     Output.line((["error": .string(error.errorDescription)] as JSONValue).compactText)
                     received += 1
                 }
-                if let count, received >= count { sequence.cancel() }
+                if let count = limits.count, received >= count { sequence.cancel() }
             }
             return CommandResult(text: "", json: .null)
         }

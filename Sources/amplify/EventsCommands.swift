@@ -39,20 +39,14 @@ enum EventsCommands {
         static var needsConfiguration: Bool { false }
         @OptionGroup var global: GlobalOptions
         @OptionGroup var events: EventsOptionGroup
-        @Option(help: ArgumentHelp("Stop after this many events.", valueName: "number")) var count: Int?
-        @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds")) var timeout: Int?
-
-        func validate() throws {
-            if let count, count <= 0 { throw ValidationError("--count needs a positive whole number; got '\(count)'.") }
-            if let timeout, timeout <= 0 { throw ValidationError("--timeout needs a positive whole number; got '\(timeout)'.") }
-        }
+        @OptionGroup var limits: StreamLimits
 
         func execute() async throws -> CommandResult {
             try APICommands.configure(global)
             let options = try events.options()
             let channel = try await Amplify.API.events.connect(events.channel, options: options, apiName: events.api)
             let sequence = channel.subscribe(options: options)
-            let stop = StopSignals(timeout: timeout) { sequence.cancel() }
+            let stop = StopSignals(timeout: limits.timeout) { sequence.cancel() }
             defer { stop.restore() }
             var received = 0
             for try await event in sequence {
@@ -62,7 +56,7 @@ enum EventsCommands {
                 case .data(let value):
                     Output.line((["event": value] as JSONValue).compactText)
                     received += 1
-                    if let count, received >= count { sequence.cancel() }
+                    if let count = limits.count, received >= count { sequence.cancel() }
                 }
             }
             await channel.close()
